@@ -2,4 +2,5 @@
 //! axes. No I/O and no proto types here, so every rule can be unit- and property-tested.
 
 pub mod ids;
+pub mod layout;
 pub mod lifecycle;
