@@ -20,7 +20,9 @@ pub enum Error {
     #[error("no pane {0}; list them with `signaltty pane list`")]
     NoSuchPane(PaneId),
     /// The decision is not pending (answered, cleared, or its waiter is gone).
-    #[error("no pending decision {0} on that pane; list pending ones with `signaltty decision list`")]
+    #[error(
+        "no pending decision {0} on that pane; list pending ones with `signaltty decision list`"
+    )]
     NoSuchDecision(DecisionId),
     /// The request is malformed; the message says which field and why.
     #[error("{0}")]

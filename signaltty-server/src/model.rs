@@ -1,6 +1,13 @@
 //! The pure domain: ids, workspace/tab/pane records, the layout tree, the lifecycle and attention
-//! axes. No I/O and no proto types here, so every rule can be unit- and property-tested.
+//! axes, events, and `State` (the only code that changes records). No I/O and no proto types
+//! here, so every rule can be unit- and property-tested.
 
+pub mod event;
 pub mod ids;
 pub mod layout;
 pub mod lifecycle;
+pub mod names;
+pub mod pane;
+pub mod state;
+pub mod tab;
+pub mod workspace;

@@ -39,7 +39,9 @@ impl Store {
     fn lock(&self) -> MutexGuard<'_, Locked> {
         // A panic while holding the lock cannot leave a half-applied change (mutations validate
         // before they write), so a poisoned lock is still consistent: keep serving.
-        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Runs `f` with shared access to the state.
@@ -62,7 +64,10 @@ impl Store {
     }
 
     /// Like [`Store::apply`] for mutations that fail with the server's own error type.
-    pub fn apply_with<T>(&self, f: impl FnOnce(&mut State, SystemTime) -> Result<(T, Vec<Event>)>) -> Result<T> {
+    pub fn apply_with<T>(
+        &self,
+        f: impl FnOnce(&mut State, SystemTime) -> Result<(T, Vec<Event>)>,
+    ) -> Result<T> {
         let now = SystemTime::now();
         let mut locked = self.lock();
         let (value, events) = f(&mut locked.state, now)?;

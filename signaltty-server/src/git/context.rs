@@ -26,10 +26,9 @@ pub fn read_context(dir: &Path) -> GitContext {
 }
 
 fn try_read(dir: &Path) -> Result<Option<GitContext>, Box<dyn std::error::Error + Send + Sync>> {
-    let repo = match gix::discover(dir) {
-        Ok(repo) => repo,
-        Err(gix::discover::Error::Discover(_)) => return Ok(None),
-        Err(e) => return Err(e.into()),
+    // Any discovery failure means "no repository we can show" (not found, not trusted, …).
+    let Ok(repo) = gix::discover(dir) else {
+        return Ok(None);
     };
     let Some(root) = repo.workdir().map(Path::to_path_buf) else {
         // A bare repository has no checkout to show.

@@ -17,14 +17,17 @@ pub fn checked_dir(raw: &str) -> Result<PathBuf> {
     }
     let path = Path::new(raw);
     if !path.is_absolute() {
-        return Err(Error::bad(format!("cwd {raw:?} is relative: give an absolute directory")));
+        return Err(Error::bad(format!(
+            "cwd {raw:?} is relative: give an absolute directory"
+        )));
     }
     let meta = std::fs::metadata(path)
         .map_err(|e| Error::bad(format!("cwd {raw:?} cannot be used: {e}")))?;
     if !meta.is_dir() {
         return Err(Error::bad(format!("cwd {raw:?} is not a directory")));
     }
-    std::fs::canonicalize(path).map_err(|e| Error::bad(format!("cwd {raw:?} cannot be resolved: {e}")))
+    std::fs::canonicalize(path)
+        .map_err(|e| Error::bad(format!("cwd {raw:?} cannot be resolved: {e}")))
 }
 
 /// Reads git context off the async runtime: gix walks the index and may touch many files.
@@ -36,7 +39,12 @@ pub async fn git_context_of(dir: PathBuf) -> GitContext {
 
 impl Hub {
     /// Opens a workspace on an existing directory.
-    pub async fn create_workspace(&self, name: &str, cwd: &str, settings: WorkspaceSettings) -> Result<Workspace> {
+    pub async fn create_workspace(
+        &self,
+        name: &str,
+        cwd: &str,
+        settings: WorkspaceSettings,
+    ) -> Result<Workspace> {
         let cwd = checked_dir(cwd)?;
         let git = git_context_of(cwd.clone()).await;
         self.store()
@@ -45,12 +53,18 @@ impl Hub {
 
     /// Renames a workspace.
     pub fn rename_workspace(&self, id: &WorkspaceId, name: &str) -> Result<Workspace> {
-        self.store().apply(|s, now| s.rename_workspace(id, name, now))
+        self.store()
+            .apply(|s, now| s.rename_workspace(id, name, now))
     }
 
     /// Replaces a workspace's settings.
-    pub fn update_workspace_settings(&self, id: &WorkspaceId, settings: WorkspaceSettings) -> Result<Workspace> {
-        self.store().apply(|s, now| s.set_settings(id, settings, now))
+    pub fn update_workspace_settings(
+        &self,
+        id: &WorkspaceId,
+        settings: WorkspaceSettings,
+    ) -> Result<Workspace> {
+        self.store()
+            .apply(|s, now| s.set_settings(id, settings, now))
     }
 
     /// Closes a workspace and ends every pane it owns.
@@ -63,7 +77,9 @@ impl Hub {
 
     /// Re-reads a workspace's git context now.
     pub async fn refresh_git(&self, id: &WorkspaceId) -> Result<GitContext> {
-        let cwd = self.store().read(|s| s.workspace(id).map(|w| w.cwd.clone()))?;
+        let cwd = self
+            .store()
+            .read(|s| s.workspace(id).map(|w| w.cwd.clone()))?;
         let git = git_context_of(cwd).await;
         self.store().apply(|s, _| s.set_git(id, git))
     }

@@ -152,9 +152,9 @@ impl Event {
     /// The group this event belongs to.
     pub fn kind(&self) -> EventKind {
         match self {
-            Event::WorkspaceCreated(_) | Event::WorkspaceUpdated(_) | Event::WorkspaceClosed { .. } => {
-                EventKind::Workspace
-            }
+            Event::WorkspaceCreated(_)
+            | Event::WorkspaceUpdated(_)
+            | Event::WorkspaceClosed { .. } => EventKind::Workspace,
             Event::TabCreated(_) | Event::TabUpdated(_) | Event::TabClosed { .. } => EventKind::Tab,
             Event::PaneCreated(_)
             | Event::PaneUpdated(_)

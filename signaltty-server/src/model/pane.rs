@@ -34,7 +34,9 @@ impl Size {
             if v == 0 {
                 default
             } else {
-                u16::try_from(v.min(u32::from(max))).unwrap_or(max).clamp(min, max)
+                u16::try_from(v.min(u32::from(max)))
+                    .unwrap_or(max)
+                    .clamp(min, max)
             }
         };
         Size {

@@ -115,12 +115,16 @@ impl State {
 
     /// One tab.
     pub fn tab(&self, id: &TabId) -> Result<&Tab, StateError> {
-        self.tabs.get(id).ok_or_else(|| StateError::NoSuchTab(id.clone()))
+        self.tabs
+            .get(id)
+            .ok_or_else(|| StateError::NoSuchTab(id.clone()))
     }
 
     /// One pane.
     pub fn pane(&self, id: &PaneId) -> Result<&Pane, StateError> {
-        self.panes.get(id).ok_or_else(|| StateError::NoSuchPane(id.clone()))
+        self.panes
+            .get(id)
+            .ok_or_else(|| StateError::NoSuchPane(id.clone()))
     }
 
     /// A workspace's tabs in display order.
@@ -130,7 +134,10 @@ impl State {
 
     /// A tab's panes in layout order.
     pub fn panes_of_tab(&self, tab: &Tab) -> Vec<&Pane> {
-        tab.panes().iter().filter_map(|p| self.panes.get(p)).collect()
+        tab.panes()
+            .iter()
+            .filter_map(|p| self.panes.get(p))
+            .collect()
     }
 
     /// Every pane: workspace by workspace, tab by tab, in layout order.
@@ -155,7 +162,9 @@ impl State {
     /// Mutable access to one pane record for field updates that keep the invariants (title,
     /// lifecycle, status…). Structure (tab, workspace) must not be changed through it.
     pub fn pane_mut(&mut self, id: &PaneId) -> Result<&mut Pane, StateError> {
-        self.panes.get_mut(id).ok_or_else(|| StateError::NoSuchPane(id.clone()))
+        self.panes
+            .get_mut(id)
+            .ok_or_else(|| StateError::NoSuchPane(id.clone()))
     }
 
     // ----- workspaces -----
@@ -213,7 +222,12 @@ impl State {
     }
 
     /// Renames a workspace.
-    pub fn rename_workspace(&mut self, id: &WorkspaceId, name: &str, now: SystemTime) -> Outcome<Workspace> {
+    pub fn rename_workspace(
+        &mut self,
+        id: &WorkspaceId,
+        name: &str,
+        now: SystemTime,
+    ) -> Outcome<Workspace> {
         let name = validate_name("workspace name", name).map_err(StateError::Bad)?;
         self.update_workspace(id, now, |w| w.name = name)
     }
@@ -259,14 +273,21 @@ impl State {
             removed.extend(panes);
             events.extend(tab_events);
         }
-        events.push(Event::WorkspaceClosed { workspace_id: ws.id });
+        events.push(Event::WorkspaceClosed {
+            workspace_id: ws.id,
+        });
         Ok((removed, events))
     }
 
     // ----- tabs -----
 
     /// Adds an empty tab at the end of a workspace.
-    pub fn create_tab(&mut self, ws_id: &WorkspaceId, title: &str, now: SystemTime) -> Outcome<Tab> {
+    pub fn create_tab(
+        &mut self,
+        ws_id: &WorkspaceId,
+        title: &str,
+        now: SystemTime,
+    ) -> Outcome<Tab> {
         let ws = self.workspace(ws_id)?;
         let title = if title.trim().is_empty() {
             format!("tab {}", ws.tabs.len() + 1)
@@ -291,7 +312,10 @@ impl State {
     }
 
     fn update_tab(&mut self, id: &TabId, change: impl FnOnce(&mut Tab)) -> Outcome<Tab> {
-        let tab = self.tabs.get_mut(id).ok_or_else(|| StateError::NoSuchTab(id.clone()))?;
+        let tab = self
+            .tabs
+            .get_mut(id)
+            .ok_or_else(|| StateError::NoSuchTab(id.clone()))?;
         change(tab);
         let tab = tab.clone();
         Ok((tab.clone(), vec![Event::TabUpdated(tab)]))
@@ -375,10 +399,16 @@ impl State {
         let (tab_id, ws_id) = (pane.tab_id.clone(), pane.workspace_id.clone());
         let mut events = Vec::new();
         if self.tab(&tab_id)?.active_pane.as_ref() != Some(pane_id) {
-            events.extend(self.update_tab(&tab_id, |t| t.active_pane = Some(pane_id.clone()))?.1);
+            events.extend(
+                self.update_tab(&tab_id, |t| t.active_pane = Some(pane_id.clone()))?
+                    .1,
+            );
         }
         if self.workspace(&ws_id)?.active_tab.as_ref() != Some(&tab_id) {
-            events.extend(self.update_workspace(&ws_id, now, |w| w.active_tab = Some(tab_id))?.1);
+            events.extend(
+                self.update_workspace(&ws_id, now, |w| w.active_tab = Some(tab_id))?
+                    .1,
+            );
         }
         Ok(events)
     }
@@ -402,7 +432,12 @@ impl State {
 
     /// Inserts a new pane record (its process already runs) at `placement`. The record's
     /// `workspace_id` decides the workspace; its `tab_id` is set here.
-    pub fn add_pane(&mut self, mut pane: Pane, placement: Placement, now: SystemTime) -> Outcome<(Pane, Tab)> {
+    pub fn add_pane(
+        &mut self,
+        mut pane: Pane,
+        placement: Placement,
+        now: SystemTime,
+    ) -> Outcome<(Pane, Tab)> {
         self.check_placement(&placement)?;
         let ws_id = pane.workspace_id.clone();
         self.workspace(&ws_id)?;
@@ -430,7 +465,9 @@ impl State {
             Placement::Split { target, direction } => {
                 let target_pane = self.pane(&target)?;
                 if target_pane.workspace_id != ws_id {
-                    return Err(StateError::Bad("split target is in another workspace".into()));
+                    return Err(StateError::Bad(
+                        "split target is in another workspace".into(),
+                    ));
                 }
                 (target_pane.tab_id.clone(), Some((target, direction)))
             }
@@ -461,7 +498,7 @@ impl State {
         let mut layout = tab.layout.clone();
         let last = match layout.as_mut().map(|l| l.remove(id)) {
             Some(Ok(Removal::LastPane)) | None => true,
-            Some(Ok(Removal::Collapsed)) => false,
+            Some(Ok(Removal::Collapsed { .. })) => false,
             Some(Err(e)) => return Err(StateError::Bad(format!("layout out of step: {e}"))),
         };
         self.panes.remove(id);
@@ -522,7 +559,10 @@ impl State {
         let mut seen_tabs = BTreeSet::new();
         for ws in &self.workspaces {
             for tab_id in &ws.tabs {
-                let tab = self.tabs.get(tab_id).ok_or(format!("{tab_id} listed but missing"))?;
+                let tab = self
+                    .tabs
+                    .get(tab_id)
+                    .ok_or(format!("{tab_id} listed but missing"))?;
                 if tab.workspace_id != ws.id || !seen_tabs.insert(tab_id.clone()) {
                     return Err(format!("{tab_id} owned twice or by the wrong workspace"));
                 }

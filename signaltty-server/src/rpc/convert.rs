@@ -16,11 +16,20 @@ use crate::model::workspace::{GitContext, Workspace, WorkspaceSettings};
 
 // ----- ids -----
 
-fn parse_id<T>(what: &str, raw: &str, parse: impl Fn(&str) -> Option<T>, prefix: &str) -> Result<T> {
+fn parse_id<T>(
+    what: &str,
+    raw: &str,
+    parse: impl Fn(&str) -> Option<T>,
+    prefix: &str,
+) -> Result<T> {
     if raw.is_empty() {
         return Err(Error::bad(format!("{what} is required")));
     }
-    parse(raw).ok_or_else(|| Error::bad(format!("{what} {raw:?} is not a valid id (ids start with {prefix:?})")))
+    parse(raw).ok_or_else(|| {
+        Error::bad(format!(
+            "{what} {raw:?} is not a valid id (ids start with {prefix:?})"
+        ))
+    })
 }
 
 /// A required workspace id.
@@ -40,7 +49,11 @@ pub fn pane_id(raw: &str) -> Result<PaneId> {
 
 /// An optional id: empty means none.
 pub fn optional<T>(raw: &str, parse: impl Fn(&str) -> Result<T>) -> Result<Option<T>> {
-    if raw.is_empty() { Ok(None) } else { parse(raw).map(Some) }
+    if raw.is_empty() {
+        Ok(None)
+    } else {
+        parse(raw).map(Some)
+    }
 }
 
 // ----- time -----
@@ -73,7 +86,11 @@ pub fn settings_from_pb(s: Option<pb::WorkspaceSettings>) -> WorkspaceSettings {
 pub fn git_to_pb(g: &GitContext) -> pb::GitContext {
     pb::GitContext {
         is_repo: g.repo_root.is_some(),
-        repo_root: g.repo_root.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+        repo_root: g
+            .repo_root
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
         repo_name: g.repo_name.clone(),
         branch: g.branch.clone().unwrap_or_default(),
         dirty: g.dirty,
@@ -89,7 +106,11 @@ pub fn workspace_to_pb(w: &Workspace) -> pb::Workspace {
         cwd: w.cwd.display().to_string(),
         git: Some(git_to_pb(&w.git)),
         tab_ids: w.tabs.iter().map(ToString::to_string).collect(),
-        active_tab_id: w.active_tab.as_ref().map(ToString::to_string).unwrap_or_default(),
+        active_tab_id: w
+            .active_tab
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default(),
         settings: Some(pb::WorkspaceSettings {
             auto_resume_agents: w.settings.auto_resume_agents,
             disable_tails: w.settings.disable_tails,
@@ -109,7 +130,11 @@ pub fn tab_to_pb(t: &Tab) -> pb::Tab {
         title: t.title.clone(),
         layout: t.layout.as_ref().map(layout_to_pb),
         pane_ids: t.panes().iter().map(ToString::to_string).collect(),
-        active_pane_id: t.active_pane.as_ref().map(ToString::to_string).unwrap_or_default(),
+        active_pane_id: t
+            .active_pane
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default(),
         created_at: Some(timestamp(t.created_at)),
     }
 }
@@ -155,14 +180,17 @@ pub fn layout_from_pb(l: &pb::Layout) -> Result<Layout> {
 
 fn layout_from_pb_at(l: &pb::Layout, depth: usize) -> Result<Layout> {
     if depth > MAX_WIRE_DEPTH {
-        return Err(Error::bad(format!("layout is deeper than {MAX_WIRE_DEPTH} levels")));
+        return Err(Error::bad(format!(
+            "layout is deeper than {MAX_WIRE_DEPTH} levels"
+        )));
     }
     match &l.node {
         None => Err(Error::bad("layout node is empty: set pane_id or split")),
         Some(pb::layout::Node::PaneId(raw)) => pane_id(raw).map(Layout::Pane),
         Some(pb::layout::Node::Split(s)) => {
             let direction = direction_from_pb(s.direction)?;
-            let ratio = Ratio::new(s.ratio).map_err(|e| Error::bad(format!("layout ratio: {e}")))?;
+            let ratio =
+                Ratio::new(s.ratio).map_err(|e| Error::bad(format!("layout ratio: {e}")))?;
             let child = |c: &Option<Box<pb::Layout>>, which: &str| {
                 c.as_deref()
                     .ok_or_else(|| Error::bad(format!("split has no {which} child")))
@@ -243,7 +271,9 @@ pub struct PaneLive {
 pub fn pane_to_pb(p: &Pane, live: PaneLive) -> pb::Pane {
     let (status, pid, exit_code, exited_at) = match p.status {
         PaneStatus::Live { pid } => (pb::PaneStatus::Live, pid, None, None),
-        PaneStatus::Exited { code, at } => (pb::PaneStatus::Exited, 0, Some(code), Some(timestamp(at))),
+        PaneStatus::Exited { code, at } => {
+            (pb::PaneStatus::Exited, 0, Some(code), Some(timestamp(at)))
+        }
         PaneStatus::Restored => (pb::PaneStatus::Restored, 0, None, None),
         PaneStatus::Resumable => (pb::PaneStatus::Resumable, 0, None, None),
     };
@@ -304,14 +334,25 @@ pub fn event_to_pb(e: &Stamped, pane: &dyn Fn(&Pane) -> pb::Pane) -> pb::Event {
         Event::WorkspaceClosed { workspace_id } => Kind::WorkspaceClosed(pb::WorkspaceClosed {
             workspace_id: workspace_id.to_string(),
         }),
-        Event::TabCreated(t) => Kind::TabCreated(pb::TabCreated { tab: Some(tab_to_pb(t)) }),
-        Event::TabUpdated(t) => Kind::TabUpdated(pb::TabUpdated { tab: Some(tab_to_pb(t)) }),
-        Event::TabClosed { tab_id, workspace_id } => Kind::TabClosed(pb::TabClosed {
+        Event::TabCreated(t) => Kind::TabCreated(pb::TabCreated {
+            tab: Some(tab_to_pb(t)),
+        }),
+        Event::TabUpdated(t) => Kind::TabUpdated(pb::TabUpdated {
+            tab: Some(tab_to_pb(t)),
+        }),
+        Event::TabClosed {
+            tab_id,
+            workspace_id,
+        } => Kind::TabClosed(pb::TabClosed {
             tab_id: tab_id.to_string(),
             workspace_id: workspace_id.to_string(),
         }),
-        Event::PaneCreated(p) => Kind::PaneCreated(pb::PaneCreated { pane: Some(pane(p)) }),
-        Event::PaneUpdated(p) => Kind::PaneUpdated(pb::PaneUpdated { pane: Some(pane(p)) }),
+        Event::PaneCreated(p) => Kind::PaneCreated(pb::PaneCreated {
+            pane: Some(pane(p)),
+        }),
+        Event::PaneUpdated(p) => Kind::PaneUpdated(pb::PaneUpdated {
+            pane: Some(pane(p)),
+        }),
         Event::PaneResized { pane_id, size } => Kind::PaneResized(pb::PaneResized {
             pane_id: pane_id.to_string(),
             cols: u32::from(size.cols),
@@ -354,10 +395,12 @@ pub fn event_to_pb(e: &Stamped, pane: &dyn Fn(&Pane) -> pb::Pane) -> pb::Event {
             new: attention_to_pb(*new).into(),
             source: source_to_pb(*source).into(),
         }),
-        Event::GitContextChanged { workspace_id, git } => Kind::GitContextChanged(pb::GitContextChanged {
-            workspace_id: workspace_id.to_string(),
-            git: Some(git_to_pb(git)),
-        }),
+        Event::GitContextChanged { workspace_id, git } => {
+            Kind::GitContextChanged(pb::GitContextChanged {
+                workspace_id: workspace_id.to_string(),
+                git: Some(git_to_pb(git)),
+            })
+        }
         Event::WorktreeChanged { repo_root } => Kind::WorktreeChanged(pb::WorktreeChanged {
             repo_root: repo_root.display().to_string(),
         }),

@@ -12,9 +12,10 @@ use crate::error::Error;
 impl From<Error> for Status {
     fn from(e: Error) -> Status {
         let code = match &e {
-            Error::NoSuchWorkspace(_) | Error::NoSuchTab(_) | Error::NoSuchPane(_) | Error::NoSuchDecision(_) => {
-                Code::NotFound
-            }
+            Error::NoSuchWorkspace(_)
+            | Error::NoSuchTab(_)
+            | Error::NoSuchPane(_)
+            | Error::NoSuchDecision(_) => Code::NotFound,
             Error::BadParams(_) => Code::InvalidArgument,
             Error::PaneExited(_)
             | Error::PanesAlive(_)
@@ -28,10 +29,14 @@ impl From<Error> for Status {
             Error::Io { .. } | Error::Internal(_) => Code::Internal,
         };
         let mut metadata = HashMap::new();
-        if let Error::Timeout { written: Some(w), .. } = &e {
+        if let Error::Timeout {
+            written: Some(w), ..
+        } = &e
+        {
             metadata.insert("bytes_written".to_owned(), w.to_string());
         }
-        let details = ErrorDetails::with_error_info(e.reason(), signaltty_proto::ERROR_DOMAIN, metadata);
+        let details =
+            ErrorDetails::with_error_info(e.reason(), signaltty_proto::ERROR_DOMAIN, metadata);
         Status::with_error_details(code, e.to_string(), details)
     }
 }
