@@ -1,4 +1,5 @@
 //! The signaltty server as a library: `Daemon::start` is the composition root; the binary and the
 //! in-process integration tests both go through it.
 
+pub mod agents;
 pub mod model;
