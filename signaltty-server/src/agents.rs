@@ -16,7 +16,9 @@ use std::path::Path;
 use std::str::FromStr;
 
 /// The coding agents signaltty understands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum AgentKind {
     /// Anthropic's Claude Code (`claude`).
@@ -117,7 +119,10 @@ mod tests {
         for k in AgentKind::ALL {
             assert_eq!(AgentKind::parse(k.as_str()), Ok(k));
         }
-        assert_eq!(AgentKind::parse("hal9000"), Err(UnknownAgent("hal9000".into())));
+        assert_eq!(
+            AgentKind::parse("hal9000"),
+            Err(UnknownAgent("hal9000".into()))
+        );
         assert!("Claude".parse::<AgentKind>().is_err());
         assert!("cursor-agent".parse::<AgentKind>().is_err());
     }
@@ -125,9 +130,18 @@ mod tests {
     #[test]
     fn detection_uses_the_basename() {
         assert_eq!(AgentKind::detect("claude"), Some(AgentKind::Claude));
-        assert_eq!(AgentKind::detect("/opt/tools/codex"), Some(AgentKind::Codex));
-        assert_eq!(AgentKind::detect("./node_modules/.bin/opencode"), Some(AgentKind::Opencode));
-        assert_eq!(AgentKind::detect("/home/u/.local/bin/cursor-agent"), Some(AgentKind::Cursor));
+        assert_eq!(
+            AgentKind::detect("/opt/tools/codex"),
+            Some(AgentKind::Codex)
+        );
+        assert_eq!(
+            AgentKind::detect("./node_modules/.bin/opencode"),
+            Some(AgentKind::Opencode)
+        );
+        assert_eq!(
+            AgentKind::detect("/home/u/.local/bin/cursor-agent"),
+            Some(AgentKind::Cursor)
+        );
         assert_eq!(AgentKind::detect("cursor"), None);
         assert_eq!(AgentKind::detect("/bin/bash"), None);
         assert_eq!(AgentKind::detect("claude-wrapper"), None);

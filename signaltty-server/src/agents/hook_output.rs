@@ -47,10 +47,25 @@ mod tests {
                 json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}})
             );
             let allow = native_verdict(kind, &Verdict::Allow).expect("supported");
-            assert_eq!(allow["hookSpecificOutput"]["hookEventName"], "PermissionRequest");
-            assert_eq!(allow["hookSpecificOutput"]["decision"], json!({"behavior": "allow"}));
-            let deny = native_verdict(kind, &Verdict::Deny { message: "no".into() }).expect("supported");
-            assert_eq!(deny["hookSpecificOutput"]["decision"], json!({"behavior": "deny", "message": "no"}));
+            assert_eq!(
+                allow["hookSpecificOutput"]["hookEventName"],
+                "PermissionRequest"
+            );
+            assert_eq!(
+                allow["hookSpecificOutput"]["decision"],
+                json!({"behavior": "allow"})
+            );
+            let deny = native_verdict(
+                kind,
+                &Verdict::Deny {
+                    message: "no".into(),
+                },
+            )
+            .expect("supported");
+            assert_eq!(
+                deny["hookSpecificOutput"]["decision"],
+                json!({"behavior": "deny", "message": "no"})
+            );
         }
     }
 

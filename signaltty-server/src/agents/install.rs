@@ -184,8 +184,7 @@ pub fn is_managed(command: &str) -> bool {
 
 fn shell_quote(s: &str) -> String {
     let plain = !s.is_empty()
-        && s
-            .bytes()
+        && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"/._-+:=@,%".contains(&b));
     if plain {
         s.to_owned()
@@ -200,7 +199,11 @@ pub fn config_path(kind: AgentKind, home: &Path) -> Result<PathBuf, InstallError
         AgentKind::Claude => home.join(".claude").join("settings.json"),
         AgentKind::Codex => home.join(".codex").join("hooks.json"),
         AgentKind::Cursor => home.join(".cursor").join("hooks.json"),
-        AgentKind::Opencode => home.join(".config").join("opencode").join("plugins").join("signaltty.js"),
+        AgentKind::Opencode => home
+            .join(".config")
+            .join("opencode")
+            .join("plugins")
+            .join("signaltty.js"),
         AgentKind::Generic => return Err(InstallError::Unsupported(kind)),
     })
 }
@@ -254,21 +257,34 @@ mod tests {
 
     #[test]
     fn commands_carry_the_marker_and_quote_the_program() {
-        let c = hook_command("/usr/local/bin/signaltty", AgentKind::Claude, &WAITING_PERMISSION);
+        let c = hook_command(
+            "/usr/local/bin/signaltty",
+            AgentKind::Claude,
+            &WAITING_PERMISSION,
+        );
         assert_eq!(
             c,
             "/usr/local/bin/signaltty hook-event --agent claude --event PermissionRequest --payload-stdin \
              --wait-for-answer # signaltty hook-event (managed)"
         );
         assert!(is_managed(&c));
-        let c = hook_command("/home/a b/it's/signaltty", AgentKind::Cursor, &spec("stop", 10));
-        assert!(c.starts_with(r"'/home/a b/it'\''s/signaltty' hook-event --agent cursor --event stop"));
+        let c = hook_command(
+            "/home/a b/it's/signaltty",
+            AgentKind::Cursor,
+            &spec("stop", 10),
+        );
+        assert!(
+            c.starts_with(r"'/home/a b/it'\''s/signaltty' hook-event --agent cursor --event stop")
+        );
         assert!(!is_managed("echo hello"));
     }
 
     #[test]
     fn codex_has_no_notification_hook_and_waits_on_permission() {
-        let events: Vec<_> = hook_specs(AgentKind::Codex).iter().map(|s| s.event).collect();
+        let events: Vec<_> = hook_specs(AgentKind::Codex)
+            .iter()
+            .map(|s| s.event)
+            .collect();
         assert!(!events.contains(&"Notification"));
         let perm = hook_specs(AgentKind::Claude)
             .iter()

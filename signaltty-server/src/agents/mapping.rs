@@ -27,7 +27,9 @@ use super::payload::{HookError, as_object, obj_field, str_field, type_error};
 use super::session::{SessionId, extract_session_id};
 use crate::model::decision::ClearReason;
 use crate::model::lifecycle::{Attention, ChangeSource, Lifecycle, PaneState, StateChanges};
-use crate::model::notification::{BODY_MAX_CHARS, SUMMARY_MAX_CHARS, Severity, sanitize_text, truncate_chars};
+use crate::model::notification::{
+    BODY_MAX_CHARS, SUMMARY_MAX_CHARS, Severity, sanitize_text, truncate_chars,
+};
 
 pub use super::payload::{MAX_PAYLOAD_BYTES, check_payload_size, parse_payload};
 
@@ -100,7 +102,11 @@ pub fn map_hook(kind: AgentKind, event: &str, payload: &Value) -> Result<HookEff
     Ok(effect)
 }
 
-fn map_claude_like(kind: AgentKind, event: &str, obj: Option<&Map<String, Value>>) -> Result<HookEffect, HookError> {
+fn map_claude_like(
+    kind: AgentKind,
+    event: &str,
+    obj: Option<&Map<String, Value>>,
+) -> Result<HookEffect, HookError> {
     let is_claude = kind == AgentKind::Claude;
     Ok(match event {
         "SessionStart" => {
@@ -124,7 +130,9 @@ fn map_claude_like(kind: AgentKind, event: &str, obj: Option<&Map<String, Value>
                 let agent = if is_claude { "Claude" } else { "Codex" };
                 e.notice = Some(HookNotice {
                     title: format!("{agent} needs approval"),
-                    body: detail.clone().map_or_else(|| tool_name.clone(), |d| format!("{tool_name}: {d}")),
+                    body: detail
+                        .clone()
+                        .map_or_else(|| tool_name.clone(), |d| format!("{tool_name}: {d}")),
                     severity: Severity::Warning,
                 });
                 e.permission = Some(PermissionAsk { tool_name, detail });
@@ -161,10 +169,12 @@ fn map_claude_like(kind: AgentKind, event: &str, obj: Option<&Map<String, Value>
         "SessionEnd" => {
             let mut e = HookEffect::state(Lifecycle::Done, Some(Attention::Unread));
             e.skip_if_finished = true;
-            e.message = Some(match str_field(obj, "reason")?.map(|r| sanitize_text(r, 80)) {
-                Some(r) if !r.is_empty() => format!("session ended ({r})"),
-                _ => "session ended".to_owned(),
-            });
+            e.message = Some(
+                match str_field(obj, "reason")?.map(|r| sanitize_text(r, 80)) {
+                    Some(r) if !r.is_empty() => format!("session ended ({r})"),
+                    _ => "session ended".to_owned(),
+                },
+            );
             e
         }
         // PreToolUse, PostToolUse, SubagentStop, PreCompact, PostCompact and anything new: no
@@ -371,35 +381,77 @@ mod tests {
     #[test]
     fn tool_hooks_never_clear_a_block() {
         let mut s = PaneState::new(t(0));
-        let ask = map(AgentKind::Claude, "PermissionRequest", json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}));
-        assert_eq!(ask.permission.as_ref().map(|p| p.detail.as_deref()), Some(Some("ls")));
+        let ask = map(
+            AgentKind::Claude,
+            "PermissionRequest",
+            json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}),
+        );
+        assert_eq!(
+            ask.permission.as_ref().map(|p| p.detail.as_deref()),
+            Some(Some("ls"))
+        );
         apply_hook(&mut s, &ask, false, t(1));
         for event in ["PreToolUse", "PostToolUse", "SubagentStop", "PreCompact"] {
             let e = map(AgentKind::Claude, event, json!({"tool_name": "Bash"}));
             assert_eq!(e, HookEffect::default(), "{event}");
             assert_eq!(apply_hook(&mut s, &e, true, t(2)), HookOutcome::default());
         }
-        assert_eq!((s.lifecycle(), s.attention()), (Lifecycle::Blocked, Attention::PermissionRequired));
+        assert_eq!(
+            (s.lifecycle(), s.attention()),
+            (Lifecycle::Blocked, Attention::PermissionRequired)
+        );
     }
 
     #[test]
     fn moving_on_clears_the_decision_and_attention() {
         let mut s = PaneState::new(t(0));
-        apply_hook(&mut s, &map(AgentKind::Codex, "PermissionRequest", json!({"tool_name": "Bash"})), false, t(1));
-        let out = apply_hook(&mut s, &map(AgentKind::Codex, "UserPromptSubmit", json!({})), true, t(2));
+        apply_hook(
+            &mut s,
+            &map(
+                AgentKind::Codex,
+                "PermissionRequest",
+                json!({"tool_name": "Bash"}),
+            ),
+            false,
+            t(1),
+        );
+        let out = apply_hook(
+            &mut s,
+            &map(AgentKind::Codex, "UserPromptSubmit", json!({})),
+            true,
+            t(2),
+        );
         assert_eq!(out.clear_decision, Some(ClearReason::AgentMovedOn));
-        assert_eq!((s.lifecycle(), s.attention()), (Lifecycle::Working, Attention::None));
+        assert_eq!(
+            (s.lifecycle(), s.attention()),
+            (Lifecycle::Working, Attention::None)
+        );
     }
 
     #[test]
     fn session_end_after_stop_only_restates() {
         let mut s = PaneState::new(t(0));
-        apply_hook(&mut s, &map(AgentKind::Claude, "Stop", json!({})), false, t(1));
+        apply_hook(
+            &mut s,
+            &map(AgentKind::Claude, "Stop", json!({})),
+            false,
+            t(1),
+        );
         s.clear_attention(false, t(2));
-        let end = map(AgentKind::Claude, "SessionEnd", json!({"session_id": "s1", "reason": "exit"}));
+        let end = map(
+            AgentKind::Claude,
+            "SessionEnd",
+            json!({"session_id": "s1", "reason": "exit"}),
+        );
         assert_eq!(end.session_id.as_ref().map(SessionId::as_str), Some("s1"));
-        assert_eq!(apply_hook(&mut s, &end, false, t(3)), HookOutcome::default());
-        assert_eq!((s.lifecycle(), s.attention()), (Lifecycle::Done, Attention::None));
+        assert_eq!(
+            apply_hook(&mut s, &end, false, t(3)),
+            HookOutcome::default()
+        );
+        assert_eq!(
+            (s.lifecycle(), s.attention()),
+            (Lifecycle::Done, Attention::None)
+        );
     }
 
     #[test]
@@ -407,45 +459,105 @@ mod tests {
         let mut s = PaneState::new(t(0));
         let exit = map_exit(AgentKind::Claude, Some(0));
         s.exit(exit.lifecycle, exit.attention, t(1));
-        let out = apply_hook(&mut s, &map(AgentKind::Claude, "UserPromptSubmit", json!({})), false, t(2));
+        let out = apply_hook(
+            &mut s,
+            &map(AgentKind::Claude, "UserPromptSubmit", json!({})),
+            false,
+            t(2),
+        );
         assert!(out.changes.is_empty());
         assert_eq!(s.lifecycle(), Lifecycle::Exited);
     }
 
     #[test]
     fn exit_rules() {
-        assert_eq!(map_exit(AgentKind::Codex, Some(1)), ExitEffect { lifecycle: Lifecycle::Exited, attention: Attention::Unread });
-        assert_eq!(map_exit(AgentKind::Generic, Some(0)).lifecycle, Lifecycle::Done);
-        assert_eq!(map_exit(AgentKind::Generic, Some(2)), ExitEffect { lifecycle: Lifecycle::Failed, attention: Attention::Error });
-        assert_eq!(map_exit(AgentKind::Generic, None).lifecycle, Lifecycle::Failed);
+        assert_eq!(
+            map_exit(AgentKind::Codex, Some(1)),
+            ExitEffect {
+                lifecycle: Lifecycle::Exited,
+                attention: Attention::Unread
+            }
+        );
+        assert_eq!(
+            map_exit(AgentKind::Generic, Some(0)).lifecycle,
+            Lifecycle::Done
+        );
+        assert_eq!(
+            map_exit(AgentKind::Generic, Some(2)),
+            ExitEffect {
+                lifecycle: Lifecycle::Failed,
+                attention: Attention::Error
+            }
+        );
+        assert_eq!(
+            map_exit(AgentKind::Generic, None).lifecycle,
+            Lifecycle::Failed
+        );
     }
 
     #[test]
     fn mistyped_fields_are_refused_and_unknown_ones_ignored() {
-        assert!(map_hook(AgentKind::Claude, "PermissionRequest", &json!({"tool_name": 7})).is_err());
-        assert!(map_hook(AgentKind::Claude, "Stop", &json!({"last_assistant_message": ["x"]})).is_err());
+        assert!(
+            map_hook(
+                AgentKind::Claude,
+                "PermissionRequest",
+                &json!({"tool_name": 7})
+            )
+            .is_err()
+        );
+        assert!(
+            map_hook(
+                AgentKind::Claude,
+                "Stop",
+                &json!({"last_assistant_message": ["x"]})
+            )
+            .is_err()
+        );
         assert!(map_hook(AgentKind::Opencode, "session.status", &json!({"status": 1})).is_err());
         assert!(map_hook(AgentKind::Claude, "Stop", &json!([])).is_err());
-        let e = map(AgentKind::Claude, "Stop", json!({"whatever": {"deep": [1, 2]}, "last_assistant_message": "ok"}));
+        let e = map(
+            AgentKind::Claude,
+            "Stop",
+            json!({"whatever": {"deep": [1, 2]}, "last_assistant_message": "ok"}),
+        );
         assert_eq!(e.message.as_deref(), Some("ok"));
     }
 
     #[test]
     fn claude_notification_reads_its_type() {
-        let idle = map(AgentKind::Claude, "Notification", json!({"notification_type": "idle_prompt", "message": "Claude is waiting"}));
+        let idle = map(
+            AgentKind::Claude,
+            "Notification",
+            json!({"notification_type": "idle_prompt", "message": "Claude is waiting"}),
+        );
         assert_eq!(idle.attention, Some(Attention::InputRequired));
         assert!(!idle.clears_decision);
-        let perm = map(AgentKind::Claude, "Notification", json!({"notification_type": "permission_prompt"}));
+        let perm = map(
+            AgentKind::Claude,
+            "Notification",
+            json!({"notification_type": "permission_prompt"}),
+        );
         assert_eq!(perm.attention, Some(Attention::PermissionRequired));
-        let old = map(AgentKind::Claude, "Notification", json!({"message": "Claude needs your permission to use Bash"}));
+        let old = map(
+            AgentKind::Claude,
+            "Notification",
+            json!({"message": "Claude needs your permission to use Bash"}),
+        );
         assert_eq!(old.attention, Some(Attention::PermissionRequired));
-        assert_eq!(map(AgentKind::Codex, "Notification", json!({})), HookEffect::default());
+        assert_eq!(
+            map(AgentKind::Codex, "Notification", json!({})),
+            HookEffect::default()
+        );
     }
 
     #[test]
     fn messages_are_sanitized_and_capped() {
         let long = format!("\u{1b}[31m{}\u{7}", "x".repeat(1000));
-        let e = map(AgentKind::Claude, "Stop", json!({"last_assistant_message": long}));
+        let e = map(
+            AgentKind::Claude,
+            "Stop",
+            json!({"last_assistant_message": long}),
+        );
         let m = e.message.expect("message");
         assert!(!m.contains('\u{1b}'));
         assert_eq!(m.chars().count(), SUMMARY_MAX_CHARS + 1);
@@ -454,8 +566,18 @@ mod tests {
 
     #[test]
     fn generic_events_named_after_states() {
-        let e = map(AgentKind::Generic, "blocked", json!({"message": "need input"}));
-        assert_eq!((e.lifecycle, e.attention), (Some(Lifecycle::Blocked), Some(Attention::InputRequired)));
-        assert_eq!(map(AgentKind::Generic, "Stop", json!({})), HookEffect::default());
+        let e = map(
+            AgentKind::Generic,
+            "blocked",
+            json!({"message": "need input"}),
+        );
+        assert_eq!(
+            (e.lifecycle, e.attention),
+            (Some(Lifecycle::Blocked), Some(Attention::InputRequired))
+        );
+        assert_eq!(
+            map(AgentKind::Generic, "Stop", json!({})),
+            HookEffect::default()
+        );
     }
 }

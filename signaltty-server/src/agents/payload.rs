@@ -33,7 +33,9 @@ pub enum HookError {
         expected: &'static str,
     },
     /// A session id with characters that could not safely become a resume argument.
-    #[error("session id {0:?} is not 1-256 characters of A-Z a-z 0-9 - _ . : starting with a letter or digit")]
+    #[error(
+        "session id {0:?} is not 1-256 characters of A-Z a-z 0-9 - _ . : starting with a letter or digit"
+    )]
     InvalidSessionId(String),
 }
 
@@ -56,7 +58,8 @@ pub fn parse_payload(bytes: &[u8]) -> Result<Value, HookError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Value::Object(Map::new()));
     }
-    let value: Value = serde_json::from_slice(bytes).map_err(|e| HookError::InvalidJson(e.to_string()))?;
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|e| HookError::InvalidJson(e.to_string()))?;
     if !value.is_object() {
         return Err(HookError::NotAnObject);
     }
@@ -73,7 +76,10 @@ pub(crate) fn as_object(payload: &Value) -> Result<Option<&Map<String, Value>>, 
 }
 
 /// A string field: absent/null → `None`, a string → `Some`, anything else → error.
-pub(crate) fn str_field<'a>(obj: Option<&'a Map<String, Value>>, key: &str) -> Result<Option<&'a str>, HookError> {
+pub(crate) fn str_field<'a>(
+    obj: Option<&'a Map<String, Value>>,
+    key: &str,
+) -> Result<Option<&'a str>, HookError> {
     match obj.and_then(|o| o.get(key)) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
@@ -109,11 +115,17 @@ mod tests {
         assert!(check_payload_size(MAX_PAYLOAD_BYTES).is_ok());
         assert_eq!(
             check_payload_size(MAX_PAYLOAD_BYTES + 1),
-            Err(HookError::PayloadTooLarge { size: MAX_PAYLOAD_BYTES + 1, max: MAX_PAYLOAD_BYTES })
+            Err(HookError::PayloadTooLarge {
+                size: MAX_PAYLOAD_BYTES + 1,
+                max: MAX_PAYLOAD_BYTES
+            })
         );
         let mut big = b"{\"a\":\"".to_vec();
         big.resize(MAX_PAYLOAD_BYTES + 10, b'x');
-        assert!(matches!(parse_payload(&big), Err(HookError::PayloadTooLarge { .. })));
+        assert!(matches!(
+            parse_payload(&big),
+            Err(HookError::PayloadTooLarge { .. })
+        ));
     }
 
     #[test]
@@ -121,7 +133,10 @@ mod tests {
         assert_eq!(parse_payload(b"  \n"), Ok(Value::Object(Map::new())));
         assert!(parse_payload(br#"{"session_id":"x","extra":[1,2]}"#).is_ok());
         assert_eq!(parse_payload(b"[1]"), Err(HookError::NotAnObject));
-        assert!(matches!(parse_payload(b"{nope"), Err(HookError::InvalidJson(_))));
+        assert!(matches!(
+            parse_payload(b"{nope"),
+            Err(HookError::InvalidJson(_))
+        ));
     }
 
     #[test]

@@ -14,7 +14,9 @@ use super::AgentKind;
 use super::payload::{HookError, as_object, obj_field, str_field};
 
 /// A validated agent session id.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(try_from = "String", into = "String")]
 pub struct SessionId(String);
 
@@ -26,8 +28,7 @@ impl SessionId {
     pub fn parse(s: &str) -> Result<Self, HookError> {
         let ok = s.len() <= Self::MAX_LEN
             && s.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric)
-            && s
-                .bytes()
+            && s.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'));
         if ok {
             Ok(Self(s.to_owned()))
@@ -77,7 +78,10 @@ pub fn session_keys(kind: AgentKind) -> &'static [&'static str] {
 /// string wins. For OpenCode, raw plugin events are also understood (`properties.sessionID`,
 /// `properties.info.id`). A key holding a non-string, or an id that fails [`SessionId::parse`],
 /// is an error; no id at all is `Ok(None)`.
-pub fn extract_session_id(kind: AgentKind, payload: &Value) -> Result<Option<SessionId>, HookError> {
+pub fn extract_session_id(
+    kind: AgentKind,
+    payload: &Value,
+) -> Result<Option<SessionId>, HookError> {
     let obj = as_object(payload)?;
     if let Some(id) = first_id(obj, session_keys(kind))? {
         return Ok(Some(id));
@@ -93,7 +97,10 @@ pub fn extract_session_id(kind: AgentKind, payload: &Value) -> Result<Option<Ses
     Ok(None)
 }
 
-fn first_id(obj: Option<&Map<String, Value>>, keys: &[&str]) -> Result<Option<SessionId>, HookError> {
+fn first_id(
+    obj: Option<&Map<String, Value>>,
+    keys: &[&str],
+) -> Result<Option<SessionId>, HookError> {
     for key in keys {
         if let Some(s) = str_field(obj, key)?.filter(|s| !s.is_empty()) {
             return SessionId::parse(s).map(Some);
@@ -106,7 +113,11 @@ fn first_id(obj: Option<&Map<String, Value>>, keys: &[&str]) -> Result<Option<Se
 /// `opencode --session ID`, `cursor-agent --resume ID`); `None` for generic panes. An absolute
 /// launch argv[0] naming the same binary (`/opt/tools/codex`) replaces the bare name; nothing else
 /// from the launch command line is copied (flags may be one-shot or unsafe to repeat).
-pub fn resume_argv(kind: AgentKind, session: &SessionId, launch_argv0: Option<&str>) -> Option<Vec<String>> {
+pub fn resume_argv(
+    kind: AgentKind,
+    session: &SessionId,
+    launch_argv0: Option<&str>,
+) -> Option<Vec<String>> {
     let binary = kind.binary()?;
     let program = launch_argv0
         .filter(|a| {
@@ -120,7 +131,11 @@ pub fn resume_argv(kind: AgentKind, session: &SessionId, launch_argv0: Option<&s
         AgentKind::Opencode => "--session",
         AgentKind::Generic => return None,
     };
-    Some(vec![program.to_owned(), flag.to_owned(), session.as_str().to_owned()])
+    Some(vec![
+        program.to_owned(),
+        flag.to_owned(),
+        session.as_str().to_owned(),
+    ])
 }
 
 /// The only launch environment variables remembered for a resume: they point the agent at the
@@ -129,7 +144,10 @@ pub const REMEMBERED_ENV: [&str; 3] = ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "OPENC
 
 /// Keeps only [`REMEMBERED_ENV`] entries with a non-empty value from a launch env; relative paths
 /// are made absolute against the launch cwd so the resume finds the same directory.
-pub fn remembered_env<K, V>(env: impl IntoIterator<Item = (K, V)>, launch_cwd: &Path) -> BTreeMap<String, String>
+pub fn remembered_env<K, V>(
+    env: impl IntoIterator<Item = (K, V)>,
+    launch_cwd: &Path,
+) -> BTreeMap<String, String>
 where
     K: AsRef<str>,
     V: AsRef<str>,
@@ -161,7 +179,13 @@ mod tests {
     fn session_ids_must_look_like_ids() {
         assert!(SessionId::parse("3f2c9a7e-1b2d-4c5e-8f90-a1b2c3d4e5f6").is_ok());
         assert!(SessionId::parse("ses_01J9ZK").is_ok());
-        for bad in ["", "--dangerously-skip-permissions", "a b", "x;rm", &"a".repeat(257)] {
+        for bad in [
+            "",
+            "--dangerously-skip-permissions",
+            "a b",
+            "x;rm",
+            &"a".repeat(257),
+        ] {
             assert!(SessionId::parse(bad).is_err(), "{bad:?} accepted");
         }
     }
@@ -169,17 +193,32 @@ mod tests {
     #[test]
     fn each_agent_reads_its_own_keys() {
         let p = json!({"sessionId": "c1", "conversation_id": "c2"});
-        assert_eq!(extract_session_id(AgentKind::Cursor, &p), Ok(Some(id("c1"))));
+        assert_eq!(
+            extract_session_id(AgentKind::Cursor, &p),
+            Ok(Some(id("c1")))
+        );
         assert_eq!(extract_session_id(AgentKind::Claude, &p), Ok(None));
         let p = json!({"chatId": "c3"});
-        assert_eq!(extract_session_id(AgentKind::Cursor, &p), Ok(Some(id("c3"))));
+        assert_eq!(
+            extract_session_id(AgentKind::Cursor, &p),
+            Ok(Some(id("c3")))
+        );
         let p = json!({"thread-id": "t1"});
         assert_eq!(extract_session_id(AgentKind::Codex, &p), Ok(Some(id("t1"))));
         let p = json!({"properties": {"info": {"id": "ses_9"}}});
-        assert_eq!(extract_session_id(AgentKind::Opencode, &p), Ok(Some(id("ses_9"))));
+        assert_eq!(
+            extract_session_id(AgentKind::Opencode, &p),
+            Ok(Some(id("ses_9")))
+        );
         let p = json!({"session_id": "", "sessionID": "ses_2"});
-        assert_eq!(extract_session_id(AgentKind::Opencode, &p), Ok(Some(id("ses_2"))));
-        assert_eq!(extract_session_id(AgentKind::Claude, &Value::Null), Ok(None));
+        assert_eq!(
+            extract_session_id(AgentKind::Opencode, &p),
+            Ok(Some(id("ses_2")))
+        );
+        assert_eq!(
+            extract_session_id(AgentKind::Claude, &Value::Null),
+            Ok(None)
+        );
     }
 
     #[test]
@@ -192,8 +231,14 @@ mod tests {
     #[test]
     fn resume_argv_per_agent() {
         let s = id("abc");
-        assert_eq!(resume_argv(AgentKind::Claude, &s, None), Some(vec!["claude".into(), "--resume".into(), "abc".into()]));
-        assert_eq!(resume_argv(AgentKind::Codex, &s, Some("codex")), Some(vec!["codex".into(), "resume".into(), "abc".into()]));
+        assert_eq!(
+            resume_argv(AgentKind::Claude, &s, None),
+            Some(vec!["claude".into(), "--resume".into(), "abc".into()])
+        );
+        assert_eq!(
+            resume_argv(AgentKind::Codex, &s, Some("codex")),
+            Some(vec!["codex".into(), "resume".into(), "abc".into()])
+        );
         assert_eq!(
             resume_argv(AgentKind::Opencode, &s, None),
             Some(vec!["opencode".into(), "--session".into(), "abc".into()])
@@ -210,11 +255,19 @@ mod tests {
         let s = id("abc");
         assert_eq!(
             resume_argv(AgentKind::Codex, &s, Some("/opt/tools/codex")),
-            Some(vec!["/opt/tools/codex".into(), "resume".into(), "abc".into()])
+            Some(vec![
+                "/opt/tools/codex".into(),
+                "resume".into(),
+                "abc".into()
+            ])
         );
-        assert_eq!(resume_argv(AgentKind::Codex, &s, Some("./bin/codex")).map(|a| a[0].clone()), Some("codex".into()));
         assert_eq!(
-            resume_argv(AgentKind::Claude, &s, Some("/usr/bin/claude-wrapper")).map(|a| a[0].clone()),
+            resume_argv(AgentKind::Codex, &s, Some("./bin/codex")).map(|a| a[0].clone()),
+            Some("codex".into())
+        );
+        assert_eq!(
+            resume_argv(AgentKind::Claude, &s, Some("/usr/bin/claude-wrapper"))
+                .map(|a| a[0].clone()),
             Some("claude".into())
         );
     }

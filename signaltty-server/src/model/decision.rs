@@ -155,9 +155,16 @@ impl PendingDecision {
         now: SystemTime,
     ) -> Self {
         let tool = sanitize_text(tool_name, LABEL_MAX_CHARS);
-        let tool = if tool.is_empty() { "this tool".to_owned() } else { tool };
+        let tool = if tool.is_empty() {
+            "this tool".to_owned()
+        } else {
+            tool
+        };
         let mut prompt = format!("Allow {tool}?");
-        if let Some(detail) = detail.map(|d| sanitize_text(d, PROMPT_MAX_CHARS)).filter(|d| !d.is_empty()) {
+        if let Some(detail) = detail
+            .map(|d| sanitize_text(d, PROMPT_MAX_CHARS))
+            .filter(|d| !d.is_empty())
+        {
             prompt.push('\n');
             prompt.push_str(&detail);
         }
@@ -183,7 +190,10 @@ impl PendingDecision {
 
     /// The option's 1-based position, for agents answered by typing a number.
     pub fn option_position(&self, option_id: &str) -> Option<usize> {
-        self.options.iter().position(|o| o.id == option_id).map(|i| i + 1)
+        self.options
+            .iter()
+            .position(|o| o.id == option_id)
+            .map(|i| i + 1)
     }
 }
 
@@ -239,7 +249,9 @@ pub fn answer(
     if !pending.answerable {
         return Err(DecisionError::NotAnswerable(pending.id.clone()));
     }
-    let taken = slot.take().expect("slot was checked to hold the decision just above");
+    let taken = slot
+        .take()
+        .expect("slot was checked to hold the decision just above");
     Ok((taken, verdict))
 }
 
@@ -310,11 +322,20 @@ mod tests {
 
     #[test]
     fn permission_request_has_once_and_deny() {
-        let d = PendingDecision::permission_request(PaneId::new(), "Bash", Some("rm -rf build"), true, now());
+        let d = PendingDecision::permission_request(
+            PaneId::new(),
+            "Bash",
+            Some("rm -rf build"),
+            true,
+            now(),
+        );
         assert_eq!(d.prompt, "Allow Bash?\nrm -rf build");
         let ids: Vec<_> = d.options.iter().map(|o| o.id.as_str()).collect();
         assert_eq!(ids, ["once", "deny"]);
-        assert_eq!(d.option("once").map(|o| o.label.as_str()), Some("Allow once"));
+        assert_eq!(
+            d.option("once").map(|o| o.label.as_str()),
+            Some("Allow once")
+        );
         assert_eq!(d.option_position("deny"), Some(2));
         assert_eq!(d.tool_name.as_deref(), Some("Bash"));
         assert!(d.id.as_str().starts_with("dec_"));
@@ -325,13 +346,22 @@ mod tests {
         let p = PaneId::new();
         let ok = vec![DecisionOption::new("a", "A"), DecisionOption::new("b", "B")];
         assert!(PendingDecision::new(p.clone(), "Pick", ok, false, now()).is_ok());
-        let dup = vec![DecisionOption::new("a", "A"), DecisionOption::new("a", "again")];
+        let dup = vec![
+            DecisionOption::new("a", "A"),
+            DecisionOption::new("a", "again"),
+        ];
         assert_eq!(
             PendingDecision::new(p.clone(), "Pick", dup, false, now()),
             Err(DecisionError::DuplicateOption("a".into()))
         );
         assert_eq!(
-            PendingDecision::new(p.clone(), " \u{1b}[0m", vec![DecisionOption::new("a", "A")], false, now()),
+            PendingDecision::new(
+                p.clone(),
+                " \u{1b}[0m",
+                vec![DecisionOption::new("a", "A")],
+                false,
+                now()
+            ),
             Err(DecisionError::EmptyPrompt)
         );
         assert_eq!(
@@ -339,11 +369,23 @@ mod tests {
             Err(DecisionError::OptionCount(0))
         );
         assert_eq!(
-            PendingDecision::new(p.clone(), "Pick", vec![DecisionOption::new("", "A")], false, now()),
+            PendingDecision::new(
+                p.clone(),
+                "Pick",
+                vec![DecisionOption::new("", "A")],
+                false,
+                now()
+            ),
             Err(DecisionError::BadOptionId(String::new()))
         );
         assert_eq!(
-            PendingDecision::new(p, "Pick", vec![DecisionOption::new("a", "\u{7}")], false, now()),
+            PendingDecision::new(
+                p,
+                "Pick",
+                vec![DecisionOption::new("a", "\u{7}")],
+                false,
+                now()
+            ),
             Err(DecisionError::EmptyLabel("a".into()))
         );
     }
@@ -353,10 +395,16 @@ mod tests {
         assert_eq!(Verdict::from_option_id("once"), Ok(Verdict::Allow));
         assert_eq!(
             Verdict::from_option_id("deny"),
-            Ok(Verdict::Deny { message: DENY_MESSAGE.into() })
+            Ok(Verdict::Deny {
+                message: DENY_MESSAGE.into()
+            })
         );
         assert!(Verdict::from_option_id("always").is_err());
-        assert!(!Verdict::from_option_id("deny").expect("deny is known").allows());
+        assert!(
+            !Verdict::from_option_id("deny")
+                .expect("deny is known")
+                .allows()
+        );
     }
 
     #[test]
@@ -378,7 +426,10 @@ mod tests {
         assert_eq!(taken.id, id);
         assert!(verdict.allows());
         assert!(slot.is_none());
-        assert_eq!(answer(&mut slot, &id, "once").map(|_| ()), Err(DecisionError::NotFound(id)));
+        assert_eq!(
+            answer(&mut slot, &id, "once").map(|_| ()),
+            Err(DecisionError::NotFound(id))
+        );
     }
 
     #[test]
@@ -397,7 +448,10 @@ mod tests {
     fn clear_reasons_have_stable_names() {
         for r in ClearReason::ALL {
             assert_eq!(ClearReason::parse(r.as_str()), Some(r));
-            assert_eq!(serde_json::to_string(&r).expect("serialize"), format!("\"{r}\""));
+            assert_eq!(
+                serde_json::to_string(&r).expect("serialize"),
+                format!("\"{r}\"")
+            );
         }
         assert_eq!(ClearReason::AgentMovedOn.as_str(), "agent_moved_on");
     }

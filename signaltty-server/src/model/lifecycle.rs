@@ -15,7 +15,9 @@ use std::str::FromStr;
 use std::time::{Duration, SystemTime};
 
 /// What a pane's process is doing.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Lifecycle {
     /// Nothing known yet (a plain shell, or an agent before its first hook).
@@ -37,7 +39,17 @@ pub enum Lifecycle {
 
 /// How much a pane needs the user, from least to most severe. `Ord` follows severity.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Attention {
@@ -60,7 +72,9 @@ pub enum Attention {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StateParseError {
     /// Not a lifecycle name.
-    #[error("unknown lifecycle {0:?} (expected one of unknown, idle, working, blocked, done, failed, exited)")]
+    #[error(
+        "unknown lifecycle {0:?} (expected one of unknown, idle, working, blocked, done, failed, exited)"
+    )]
     Lifecycle(String),
     /// Not an attention name.
     #[error(
@@ -140,7 +154,10 @@ impl Attention {
     /// True for the levels that mean "the process is waiting on the user"; they make no sense once
     /// the process is gone.
     pub fn is_required(self) -> bool {
-        matches!(self, Attention::InputRequired | Attention::PermissionRequired)
+        matches!(
+            self,
+            Attention::InputRequired | Attention::PermissionRequired
+        )
     }
 }
 
@@ -385,7 +402,11 @@ impl PaneState {
 
     /// Raises attention to the more severe of the current value and `level`; never lowers it.
     /// Returns `None` when that leaves it unchanged (including `level == none`).
-    pub fn raise_attention(&mut self, level: Attention, now: SystemTime) -> Option<AttentionChange> {
+    pub fn raise_attention(
+        &mut self,
+        level: Attention,
+        now: SystemTime,
+    ) -> Option<AttentionChange> {
         let new = self.attention.max(level);
         self.move_attention(new, now)
     }
@@ -424,7 +445,12 @@ impl PaneState {
     /// The child exited: sets `lifecycle` (normally `exited`, or `done`/`failed` for a one-shot
     /// command), drops `input_required`/`permission_required` to `unread` because nobody can answer
     /// a dead process, then raises to `attention`.
-    pub fn exit(&mut self, lifecycle: Lifecycle, attention: Attention, now: SystemTime) -> StateChanges {
+    pub fn exit(
+        &mut self,
+        lifecycle: Lifecycle,
+        attention: Attention,
+        now: SystemTime,
+    ) -> StateChanges {
         let before = self.attention;
         let lifecycle_change = self.set_lifecycle(lifecycle, ChangeSource::Exit, now);
         let demoted = if before.is_required() {
@@ -463,18 +489,27 @@ mod tests {
     fn names_round_trip_and_unknown_names_are_refused() {
         for l in Lifecycle::ALL {
             assert_eq!(Lifecycle::parse(l.as_str()), Ok(l));
-            assert_eq!(serde_json::to_string(&l).expect("serialize"), format!("\"{l}\""));
+            assert_eq!(
+                serde_json::to_string(&l).expect("serialize"),
+                format!("\"{l}\"")
+            );
         }
         for a in Attention::ALL {
             assert_eq!(a.as_str().parse::<Attention>(), Ok(a));
-            assert_eq!(serde_json::to_string(&a).expect("serialize"), format!("\"{a}\""));
+            assert_eq!(
+                serde_json::to_string(&a).expect("serialize"),
+                format!("\"{a}\"")
+            );
         }
         for c in ChangeSource::ALL {
             assert_eq!(ChangeSource::parse(c.as_str()), Ok(c));
         }
         assert!(Lifecycle::parse("Working").is_err());
         assert!(Attention::parse("permission").is_err());
-        assert_eq!(Attention::PermissionRequired.as_str(), "permission_required");
+        assert_eq!(
+            Attention::PermissionRequired.as_str(),
+            "permission_required"
+        );
     }
 
     #[test]
@@ -489,8 +524,14 @@ mod tests {
     #[test]
     fn same_lifecycle_is_not_a_change() {
         let mut s = PaneState::new(t(0));
-        assert!(s.set_lifecycle(Lifecycle::Idle, ChangeSource::Hook, t(1)).is_some());
-        assert_eq!(s.set_lifecycle(Lifecycle::Idle, ChangeSource::Hook, t(2)), None);
+        assert!(
+            s.set_lifecycle(Lifecycle::Idle, ChangeSource::Hook, t(1))
+                .is_some()
+        );
+        assert_eq!(
+            s.set_lifecycle(Lifecycle::Idle, ChangeSource::Hook, t(2)),
+            None
+        );
         assert_eq!(s.lifecycle_since(), t(1));
     }
 
@@ -509,7 +550,10 @@ mod tests {
         let next = s
             .set_lifecycle(Lifecycle::Idle, ChangeSource::Hook, t(30))
             .expect("a change");
-        assert_eq!(next.run_duration, None, "only leaving working records a run");
+        assert_eq!(
+            next.run_duration, None,
+            "only leaving working records a run"
+        );
     }
 
     #[test]
@@ -517,7 +561,10 @@ mod tests {
         let mut s = PaneState::new(t(0));
         assert_eq!(
             s.raise_attention(Attention::Warning, t(1)),
-            Some(AttentionChange { prev: Attention::None, new: Attention::Warning })
+            Some(AttentionChange {
+                prev: Attention::None,
+                new: Attention::Warning
+            })
         );
         assert_eq!(s.raise_attention(Attention::Unread, t(2)), None);
         assert_eq!(s.attention(), Attention::Warning);
@@ -528,10 +575,14 @@ mod tests {
     fn clear_keeps_permission_required_while_a_decision_is_pending() {
         let mut s = PaneState::new(t(0));
         s.raise_attention(Attention::Error, t(1));
-        let c = s.clear_attention(true, t(2)).expect("error drops to the decision's level");
+        let c = s
+            .clear_attention(true, t(2))
+            .expect("error drops to the decision's level");
         assert_eq!(c.new, Attention::PermissionRequired);
         assert_eq!(s.clear_attention(true, t(3)), None);
-        let c = s.clear_attention(false, t(4)).expect("the decision is gone");
+        let c = s
+            .clear_attention(false, t(4))
+            .expect("the decision is gone");
         assert!(c.is_clear());
         assert_eq!(s.attention(), Attention::None);
         assert_eq!(s.clear_attention(false, t(5)), None);
@@ -543,7 +594,10 @@ mod tests {
         s.set_lifecycle(Lifecycle::Blocked, ChangeSource::Hook, t(1));
         s.raise_attention(Attention::PermissionRequired, t(1));
         let ch = s.exit(Lifecycle::Exited, Attention::Unread, t(2));
-        assert_eq!(ch.lifecycle.expect("lifecycle changed").new, Lifecycle::Exited);
+        assert_eq!(
+            ch.lifecycle.expect("lifecycle changed").new,
+            Lifecycle::Exited
+        );
         assert_eq!(s.attention(), Attention::Unread);
 
         let mut s = PaneState::new(t(0));

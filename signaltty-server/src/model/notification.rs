@@ -36,7 +36,19 @@ pub enum NotificationError {
 }
 
 /// How serious a notification is; decides the attention it raises.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// Plain information (every OSC notification).
@@ -159,7 +171,11 @@ impl Notification {
         Ok(Self {
             id: NotificationId::new(),
             pane_id,
-            title: if title.is_empty() { DEFAULT_TITLE.to_owned() } else { title },
+            title: if title.is_empty() {
+                DEFAULT_TITLE.to_owned()
+            } else {
+                title
+            },
             body,
             severity,
             source,
@@ -174,7 +190,11 @@ impl Notification {
         if self.body.is_empty() {
             return self.title.clone();
         }
-        format!("{}: {}", self.title, truncate_chars(&self.body, SUMMARY_MAX_CHARS))
+        format!(
+            "{}: {}",
+            self.title,
+            truncate_chars(&self.body, SUMMARY_MAX_CHARS)
+        )
     }
 }
 
@@ -289,7 +309,11 @@ impl Notifications {
     /// changed.
     pub fn mark_pane_read(&mut self, pane: &PaneId) -> usize {
         let mut changed = 0;
-        for n in self.items.iter_mut().filter(|n| n.pane_id.as_ref() == Some(pane)) {
+        for n in self
+            .items
+            .iter_mut()
+            .filter(|n| n.pane_id.as_ref() == Some(pane))
+        {
             if !n.read {
                 n.read = true;
                 changed += 1;
@@ -313,7 +337,9 @@ pub struct AttentionCandidate {
 /// Orders panes by how much they need the user: most severe attention first, then most recent
 /// change, then pane id (so equal candidates have a stable order). Panes with attention `none`
 /// are left out.
-pub fn rank_attention(candidates: impl IntoIterator<Item = AttentionCandidate>) -> Vec<AttentionCandidate> {
+pub fn rank_attention(
+    candidates: impl IntoIterator<Item = AttentionCandidate>,
+) -> Vec<AttentionCandidate> {
     let mut ranked: Vec<_> = candidates
         .into_iter()
         .filter(|c| c.attention != Attention::None)
@@ -329,7 +355,10 @@ pub fn rank_attention(candidates: impl IntoIterator<Item = AttentionCandidate>) 
 
 /// The pane that most needs the user (first of [`rank_attention`]), if any needs them at all.
 pub fn next_unread(candidates: impl IntoIterator<Item = AttentionCandidate>) -> Option<PaneId> {
-    rank_attention(candidates).into_iter().next().map(|c| c.pane_id)
+    rank_attention(candidates)
+        .into_iter()
+        .next()
+        .map(|c| c.pane_id)
 }
 
 /// Makes untrusted text safe to store and display: removes escape sequences (CSI, OSC/DCS/APC/PM/
@@ -413,8 +442,15 @@ mod tests {
     }
 
     fn note(pane: Option<&PaneId>, title: &str, at: u64) -> Notification {
-        Notification::new(pane.cloned(), title, "body", Severity::Info, NotificationSource::Api, t(at))
-            .expect("valid notification")
+        Notification::new(
+            pane.cloned(),
+            title,
+            "body",
+            Severity::Info,
+            NotificationSource::Api,
+            t(at),
+        )
+        .expect("valid notification")
     }
 
     #[test]
@@ -427,18 +463,42 @@ mod tests {
 
     #[test]
     fn notification_caps_and_defaults() {
-        let n = Notification::new(None, "", "hi", Severity::Warning, NotificationSource::Osc9, t(0))
-            .expect("body alone is enough");
+        let n = Notification::new(
+            None,
+            "",
+            "hi",
+            Severity::Warning,
+            NotificationSource::Osc9,
+            t(0),
+        )
+        .expect("body alone is enough");
         assert_eq!(n.title, DEFAULT_TITLE);
         assert!(!n.read);
         let long = "é".repeat(5000);
-        let n = Notification::new(None, &long, &long, Severity::Info, NotificationSource::Api, t(0))
-            .expect("valid");
+        let n = Notification::new(
+            None,
+            &long,
+            &long,
+            Severity::Info,
+            NotificationSource::Api,
+            t(0),
+        )
+        .expect("valid");
         assert_eq!(n.title.chars().count(), TITLE_MAX_CHARS);
         assert_eq!(n.body.chars().count(), BODY_MAX_CHARS);
-        assert_eq!(n.summary().chars().count(), TITLE_MAX_CHARS + 2 + SUMMARY_MAX_CHARS + 1);
         assert_eq!(
-            Notification::new(None, "\u{1b}[1m", " ", Severity::Info, NotificationSource::Api, t(0)),
+            n.summary().chars().count(),
+            TITLE_MAX_CHARS + 2 + SUMMARY_MAX_CHARS + 1
+        );
+        assert_eq!(
+            Notification::new(
+                None,
+                "\u{1b}[1m",
+                " ",
+                Severity::Info,
+                NotificationSource::Api,
+                t(0)
+            ),
             Err(NotificationError::Empty)
         );
     }
@@ -461,7 +521,9 @@ mod tests {
         for i in 1..Notifications::CAPACITY {
             assert!(store.push(note(None, &i.to_string(), i as u64)).is_none());
         }
-        let dropped = store.push(note(None, "last", 999)).expect("full store drops one");
+        let dropped = store
+            .push(note(None, "last", 999))
+            .expect("full store drops one");
         assert_eq!(dropped.id, first_id);
         assert_eq!(store.len(), Notifications::CAPACITY);
         assert!(store.get(&first_id).is_none());
@@ -483,13 +545,20 @@ mod tests {
         assert_eq!(store.unread_count(None), 4);
         assert_eq!(store.mark_read(&na_id), Ok(true));
         assert_eq!(store.mark_read(&na_id), Ok(false));
-        let titles: Vec<_> = store.list(ReadFilter::Unread, Some(&a)).iter().map(|n| n.title.clone()).collect();
+        let titles: Vec<_> = store
+            .list(ReadFilter::Unread, Some(&a))
+            .iter()
+            .map(|n| n.title.clone())
+            .collect();
         assert_eq!(titles, ["a2"]);
         assert_eq!(store.mark_pane_read(&a), 1);
         assert_eq!(store.unread_count(Some(&a)), 0);
         assert_eq!(store.unread_count(None), 2);
         let ghost = NotificationId::new();
-        assert_eq!(store.mark_read(&ghost), Err(NotificationError::NotFound(ghost.clone())));
+        assert_eq!(
+            store.mark_read(&ghost),
+            Err(NotificationError::NotFound(ghost.clone()))
+        );
     }
 
     #[test]
@@ -498,7 +567,11 @@ mod tests {
         let new_unread = PaneId::new();
         let new_error = PaneId::new();
         let quiet = PaneId::new();
-        let cand = |p: &PaneId, a, s| AttentionCandidate { pane_id: p.clone(), attention: a, since: t(s) };
+        let cand = |p: &PaneId, a, s| AttentionCandidate {
+            pane_id: p.clone(),
+            attention: a,
+            since: t(s),
+        };
         let ranked = rank_attention([
             cand(&old_error, Attention::Error, 1),
             cand(&new_unread, Attention::Unread, 9),

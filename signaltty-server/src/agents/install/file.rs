@@ -88,8 +88,14 @@ pub(super) fn write_atomic(existing: &Existing, content: &[u8]) -> Result<(), In
     let target = &existing.target;
     let dir = target.parent().unwrap_or(Path::new("."));
     create_dirs(dir)?;
-    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.signaltty-{}.tmp", uuid::Uuid::new_v4().simple()));
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(
+        ".{name}.signaltty-{}.tmp",
+        uuid::Uuid::new_v4().simple()
+    ));
     let result = write_tmp(&tmp, existing.mode.unwrap_or(NEW_FILE_MODE), content)
         .and_then(|()| ensure_unchanged(existing))
         .and_then(|()| fs::rename(&tmp, target).map_err(io_err(target)))
@@ -125,7 +131,8 @@ fn write_tmp(tmp: &Path, mode: u32, content: &[u8]) -> Result<(), InstallError> 
         .map_err(io_err(tmp))?;
     f.write_all(content).map_err(io_err(tmp))?;
     // The umask may have narrowed the mode given to open; the old file's mode wins.
-    f.set_permissions(fs::Permissions::from_mode(mode)).map_err(io_err(tmp))?;
+    f.set_permissions(fs::Permissions::from_mode(mode))
+        .map_err(io_err(tmp))?;
     f.sync_all().map_err(io_err(tmp))
 }
 
@@ -142,5 +149,7 @@ fn ensure_unchanged(existing: &Existing) -> Result<(), InstallError> {
 }
 
 fn sync_dir(dir: &Path) -> Result<(), InstallError> {
-    File::open(dir).and_then(|d| d.sync_all()).map_err(io_err(dir))
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(io_err(dir))
 }

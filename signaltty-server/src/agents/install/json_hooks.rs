@@ -34,7 +34,11 @@ fn shape(kind: AgentKind) -> Shape {
     }
 }
 
-pub(super) fn status(kind: AgentKind, path: &Path, program: &str) -> Result<HookState, InstallError> {
+pub(super) fn status(
+    kind: AgentKind,
+    path: &Path,
+    program: &str,
+) -> Result<HookState, InstallError> {
     let existing = file::read(path);
     let existing = match existing {
         Err(InstallError::Malformed { reason, .. }) => return Ok(HookState::Malformed(reason)),
@@ -54,7 +58,11 @@ pub(super) fn status(kind: AgentKind, path: &Path, program: &str) -> Result<Hook
     })
 }
 
-pub(super) fn install(kind: AgentKind, path: &Path, program: &str) -> Result<WriteOutcome, InstallError> {
+pub(super) fn install(
+    kind: AgentKind,
+    path: &Path,
+    program: &str,
+) -> Result<WriteOutcome, InstallError> {
     let existing = file::read(path)?;
     let original = parse(&existing, kind).map_err(|reason| malformed(path, reason))?;
     if existing.bytes.is_some() && managed(&original, shape(kind)) == expected(kind, program) {
@@ -84,11 +92,16 @@ fn malformed(path: &Path, reason: String) -> InstallError {
     }
 }
 
-fn write_if_changed(existing: &Existing, original: &Map<String, Value>, doc: Map<String, Value>) -> Result<WriteOutcome, InstallError> {
+fn write_if_changed(
+    existing: &Existing,
+    original: &Map<String, Value>,
+    doc: Map<String, Value>,
+) -> Result<WriteOutcome, InstallError> {
     if existing.bytes.is_some() && &doc == original {
         return Ok(WriteOutcome::Unchanged);
     }
-    let mut bytes = serde_json::to_vec_pretty(&Value::Object(doc)).expect("a JSON value always serializes");
+    let mut bytes =
+        serde_json::to_vec_pretty(&Value::Object(doc)).expect("a JSON value always serializes");
     bytes.push(b'\n');
     file::write_atomic(existing, &bytes)?;
     Ok(WriteOutcome::Changed)
@@ -115,13 +128,21 @@ fn parse(existing: &Existing, kind: AgentKind) -> Result<Map<String, Value>, Str
                 if shape(kind) == Shape::Nested {
                     for group in entries {
                         if let Some(inner) = group.get("hooks").filter(|v| !v.is_array()) {
-                            return Err(format!("hooks.{event}[].hooks is not an array but {}", type_name(inner)));
+                            return Err(format!(
+                                "hooks.{event}[].hooks is not an array but {}",
+                                type_name(inner)
+                            ));
                         }
                     }
                 }
             }
         }
-        Some(other) => return Err(format!("\"hooks\" is {} instead of an object", type_name(other))),
+        Some(other) => {
+            return Err(format!(
+                "\"hooks\" is {} instead of an object",
+                type_name(other)
+            ));
+        }
     }
     Ok(doc)
 }
@@ -139,7 +160,10 @@ fn type_name(v: &Value) -> &'static str {
 
 /// The command entries directly holding commands: inner hooks of each group (nested) or the
 /// event's entries (flat).
-fn command_entries<'a>(entries: &'a [Value], shape: Shape) -> Box<dyn Iterator<Item = &'a Value> + 'a> {
+fn command_entries<'a>(
+    entries: &'a [Value],
+    shape: Shape,
+) -> Box<dyn Iterator<Item = &'a Value> + 'a> {
     match shape {
         Shape::Flat => Box::new(entries.iter()),
         Shape::Nested => Box::new(
@@ -152,7 +176,10 @@ fn command_entries<'a>(entries: &'a [Value], shape: Shape) -> Box<dyn Iterator<I
 }
 
 fn managed_command(entry: &Value) -> Option<&str> {
-    entry.get("command").and_then(Value::as_str).filter(|c| is_managed(c))
+    entry
+        .get("command")
+        .and_then(Value::as_str)
+        .filter(|c| is_managed(c))
 }
 
 fn managed(doc: &Map<String, Value>, shape: Shape) -> Managed {
@@ -161,9 +188,13 @@ fn managed(doc: &Map<String, Value>, shape: Shape) -> Managed {
         return found;
     };
     for (event, entries) in events {
-        let Some(entries) = entries.as_array() else { continue };
+        let Some(entries) = entries.as_array() else {
+            continue;
+        };
         let mut ours: Vec<_> = command_entries(entries, shape)
-            .filter_map(|e| managed_command(e).map(|c| (c.to_owned(), e.get("timeout").and_then(Value::as_u64))))
+            .filter_map(|e| {
+                managed_command(e).map(|c| (c.to_owned(), e.get("timeout").and_then(Value::as_u64)))
+            })
             .collect();
         if !ours.is_empty() {
             ours.sort();
@@ -176,7 +207,12 @@ fn managed(doc: &Map<String, Value>, shape: Shape) -> Managed {
 fn expected(kind: AgentKind, program: &str) -> Managed {
     hook_specs(kind)
         .iter()
-        .map(|s| (s.event.to_owned(), vec![(hook_command(program, kind, s), Some(s.timeout_secs))]))
+        .map(|s| {
+            (
+                s.event.to_owned(),
+                vec![(hook_command(program, kind, s), Some(s.timeout_secs))],
+            )
+        })
         .collect()
 }
 
@@ -188,7 +224,9 @@ fn strip(doc: &mut Map<String, Value>, shape: Shape) {
     };
     let mut emptied_events = Vec::new();
     for (event, entries) in events.iter_mut() {
-        let Value::Array(entries) = entries else { continue };
+        let Value::Array(entries) = entries else {
+            continue;
+        };
         let before = entries.len();
         match shape {
             Shape::Flat => entries.retain(|e| managed_command(e).is_none()),
@@ -218,7 +256,9 @@ fn add(doc: &mut Map<String, Value>, kind: AgentKind, program: &str) {
     if shape(kind) == Shape::Flat && !doc.contains_key("version") {
         doc.insert("version".to_owned(), json!(1));
     }
-    let hooks = doc.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
+    let hooks = doc
+        .entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()));
     if hooks.is_null() {
         *hooks = Value::Object(Map::new());
     }

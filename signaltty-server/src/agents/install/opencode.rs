@@ -81,7 +81,9 @@ pub(super) fn status(path: &Path, program: &str) -> Result<HookState, InstallErr
         None => HookState::NotInstalled,
         Some(b) if b == plugin_source(program).as_bytes() => HookState::Installed,
         Some(b) if is_ours(b) => HookState::Partial,
-        Some(_) => HookState::Malformed("a signaltty.js plugin not written by signaltty is in the way".to_owned()),
+        Some(_) => HookState::Malformed(
+            "a signaltty.js plugin not written by signaltty is in the way".to_owned(),
+        ),
     })
 }
 
