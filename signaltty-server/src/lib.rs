@@ -1,6 +1,7 @@
 //! The signaltty server as a library: `Daemon::start` is the composition root; the binary and the
 //! in-process integration tests both go through it.
 
+pub mod agents;
 pub mod bus;
 pub mod config;
 pub mod daemon;

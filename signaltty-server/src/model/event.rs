@@ -5,32 +5,11 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use super::ids::{PaneId, TabId, WorkspaceId};
+pub use super::lifecycle::ChangeSource;
 use super::lifecycle::{Attention, Lifecycle};
 use super::pane::{Pane, Size};
 use super::tab::Tab;
 use super::workspace::{GitContext, Workspace};
-
-/// What caused a lifecycle or attention change.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ChangeSource {
-    /// An agent hook.
-    Hook,
-    /// An OSC notification in the output.
-    Osc,
-    /// A bell in the output.
-    Bell,
-    /// The process exited.
-    Exit,
-    /// An API call (Notify, MarkSeen).
-    Api,
-    /// A client focused or attached.
-    Client,
-    /// A decision was created, answered or cleared.
-    Decision,
-    /// Restored from a snapshot.
-    Restore,
-}
 
 /// One state change.
 #[derive(Clone, Debug, PartialEq)]

@@ -255,6 +255,7 @@ pub fn source_to_pb(s: ChangeSource) -> pb::ChangeSource {
         ChangeSource::Client => pb::ChangeSource::Client,
         ChangeSource::Decision => pb::ChangeSource::Decision,
         ChangeSource::Restore => pb::ChangeSource::Restore,
+        ChangeSource::Resume => pb::ChangeSource::Resume,
     }
 }
 
