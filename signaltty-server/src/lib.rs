@@ -10,5 +10,7 @@ pub mod git;
 pub mod hub;
 pub mod listen;
 pub mod model;
+pub mod pane;
 pub mod rpc;
 pub mod store;
+pub mod term;
