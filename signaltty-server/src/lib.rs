@@ -2,3 +2,4 @@
 //! in-process integration tests both go through it.
 
 pub mod model;
+pub mod term;
