@@ -73,7 +73,11 @@ impl Default for OscScanner {
 impl OscScanner {
     /// A scanner at the start of a stream.
     pub fn new() -> Self {
-        Self { state: State::Ground, carry: Vec::new(), kitty_pending: None }
+        Self {
+            state: State::Ground,
+            carry: Vec::new(),
+            kitty_pending: None,
+        }
     }
 
     /// Scans the next chunk of output and returns the events it completes, in stream order.
@@ -106,7 +110,9 @@ impl OscScanner {
                 }
                 State::Osc => {
                     let rest = &bytes[i..];
-                    let run = rest.iter().position(|&b| matches!(b, BEL | ESC | CAN | SUB));
+                    let run = rest
+                        .iter()
+                        .position(|&b| matches!(b, BEL | ESC | CAN | SUB));
                     let payload = &rest[..run.unwrap_or(rest.len())];
                     i += payload.len();
                     if self.carry.len() + payload.len() > MAX_OSC_BYTES {
@@ -139,7 +145,10 @@ impl OscScanner {
                 },
                 State::Discard => {
                     let rest = &bytes[i..];
-                    match rest.iter().position(|&b| matches!(b, BEL | ESC | CAN | SUB)) {
+                    match rest
+                        .iter()
+                        .position(|&b| matches!(b, BEL | ESC | CAN | SUB))
+                    {
                         None => i = bytes.len(),
                         Some(at) => {
                             self.state = match rest[at] {
@@ -243,7 +252,11 @@ impl OscScanner {
         }
         let mut pending = match self.kitty_pending.take() {
             Some(pending) if pending.id == meta.id => pending,
-            _ => KittyPending { id: meta.id.clone(), title: None, body: None },
+            _ => KittyPending {
+                id: meta.id.clone(),
+                title: None,
+                body: None,
+            },
         };
         match meta.part {
             KittyPart::Title => pending.title = Some(payload.to_owned()),
@@ -289,7 +302,12 @@ struct KittyMeta {
 
 impl KittyMeta {
     fn parse(head: &str) -> Self {
-        let mut meta = Self { id: None, part: KittyPart::Body, done: true, base64: false };
+        let mut meta = Self {
+            id: None,
+            part: KittyPart::Body,
+            done: true,
+            base64: false,
+        };
         for pair in head.split(':') {
             match pair.split_once('=') {
                 Some(("i", id)) => meta.id = Some(id.to_owned()),
@@ -307,7 +325,9 @@ impl KittyMeta {
 
 /// A sanitized notification, or `None` when nothing readable is left.
 fn notify(title: Option<&str>, body: &str) -> Option<TermEvent> {
-    let title = title.map(|t| sanitize(t, TITLE_MAX_CHARS)).filter(|t| !t.is_empty());
+    let title = title
+        .map(|t| sanitize(t, TITLE_MAX_CHARS))
+        .filter(|t| !t.is_empty());
     let body = sanitize(body, BODY_MAX_CHARS);
     if body.is_empty() && title.is_none() {
         return None;
@@ -330,7 +350,10 @@ mod tests {
     }
 
     fn note(title: Option<&str>, body: &str) -> TermEvent {
-        TermEvent::Notify { title: title.map(str::to_owned), body: body.to_owned() }
+        TermEvent::Notify {
+            title: title.map(str::to_owned),
+            body: body.to_owned(),
+        }
     }
 
     fn title(t: &str) -> TermEvent {
@@ -346,14 +369,24 @@ mod tests {
     fn titles_from_osc_0_1_2() {
         assert_eq!(scan(b"\x1b]0;zero\x07"), vec![title("zero")]);
         assert_eq!(scan(b"\x1b]1;one\x1b\\"), vec![title("one")]);
-        assert_eq!(scan(b"\x1b]2;two; with semicolon\x07"), vec![title("two; with semicolon")]);
+        assert_eq!(
+            scan(b"\x1b]2;two; with semicolon\x07"),
+            vec![title("two; with semicolon")]
+        );
         assert_eq!(scan(b"\x1b]2;\x07"), vec![], "an empty title is ignored");
-        assert_eq!(scan(b"\x1b]2; \x01\x7f \x07"), vec![], "a title empty after sanitizing is ignored");
+        assert_eq!(
+            scan(b"\x1b]2; \x01\x7f \x07"),
+            vec![],
+            "a title empty after sanitizing is ignored"
+        );
     }
 
     #[test]
     fn osc_9_notifies_and_ignores_progress() {
-        assert_eq!(scan(b"\x1b]9;Build done\x07"), vec![note(None, "Build done")]);
+        assert_eq!(
+            scan(b"\x1b]9;Build done\x07"),
+            vec![note(None, "Build done")]
+        );
         assert_eq!(scan(b"\x1b]9;a;b\x1b\\"), vec![note(None, "a;b")]);
         assert_eq!(scan(b"\x1b]9;4;1;50\x07"), vec![]);
         assert_eq!(scan(b"\x1b]9;4\x07"), vec![]);
@@ -363,23 +396,49 @@ mod tests {
 
     #[test]
     fn osc_777_needs_all_three_parts() {
-        assert_eq!(scan(b"\x1b]777;notify;Title;Body; with ;\x07"), vec![note(Some("Title"), "Body; with ;")]);
+        assert_eq!(
+            scan(b"\x1b]777;notify;Title;Body; with ;\x07"),
+            vec![note(Some("Title"), "Body; with ;")]
+        );
         assert_eq!(scan(b"\x1b]777;notify;Title\x07"), vec![]);
         assert_eq!(scan(b"\x1b]777;notify\x07"), vec![]);
         assert_eq!(scan(b"\x1b]777;other;Title;Body\x07"), vec![]);
         assert_eq!(scan(b"\x1b]777;notify;;Body\x07"), vec![note(None, "Body")]);
-        assert_eq!(scan(b"\x1b]777;notify;Only title;\x07"), vec![note(Some("Only title"), "")]);
+        assert_eq!(
+            scan(b"\x1b]777;notify;Only title;\x07"),
+            vec![note(Some("Only title"), "")]
+        );
         assert_eq!(scan(b"\x1b]777;notify;;\x07"), vec![]);
     }
 
     #[test]
     fn osc_99_kitty_forms() {
-        assert_eq!(scan(b"\x1b]99;;Hello world\x1b\\"), vec![note(None, "Hello world")]);
-        assert_eq!(scan(b"\x1b]99;i=1:p=body;Text\x1b\\"), vec![note(None, "Text")]);
-        assert_eq!(scan(b"\x1b]99;p=title;Only a title\x1b\\"), vec![note(Some("Only a title"), "")]);
-        assert_eq!(scan(b"\x1b]99;a=focus;The body\x07"), vec![note(None, "The body")], "no p= means body");
-        assert_eq!(scan(b"\x1b]99;plain; text\x07"), vec![note(None, "plain; text")], "no metadata markers");
-        assert_eq!(scan(b"\x1b]99;just a body\x07"), vec![note(None, "just a body")]);
+        assert_eq!(
+            scan(b"\x1b]99;;Hello world\x1b\\"),
+            vec![note(None, "Hello world")]
+        );
+        assert_eq!(
+            scan(b"\x1b]99;i=1:p=body;Text\x1b\\"),
+            vec![note(None, "Text")]
+        );
+        assert_eq!(
+            scan(b"\x1b]99;p=title;Only a title\x1b\\"),
+            vec![note(Some("Only a title"), "")]
+        );
+        assert_eq!(
+            scan(b"\x1b]99;a=focus;The body\x07"),
+            vec![note(None, "The body")],
+            "no p= means body"
+        );
+        assert_eq!(
+            scan(b"\x1b]99;plain; text\x07"),
+            vec![note(None, "plain; text")],
+            "no metadata markers"
+        );
+        assert_eq!(
+            scan(b"\x1b]99;just a body\x07"),
+            vec![note(None, "just a body")]
+        );
         assert_eq!(scan(b"\x1b]99;i=1:p=close;\x1b\\"), vec![]);
         assert_eq!(scan(b"\x1b]99;e=1;SGVsbG8=\x1b\\"), vec![]);
     }
@@ -388,23 +447,40 @@ mod tests {
     fn osc_99_kitty_parts_are_assembled() {
         let mut s = OscScanner::new();
         assert_eq!(s.scan(b"\x1b]99;i=7:d=0:p=title;Build\x1b\\"), vec![]);
-        assert_eq!(s.scan(b"\x1b]99;i=7:p=body;All green\x1b\\"), vec![note(Some("Build"), "All green")]);
+        assert_eq!(
+            s.scan(b"\x1b]99;i=7:p=body;All green\x1b\\"),
+            vec![note(Some("Build"), "All green")]
+        );
         // A different id replaces the pending part rather than merging with it.
         assert_eq!(s.scan(b"\x1b]99;i=8:d=0:p=title;Lost\x1b\\"), vec![]);
-        assert_eq!(s.scan(b"\x1b]99;i=9:p=body;Fresh\x1b\\"), vec![note(None, "Fresh")]);
+        assert_eq!(
+            s.scan(b"\x1b]99;i=9:p=body;Fresh\x1b\\"),
+            vec![note(None, "Fresh")]
+        );
     }
 
     #[test]
     fn bel_outside_osc_is_a_bell_and_terminators_are_not() {
         assert_eq!(scan(b"ding\x07"), vec![TermEvent::Bell]);
-        assert_eq!(scan(b"\x07\x07\x07"), vec![TermEvent::Bell], "consecutive bells coalesce");
+        assert_eq!(
+            scan(b"\x07\x07\x07"),
+            vec![TermEvent::Bell],
+            "consecutive bells coalesce"
+        );
         assert_eq!(
             scan(b"\x07\x1b]9;x\x07\x07"),
             vec![TermEvent::Bell, note(None, "x"), TermEvent::Bell],
             "bells separated by another event are kept in order"
         );
-        assert_eq!(scan(b"\x1b]8;;http://example.com\x07link\x1b]8;;\x07"), vec![]);
-        assert_eq!(scan(b"\x1b\x07"), vec![TermEvent::Bell], "ESC BEL still rings");
+        assert_eq!(
+            scan(b"\x1b]8;;http://example.com\x07link\x1b]8;;\x07"),
+            vec![]
+        );
+        assert_eq!(
+            scan(b"\x1b\x07"),
+            vec![TermEvent::Bell],
+            "ESC BEL still rings"
+        );
     }
 
     #[test]
@@ -417,16 +493,28 @@ mod tests {
 
     #[test]
     fn new_osc_drops_the_unterminated_one() {
-        assert_eq!(scan(b"\x1b]9;first\x1b]9;second\x07"), vec![note(None, "second")]);
-        assert_eq!(scan(b"\x1b]9;aborted\x1b[31mtext\x07"), vec![TermEvent::Bell]);
+        assert_eq!(
+            scan(b"\x1b]9;first\x1b]9;second\x07"),
+            vec![note(None, "second")]
+        );
+        assert_eq!(
+            scan(b"\x1b]9;aborted\x1b[31mtext\x07"),
+            vec![TermEvent::Bell]
+        );
         assert_eq!(scan(b"\x1b]9;cancelled\x18\x07"), vec![TermEvent::Bell]);
     }
 
     #[test]
     fn split_at_every_byte_boundary() {
         let stream: &[u8] = b"a\x07b\x1b]0;T1\x1b\\c\x1b]777;notify;Ti;Bo\x07\x1b]99;p=title;K\x1b\\\x1b]9;n\x07d\x07";
-        let expected =
-            vec![TermEvent::Bell, title("T1"), note(Some("Ti"), "Bo"), note(Some("K"), ""), note(None, "n"), TermEvent::Bell];
+        let expected = vec![
+            TermEvent::Bell,
+            title("T1"),
+            note(Some("Ti"), "Bo"),
+            note(Some("K"), ""),
+            note(None, "n"),
+            TermEvent::Bell,
+        ];
         assert_eq!(scan(stream), expected);
         for cut in 0..=stream.len() {
             let mut s = OscScanner::new();
@@ -436,7 +524,10 @@ mod tests {
         }
         // And one byte at a time.
         let mut s = OscScanner::new();
-        let got: Vec<_> = stream.iter().flat_map(|b| s.scan(std::slice::from_ref(b))).collect();
+        let got: Vec<_> = stream
+            .iter()
+            .flat_map(|b| s.scan(std::slice::from_ref(b)))
+            .collect();
         assert_eq!(got, expected);
     }
 
@@ -482,11 +573,17 @@ mod tests {
             vec![note(Some("Bold"), "line\nnext!")]
         );
         let long = format!("\x1b]0;{}\x07", "t".repeat(500));
-        assert_eq!(scan(long.as_bytes()), vec![title(&"t".repeat(TITLE_MAX_CHARS))]);
+        assert_eq!(
+            scan(long.as_bytes()),
+            vec![title(&"t".repeat(TITLE_MAX_CHARS))]
+        );
     }
 
     #[test]
     fn invalid_utf8_is_replaced_not_fatal() {
-        assert_eq!(scan(b"\x1b]9;bad \xff byte\x07"), vec![note(None, "bad \u{fffd} byte")]);
+        assert_eq!(
+            scan(b"\x1b]9;bad \xff byte\x07"),
+            vec![note(None, "bad \u{fffd} byte")]
+        );
     }
 }
