@@ -172,4 +172,15 @@ mod tests {
     fn escapes_do_not_count_towards_the_cap() {
         assert_eq!(sanitize("\x1b[38;2;255;0;0mabcdef", 3), "abc");
     }
+
+    proptest::proptest! {
+        /// Whatever the input, the output holds no ESC, no control character but `\n`/`\t`,
+        /// and no more than the cap.
+        #[test]
+        fn output_is_always_clean(text in "(\\PC|[\\x00-\\x1f\\x7f\\u{80}-\\u{9f}]|\\x1b[\\[\\]P_(#]){0,300}", cap in 0usize..50) {
+            let out = sanitize(&text, cap);
+            proptest::prop_assert!(out.chars().count() <= cap);
+            proptest::prop_assert!(out.chars().all(|c| c == '\n' || c == '\t' || !c.is_control()), "{:?}", out);
+        }
+    }
 }

@@ -78,7 +78,8 @@ fn timed(work: impl FnOnce()) -> (f64, f64) {
 }
 
 fn report(what: &str, name: &str, bytes: usize, (wall, cpu): (f64, f64)) -> f64 {
-    let speed = mb_per_s(bytes, cpu);
+    // The kernel accounts CPU time at scheduler ticks; a run of a few milliseconds can read 0.
+    let speed = mb_per_s(bytes, if cpu > 0.05 { cpu } else { wall });
     println!(
         "{what:<14} {name:>10}: {speed:8.1} MB/s of CPU time ({:.1} MB/s wall clock)",
         mb_per_s(bytes, wall)
