@@ -2,12 +2,12 @@
 //! (`convert.rs`), calls one `Hub` method, and encodes the answer; errors become statuses in
 //! `status.rs`. No business rules live here.
 
-pub mod convert;
 mod attach;
+pub mod convert;
 mod event;
+mod pane;
 mod pending;
 mod server;
-mod pane;
 mod status;
 mod tab;
 mod workspace;

@@ -112,7 +112,10 @@ async fn echo_through_cat() {
     assert_eq!(pty.write_input(b"hello pty\n", soon()).await.unwrap(), 10);
     let mut seen = Seen::default();
     // Once echoed by the line discipline, once printed by cat.
-    until(&mut rx, &mut seen, |s| s.text().matches("hello pty\r\n").count() == 2).await;
+    until(&mut rx, &mut seen, |s| {
+        s.text().matches("hello pty\r\n").count() == 2
+    })
+    .await;
     pty.signal(PaneSignal::Term, SignalScope::Child).unwrap();
     assert_eq!(pty.wait_exit().await, ExitStatus::Signaled { signal: 15 });
 }
@@ -122,19 +125,34 @@ async fn stty_size_follows_spawn_size_and_resize() {
     let mut s = sh("stty size; read x; stty size; read x; stty size");
     (s.cols, s.rows) = (100, 30);
     let (pty, mut rx) = spawn(&s);
-    assert_eq!(pty.size(), PtySize { cols: 100, rows: 30 });
+    assert_eq!(
+        pty.size(),
+        PtySize {
+            cols: 100,
+            rows: 30
+        }
+    );
     let mut seen = Seen::default();
     until_text(&mut rx, &mut seen, "30 100").await;
 
     assert_eq!(
         pty.resize(120, 40).unwrap(),
-        PtySize { cols: 120, rows: 40 }
+        PtySize {
+            cols: 120,
+            rows: 40
+        }
     );
     pty.write_input(b"\n", soon()).await.unwrap();
     until_text(&mut rx, &mut seen, "40 120").await;
 
     // Out of range sizes are clamped, not refused.
-    assert_eq!(pty.resize(1, 999).unwrap(), PtySize { cols: 20, rows: 200 });
+    assert_eq!(
+        pty.resize(1, 999).unwrap(),
+        PtySize {
+            cols: 20,
+            rows: 200
+        }
+    );
     pty.write_input(b"\n", soon()).await.unwrap();
     until(&mut rx, &mut seen, |s| s.closed).await;
     assert!(seen.text().contains("200 20"), "{}", seen.text());
@@ -203,7 +221,9 @@ async fn exit_codes_are_reported_once_after_all_output() {
     assert_eq!(ExitStatus::Signaled { signal: 9 }.code(), 137);
 
     // The last bytes before exit arrive before Exited (`until` asserts no output follows it).
-    let (_pty, mut rx) = spawn(&sh("head -c 300000 /dev/zero | tr '\\0' x; printf END; exit 7"));
+    let (_pty, mut rx) = spawn(&sh(
+        "head -c 300000 /dev/zero | tr '\\0' x; printf END; exit 7",
+    ));
     let seen = to_end(&mut rx).await;
     assert_eq!(seen.exit, Some(ExitStatus::Exited { code: 7 }));
     assert_eq!(seen.out.iter().filter(|&&b| b == b'x').count(), 300_000);
@@ -253,13 +273,20 @@ async fn spawn_failures_are_clear() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(err.to_string().contains("signaltty-no-such-program"), "{err}");
+    assert!(
+        err.to_string().contains("signaltty-no-such-program"),
+        "{err}"
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("not-executable");
     std::fs::write(&script, "#!/bin/sh\n").unwrap();
-    let err = Pty::spawn(PaneId::new(), Path::new("/s"), &spec(&[script.to_str().unwrap()]))
-        .unwrap_err();
+    let err = Pty::spawn(
+        PaneId::new(),
+        Path::new("/s"),
+        &spec(&[script.to_str().unwrap()]),
+    )
+    .unwrap_err();
     assert!(
         matches!(&err, SpawnError::Exec { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied),
         "{err:?}"
@@ -300,7 +327,10 @@ async fn a_child_that_never_reads_times_out_without_stalling_other_panes() {
     cat.write_input(b"ping\n", soon()).await.unwrap();
     let mut seen = Seen::default();
     until_text(&mut cat_rx, &mut seen, "ping\r\nping\r\n").await;
-    assert!(started.elapsed() < Duration::from_millis(1500), "cat waited for the stuck pane");
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "cat waited for the stuck pane"
+    );
     assert!(!stuck_write.is_finished());
 
     let result = stuck_write.await.unwrap();
@@ -353,11 +383,14 @@ async fn group_signal_reaches_background_children() {
 
 #[tokio::test]
 async fn foreground_signal_goes_to_the_foreground_job() {
-    let (pty, mut rx) = spawn(&sh("trap 'echo caught' INT; echo ready; read x; echo after"));
+    let (pty, mut rx) = spawn(&sh(
+        "trap 'echo caught' INT; echo ready; read x; echo after",
+    ));
     let mut seen = Seen::default();
     until_text(&mut rx, &mut seen, "ready").await;
     assert_eq!(pty.foreground_process_group(), Some(pty.pid()));
-    pty.signal(PaneSignal::Int, SignalScope::Foreground).unwrap();
+    pty.signal(PaneSignal::Int, SignalScope::Foreground)
+        .unwrap();
     pty.write_input(b"\n", soon()).await.unwrap();
     until(&mut rx, &mut seen, |s| s.closed).await;
     assert!(seen.text().contains("caught"), "{}", seen.text());
@@ -379,7 +412,10 @@ async fn hangup_kills_a_child_that_ignores_sighup_after_the_grace() {
             status: ExitStatus::Signaled { signal: 9 }
         }
     );
-    assert!(elapsed >= grace && elapsed < Duration::from_secs(5), "{elapsed:?}");
+    assert!(
+        elapsed >= grace && elapsed < Duration::from_secs(5),
+        "{elapsed:?}"
+    );
     until(&mut rx, &mut seen, |s| s.closed).await;
     assert_eq!(seen.exit, Some(ExitStatus::Signaled { signal: 9 }));
 }

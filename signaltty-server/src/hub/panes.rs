@@ -103,7 +103,9 @@ impl Hub {
     ) -> Result<(Pane, Tab)> {
         let placement = match tab {
             Some(tab) => Placement::IntoTab(tab),
-            None => Placement::NewTab { title: String::new() },
+            None => Placement::NewTab {
+                title: String::new(),
+            },
         };
         let default_cwd = self.store().read(|s| {
             s.check_placement(&placement)?;
@@ -118,19 +120,37 @@ impl Hub {
             }
             Ok(ws.cwd.clone())
         })?;
-        self.start_pane(ws.clone(), placement, launch, default_cwd).await
+        self.start_pane(ws.clone(), placement, launch, default_cwd)
+            .await
     }
 
     /// Splits `target` and starts a pane in the new half.
-    pub async fn split_pane(&self, target: &PaneId, direction: Direction, launch: Launch) -> Result<(Pane, Tab)> {
+    pub async fn split_pane(
+        &self,
+        target: &PaneId,
+        direction: Direction,
+        launch: Launch,
+    ) -> Result<(Pane, Tab)> {
         let (ws, size, default_cwd) = self.store().read(|s| {
             let p = s.pane(target)?;
-            Ok::<_, crate::model::state::StateError>((p.workspace_id.clone(), p.size, p.cwd.clone()))
+            Ok::<_, crate::model::state::StateError>((
+                p.workspace_id.clone(),
+                p.size,
+                p.cwd.clone(),
+            ))
         })?;
         // Start at the target's size; the clients' next resize arbitrates the real size.
         let launch = Launch {
-            cols: if launch.cols == 0 { u32::from(size.cols) } else { launch.cols },
-            rows: if launch.rows == 0 { u32::from(size.rows) } else { launch.rows },
+            cols: if launch.cols == 0 {
+                u32::from(size.cols)
+            } else {
+                launch.cols
+            },
+            rows: if launch.rows == 0 {
+                u32::from(size.rows)
+            } else {
+                launch.rows
+            },
             ..launch
         };
         let default_cwd = self
@@ -176,7 +196,8 @@ impl Hub {
             cols: size.cols,
             rows: size.rows,
         };
-        let (pty, events) = Pty::spawn(id.clone(), &self.config().socket, &spec).map_err(spawn_error)?;
+        let (pty, events) =
+            Pty::spawn(id.clone(), &self.config().socket, &spec).map_err(spawn_error)?;
         let now = SystemTime::now();
         let record = Pane {
             id: id.clone(),
@@ -196,7 +217,9 @@ impl Hub {
             last_message: String::new(),
             created_at: now,
         };
-        let inserted = self.store().apply(|s, now| s.add_pane(record, placement, now));
+        let inserted = self
+            .store()
+            .apply(|s, now| s.add_pane(record, placement, now));
         let (pane, tab) = match inserted {
             Ok(v) => v,
             Err(e) => {
@@ -230,11 +253,13 @@ impl Hub {
         let result = match report {
             Report::Term(TermEvent::Title(title)) => self
                 .store()
-                .apply(|s, _| s.update_pane(id, |p| {
-                    if !p.title_locked {
-                        p.title = title;
-                    }
-                }))
+                .apply(|s, _| {
+                    s.update_pane(id, |p| {
+                        if !p.title_locked {
+                            p.title = title;
+                        }
+                    })
+                })
                 .map(|_| ()),
             Report::Term(event) => {
                 self.on_term_event(id, event);
@@ -316,9 +341,15 @@ impl Hub {
     pub fn signal_pane(&self, id: &PaneId, name: &str, group: bool) -> Result<()> {
         let signal = parse_signal(name).map_err(|e| Error::bad(e.to_string()))?;
         let handle = self.handle(id)?;
-        let scope = if group { SignalScope::Group } else { SignalScope::Child };
+        let scope = if group {
+            SignalScope::Group
+        } else {
+            SignalScope::Child
+        };
         handle.pty().signal(signal, scope).map_err(|e| match e {
-            crate::pane::pty::PtyError::Exited | crate::pane::pty::PtyError::Closed => Error::PaneExited(id.clone()),
+            crate::pane::pty::PtyError::Exited | crate::pane::pty::PtyError::Closed => {
+                Error::PaneExited(id.clone())
+            }
             other => Error::Internal(format!("signal failed: {other}")),
         })
     }
@@ -342,12 +373,21 @@ impl Hub {
     }
 
     /// Captures a pane's text.
-    pub fn read_pane(&self, id: &PaneId, capture: Capture, keep_ansi: bool) -> Result<(Vec<String>, u64, Size)> {
+    pub fn read_pane(
+        &self,
+        id: &PaneId,
+        capture: Capture,
+        keep_ansi: bool,
+    ) -> Result<(Vec<String>, u64, Size)> {
         let handle = self.handle(id)?;
         Ok(handle.with_screen(|screen, offset| {
             let (cols, rows) = screen.size();
             let lines = match capture {
-                Capture::Screen => screen.contents(keep_ansi).lines().map(str::to_owned).collect(),
+                Capture::Screen => screen
+                    .contents(keep_ansi)
+                    .lines()
+                    .map(str::to_owned)
+                    .collect(),
                 Capture::Scrollback { lines } => {
                     let n = if lines == 0 { usize::MAX } else { lines };
                     screen.scrollback(n, keep_ansi)
@@ -441,6 +481,8 @@ fn write_error(id: &PaneId, e: WriteError) -> Error {
             written: Some(written as u64),
         },
         WriteError::Exited | WriteError::Closed => Error::PaneExited(id.clone()),
-        WriteError::Io { written, source } => Error::io(format!("writing input ({written} bytes written)"), source),
+        WriteError::Io { written, source } => {
+            Error::io(format!("writing input ({written} bytes written)"), source)
+        }
     }
 }

@@ -82,7 +82,9 @@ pub struct PaneHandle {
 
 impl std::fmt::Debug for PaneHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PaneHandle").field("id", &self.shared.id).finish_non_exhaustive()
+        f.debug_struct("PaneHandle")
+            .field("id", &self.shared.id)
+            .finish_non_exhaustive()
     }
 }
 
@@ -99,7 +101,14 @@ pub struct Subscribed {
 
 impl PaneHandle {
     /// Starts the actor task for a freshly spawned PTY.
-    pub fn start(id: PaneId, pty: Pty, events: PtyEvents, size: Size, limits: HistoryLimits, report: Reporter) -> Self {
+    pub fn start(
+        id: PaneId,
+        pty: Pty,
+        events: PtyEvents,
+        size: Size,
+        limits: HistoryLimits,
+        report: Reporter,
+    ) -> Self {
         let (fanout, _) = broadcast::channel(FANOUT_CHUNKS);
         let (size_tx, _) = watch::channel(size);
         let (exit_tx, _) = watch::channel(None);
@@ -232,15 +241,19 @@ impl PaneHandle {
 
     /// The smallest size of the attached, size-reporting clients; applies it when it differs.
     fn arbitrate(&self, model: &mut Model) -> Option<Size> {
-        let smallest = model.clients.values().flatten().fold(None, |acc: Option<Size>, s| {
-            Some(match acc {
-                None => *s,
-                Some(a) => Size {
-                    cols: a.cols.min(s.cols),
-                    rows: a.rows.min(s.rows),
-                },
-            })
-        })?;
+        let smallest = model
+            .clients
+            .values()
+            .flatten()
+            .fold(None, |acc: Option<Size>, s| {
+                Some(match acc {
+                    None => *s,
+                    Some(a) => Size {
+                        cols: a.cols.min(s.cols),
+                        rows: a.rows.min(s.rows),
+                    },
+                })
+            })?;
         self.apply_size(model, smallest)
     }
 
@@ -274,7 +287,10 @@ async fn run(shared: Arc<Shared>, mut events: PtyEvents, report: Reporter) {
                     model.offset += bytes.len() as u64;
                     let end_offset = model.offset;
                     // No receivers is fine; a lagging one finds out on its next receive.
-                    let _ = shared.fanout.send(Chunk { data: bytes, end_offset });
+                    let _ = shared.fanout.send(Chunk {
+                        data: bytes,
+                        end_offset,
+                    });
                 }
                 let now_ms = SystemTime::now()
                     .duration_since(UNIX_EPOCH)

@@ -31,7 +31,10 @@ const MAX_MESSAGE_BYTES: usize = 256 * 1024;
 const INPUT_DEADLINE: Duration = Duration::from_secs(5);
 
 /// Handles an Attach call.
-pub async fn attach(hub: Hub, mut inbound: Streaming<pb::AttachRequest>) -> Result<Response<AttachStream>, Status> {
+pub async fn attach(
+    hub: Hub,
+    mut inbound: Streaming<pb::AttachRequest>,
+) -> Result<Response<AttachStream>, Status> {
     let first = tokio::time::timeout(START_TIMEOUT, inbound.message())
         .await
         .map_err(|_| Error::Timeout {
@@ -86,15 +89,17 @@ impl Session {
     async fn send_snapshot(&self, sub: &Subscribed) -> bool {
         let s = &sub.snapshot;
         let title = self.handle.title().unwrap_or_default();
-        self.send(pb::attach_response::Kind::Snapshot(pb::attach_response::Snapshot {
-            screen: s.repaint.clone(),
-            output_offset: sub.offset,
-            cols: u32::from(s.cols),
-            rows: u32::from(s.rows),
-            cursor_row: u32::from(s.cursor_row),
-            cursor_col: u32::from(s.cursor_col),
-            title,
-        }))
+        self.send(pb::attach_response::Kind::Snapshot(
+            pb::attach_response::Snapshot {
+                screen: s.repaint.clone(),
+                output_offset: sub.offset,
+                cols: u32::from(s.cols),
+                rows: u32::from(s.rows),
+                cursor_row: u32::from(s.cursor_row),
+                cursor_col: u32::from(s.cursor_col),
+                title,
+            },
+        ))
         .await
     }
 
@@ -109,7 +114,11 @@ impl Session {
         let mut alive = self.send_snapshot(&sub).await;
         let exited = *exit_rx.borrow_and_update();
         if let Some(code) = exited {
-            alive &= self.send(pb::attach_response::Kind::Exited(pb::attach_response::Exited { code })).await;
+            alive &= self
+                .send(pb::attach_response::Kind::Exited(
+                    pb::attach_response::Exited { code },
+                ))
+                .await;
         }
         while alive {
             tokio::select! {
@@ -156,9 +165,11 @@ impl Session {
 
     async fn resync(&self, sub: &mut Subscribed) -> bool {
         *sub = self.handle.subscribe();
-        self.send(pb::attach_response::Kind::Resync(pb::attach_response::Resync {
-            reason: "client fell behind the pane's output; repainting".into(),
-        }))
+        self.send(pb::attach_response::Kind::Resync(
+            pb::attach_response::Resync {
+                reason: "client fell behind the pane's output; repainting".into(),
+            },
+        ))
         .await
             && self.send_snapshot(sub).await
     }
@@ -177,7 +188,9 @@ impl Session {
             }
             Some(pb::attach_request::Kind::Resize(r)) => {
                 if !self.read_only
-                    && let Some(size) = self.handle.client_resized(self.client, Size::clamped(r.cols, r.rows))
+                    && let Some(size) = self
+                        .handle
+                        .client_resized(self.client, Size::clamped(r.cols, r.rows))
                 {
                     self.hub.record_size(self.handle.id(), size);
                 }
@@ -194,7 +207,10 @@ impl Session {
         let pty = self.handle.pty().clone();
         tokio::spawn(async move {
             while let Some(data) = rx.recv().await {
-                if let Err(e) = pty.write_input(&data, Instant::now() + INPUT_DEADLINE).await {
+                if let Err(e) = pty
+                    .write_input(&data, Instant::now() + INPUT_DEADLINE)
+                    .await
+                {
                     tracing::debug!(error = %e, "attach input not written");
                 }
             }

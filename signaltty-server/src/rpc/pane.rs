@@ -34,7 +34,10 @@ fn env_pairs(env: std::collections::HashMap<String, String>) -> Vec<(String, Str
 impl pb::pane_service_server::PaneService for PaneService {
     type AttachStream = AttachStream;
 
-    async fn spawn_pane(&self, req: Request<pb::SpawnPaneRequest>) -> Answer<pb::SpawnPaneResponse> {
+    async fn spawn_pane(
+        &self,
+        req: Request<pb::SpawnPaneRequest>,
+    ) -> Answer<pb::SpawnPaneResponse> {
         let req = req.into_inner();
         let ws = workspace_id(&req.workspace_id)?;
         let tab = optional(&req.tab_id, tab_id)?;
@@ -53,7 +56,10 @@ impl pb::pane_service_server::PaneService for PaneService {
         }))
     }
 
-    async fn split_pane(&self, req: Request<pb::SplitPaneRequest>) -> Answer<pb::SplitPaneResponse> {
+    async fn split_pane(
+        &self,
+        req: Request<pb::SplitPaneRequest>,
+    ) -> Answer<pb::SplitPaneResponse> {
         let req = req.into_inner();
         let target = pane_id(&req.pane_id)?;
         let direction = direction_from_pb(req.direction)?;
@@ -73,13 +79,20 @@ impl pb::pane_service_server::PaneService for PaneService {
 
     async fn get_pane(&self, req: Request<pb::GetPaneRequest>) -> Answer<pb::GetPaneResponse> {
         let id = pane_id(&req.into_inner().pane_id)?;
-        let pane = self.hub.store().read(|s| s.pane(&id).cloned()).map_err(Error::from)?;
+        let pane = self
+            .hub
+            .store()
+            .read(|s| s.pane(&id).cloned())
+            .map_err(Error::from)?;
         Ok(Response::new(pb::GetPaneResponse {
             pane: Some(self.hub.pane_to_pb(&pane)),
         }))
     }
 
-    async fn list_panes(&self, req: Request<pb::ListPanesRequest>) -> Answer<pb::ListPanesResponse> {
+    async fn list_panes(
+        &self,
+        req: Request<pb::ListPanesRequest>,
+    ) -> Answer<pb::ListPanesResponse> {
         let req = req.into_inner();
         let ws = optional(&req.workspace_id, workspace_id)?;
         let tab = optional(&req.tab_id, tab_id)?;
@@ -105,7 +118,10 @@ impl pb::pane_service_server::PaneService for PaneService {
         }))
     }
 
-    async fn write_input(&self, req: Request<pb::WriteInputRequest>) -> Answer<pb::WriteInputResponse> {
+    async fn write_input(
+        &self,
+        req: Request<pb::WriteInputRequest>,
+    ) -> Answer<pb::WriteInputResponse> {
         let req = req.into_inner();
         let id = pane_id(&req.pane_id)?;
         let written = self.hub.write_input(&id, &req.data, req.timeout_ms).await?;
@@ -114,28 +130,43 @@ impl pb::pane_service_server::PaneService for PaneService {
         }))
     }
 
-    async fn resize_pane(&self, req: Request<pb::ResizePaneRequest>) -> Answer<pb::ResizePaneResponse> {
+    async fn resize_pane(
+        &self,
+        req: Request<pb::ResizePaneRequest>,
+    ) -> Answer<pb::ResizePaneResponse> {
         let req = req.into_inner();
-        let size = self.hub.resize_pane(&pane_id(&req.pane_id)?, req.cols, req.rows)?;
+        let size = self
+            .hub
+            .resize_pane(&pane_id(&req.pane_id)?, req.cols, req.rows)?;
         Ok(Response::new(pb::ResizePaneResponse {
             cols: u32::from(size.cols),
             rows: u32::from(size.rows),
         }))
     }
 
-    async fn signal_pane(&self, req: Request<pb::SignalPaneRequest>) -> Answer<pb::SignalPaneResponse> {
+    async fn signal_pane(
+        &self,
+        req: Request<pb::SignalPaneRequest>,
+    ) -> Answer<pb::SignalPaneResponse> {
         let req = req.into_inner();
-        self.hub.signal_pane(&pane_id(&req.pane_id)?, &req.signal, req.group)?;
+        self.hub
+            .signal_pane(&pane_id(&req.pane_id)?, &req.signal, req.group)?;
         Ok(Response::new(pb::SignalPaneResponse {}))
     }
 
-    async fn close_pane(&self, req: Request<pb::ClosePaneRequest>) -> Answer<pb::ClosePaneResponse> {
+    async fn close_pane(
+        &self,
+        req: Request<pb::ClosePaneRequest>,
+    ) -> Answer<pb::ClosePaneResponse> {
         let id = pane_id(&req.into_inner().pane_id)?;
         let tab_closed = self.hub.close_pane(&id).await?;
         Ok(Response::new(pb::ClosePaneResponse { tab_closed }))
     }
 
-    async fn rename_pane(&self, req: Request<pb::RenamePaneRequest>) -> Answer<pb::RenamePaneResponse> {
+    async fn rename_pane(
+        &self,
+        req: Request<pb::RenamePaneRequest>,
+    ) -> Answer<pb::RenamePaneResponse> {
         let req = req.into_inner();
         let pane = self.hub.rename_pane(&pane_id(&req.pane_id)?, &req.title)?;
         Ok(Response::new(pb::RenamePaneResponse {
@@ -170,7 +201,10 @@ impl pb::pane_service_server::PaneService for PaneService {
         }))
     }
 
-    async fn resume_pane(&self, _: Request<pb::ResumePaneRequest>) -> Answer<pb::ResumePaneResponse> {
+    async fn resume_pane(
+        &self,
+        _: Request<pb::ResumePaneRequest>,
+    ) -> Answer<pb::ResumePaneResponse> {
         Err(Error::Unimplemented("resuming restored panes (persistence)").into())
     }
 
