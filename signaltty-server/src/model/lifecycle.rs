@@ -2,9 +2,7 @@
 //! (how much it needs the user). Attention is ordered by severity.
 
 /// What a pane's process is doing.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Lifecycle {
     /// Nothing known yet (a plain shell, or an agent before its first hook).
@@ -26,17 +24,7 @@ pub enum Lifecycle {
 
 /// How much a pane needs the user, from least to most severe. `Ord` follows severity.
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Attention {
