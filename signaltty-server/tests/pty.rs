@@ -1,5 +1,8 @@
 //! Real children on real pseudo-terminals through `pane::pty`. Every wait is on output or exit
-//! with a timeout; nothing sleeps to synchronise.
+//! with a timeout (a process we cannot wait for, a grandchild, is polled in /proc with a timeout);
+//! nothing sleeps to synchronise.
+
+#![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -235,7 +238,7 @@ async fn exit_is_reported_while_a_survivor_holds_the_terminal() {
     // The background sleep ignores SIGHUP, so it outlives the shell (the kernel hangs up the
     // foreground group when the session leader exits) and keeps the slave open: no EOF comes,
     // and Exited must come anyway.
-    let (pty, mut rx) = spawn(&sh("(trap '' HUP; exec sleep 1000) & echo bg=$!; exit 5"));
+    let (pty, mut rx) = spawn(&sh("trap '' HUP; sleep 1000 & echo bg=$!; exit 5"));
     let mut seen = Seen::default();
     until(&mut rx, &mut seen, |s| s.exit.is_some()).await;
     assert_eq!(seen.exit, Some(ExitStatus::Exited { code: 5 }));
@@ -352,7 +355,8 @@ async fn a_child_that_never_reads_times_out_without_stalling_other_panes() {
 async fn group_signal_reaches_background_children() {
     // The job ignores SIGHUP: otherwise the kernel's hangup of the foreground group, when the
     // shell (session leader) exits, would kill it too.
-    let script = "(trap '' HUP; exec sleep 1000) & echo bg=$!; wait";
+    // (It inherits the ignored disposition at fork, so there is no window.)
+    let script = "trap '' HUP; sleep 1000 & trap - HUP; echo bg=$!; wait";
     // Child scope: the shell dies, its background job survives.
     let (pty, mut rx) = spawn(&sh(script));
     let mut seen = Seen::default();
