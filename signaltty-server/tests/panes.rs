@@ -1,6 +1,8 @@
 //! PaneService with real children in real PTYs: spawn, attach, input, capture, resize, signals,
 //! exit, and the layouts that panes make.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::{TestServer, WAIT, assert_error, attach, spawn, spawn_sized, until_event};
