@@ -1,6 +1,6 @@
-//! `Daemon`: the composition root. `start` builds the store, hub and gRPC routes once, binds the
-//! socket, and spawns the one serving task; everything long-lived hangs off one
-//! `CancellationToken` and one `TaskTracker`.
+//! `Daemon`: the composition root. `start` binds the socket, restores the saved state, builds the
+//! store, hub and gRPC routes once, and spawns the serving and saving tasks; everything
+//! long-lived hangs off one `CancellationToken` and one `TaskTracker`.
 
 use std::path::{Path, PathBuf};
 
@@ -10,7 +10,7 @@ use tokio_util::task::TaskTracker;
 use crate::config::Config;
 use crate::hub::Hub;
 use crate::listen::{self, ListenError};
-use crate::model::state::{Policy, State};
+use crate::model::state::Policy;
 use crate::store::Store;
 
 /// Why the daemon could not start.
@@ -22,6 +22,9 @@ pub enum StartError {
     /// Reflection could not be built (a build problem, not a runtime one).
     #[error("building gRPC reflection: {0}")]
     Reflection(#[from] tonic_reflection::server::Error),
+    /// The saved state must not be used (newer schema) or could not be read.
+    #[error(transparent)]
+    Persist(#[from] crate::persist::LoadError),
 }
 
 /// A running server.
@@ -40,13 +43,19 @@ impl Daemon {
         let policy = Policy {
             close_tab_on_last_pane: config.close_tab_on_last_pane,
         };
-        let store = Store::new(
-            State::new(policy),
-            config.event_ring,
-            config.event_live_capacity,
-        );
+        // Loaded after the socket is ours, so a second server never touches our files.
+        let loaded = match crate::persist::load(&config.state_dir, policy) {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                let _ = std::fs::remove_file(&bound.path);
+                return Err(e.into());
+            }
+        };
+        let store = Store::new(loaded.state, config.event_ring, config.event_live_capacity);
         let shutdown = CancellationToken::new();
         let hub = Hub::new(store, config, shutdown.clone());
+        hub.restore_dormant(loaded.tails);
+        hub.restore_notifications(loaded.notifications);
         let routes = crate::rpc::routes(&hub)?;
         let tasks = TaskTracker::new();
         let socket = bound.path.clone();
@@ -55,6 +64,7 @@ impl Daemon {
             path,
             lock,
         } = bound;
+        let stop = shutdown.clone();
         tasks.spawn(async move {
             let incoming = listen::incoming(listener);
             let served = tonic::transport::Server::builder()
@@ -64,11 +74,16 @@ impl Daemon {
             if let Err(e) = served {
                 tracing::error!(error = %e, "gRPC server stopped with an error");
             }
+            // However serving ended, the other tasks (the saver) end with it.
+            stop.cancel();
             // Remove the socket before releasing the lock (dropped with `bound` below).
             let _ = std::fs::remove_file(&path);
             drop(lock);
         });
+        hub.start_saving(&tasks);
         tasks.close();
+        let resumer = hub.clone();
+        tokio::spawn(async move { resumer.auto_resume().await });
         tracing::info!(socket = %socket.display(), "signaltty server listening");
         Ok(Daemon { hub, socket, tasks })
     }

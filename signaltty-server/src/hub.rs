@@ -2,6 +2,8 @@
 //! `hub/panes.rs`) the pane actors. Services only decode, call one hub method, and encode.
 
 pub mod panes;
+pub mod resume;
+mod saving;
 mod tabs;
 mod workspaces;
 
@@ -26,11 +28,15 @@ struct Inner {
     started_at: SystemTime,
     shutdown: CancellationToken,
     panes: panes::Registry,
+    dormant: resume::Dormant,
+    saver: crate::persist::Saver,
+    notifications: saving::CarriedNotifications,
 }
 
 impl Hub {
     /// Builds the hub over a store.
     pub fn new(store: Store, config: Config, shutdown: CancellationToken) -> Self {
+        let saver = crate::persist::Saver::new(config.state_dir.clone());
         Hub {
             inner: Arc::new(Inner {
                 store,
@@ -38,6 +44,9 @@ impl Hub {
                 started_at: SystemTime::now(),
                 shutdown,
                 panes: panes::Registry::default(),
+                dormant: resume::Dormant::default(),
+                saver,
+                notifications: saving::CarriedNotifications::default(),
             }),
         }
     }
@@ -65,6 +74,7 @@ impl Hub {
 
 impl Hub {
     /// Begins an orderly stop: refuses while processes run unless `force`; announces the stop,
+    /// saves the state (before the hangups, so live panes are saved as restorable, not exited),
     /// hangs up every live pane, and cancels the shutdown token (which ends streams and the
     /// server). Returns how many live panes were hung up.
     pub async fn shutdown(&self, force: bool, reason: &str) -> crate::error::Result<usize> {
@@ -82,6 +92,7 @@ impl Hub {
             .publish([crate::model::event::Event::ServerShuttingDown {
                 reason: reason.to_owned(),
             }]);
+        self.save_final().await;
         self.end_all_panes().await;
         self.inner.shutdown.cancel();
         Ok(live.len())

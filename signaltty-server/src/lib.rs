@@ -11,6 +11,7 @@ pub mod hub;
 pub mod listen;
 pub mod model;
 pub mod pane;
+pub mod persist;
 pub mod rpc;
 pub mod store;
 pub mod term;

@@ -7,6 +7,7 @@ pub mod convert;
 mod event;
 mod pane;
 mod pending;
+mod restored;
 mod server;
 mod status;
 mod tab;

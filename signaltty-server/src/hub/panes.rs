@@ -18,7 +18,7 @@ use crate::model::names::validate_name;
 use crate::model::pane::{Pane, PaneStatus, Size};
 use crate::model::state::Placement;
 use crate::model::tab::Tab;
-use crate::pane::actor::{PaneHandle, Report, Reporter};
+use crate::pane::actor::{PaneHandle, Report, Reporter, StartOptions};
 use crate::pane::pty::{MAX_INPUT_BYTES, Pty, WriteError};
 use crate::pane::signal::{SignalScope, parse_signal};
 use crate::pane::spawn::{SpawnError, SpawnSpec};
@@ -33,7 +33,7 @@ use super::workspaces::checked_dir;
 pub struct Registry(Mutex<HashMap<PaneId, PaneHandle>>);
 
 impl Registry {
-    fn lock(&self) -> MutexGuard<'_, HashMap<PaneId, PaneHandle>> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, HashMap<PaneId, PaneHandle>> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
@@ -80,7 +80,7 @@ fn default_shell() -> String {
 }
 
 impl Hub {
-    fn registry(&self) -> &Registry {
+    pub(super) fn registry(&self) -> &Registry {
         &self.inner.panes
     }
 
@@ -196,8 +196,7 @@ impl Hub {
             cols: size.cols,
             rows: size.rows,
         };
-        let (pty, events) =
-            Pty::spawn(id.clone(), &self.config().socket, &spec).map_err(spawn_error)?;
+        let (pty, events) = self.spawn_pty(&id, &spec)?;
         let now = SystemTime::now();
         let record = Pane {
             id: id.clone(),
@@ -229,13 +228,48 @@ impl Hub {
                 return Err(e);
             }
         };
+        self.start_actor(id, pty, events, size, bytes::Bytes::new());
+        Ok((pane, tab))
+    }
+
+    /// Starts a process for pane `id` on a fresh PTY (new panes and resumed ones).
+    pub(super) fn spawn_pty(
+        &self,
+        id: &PaneId,
+        spec: &SpawnSpec,
+    ) -> Result<(Pty, crate::pane::pty::PtyEvents)> {
+        Pty::spawn(id.clone(), &self.config().socket, spec).map_err(spawn_error)
+    }
+
+    /// Starts the actor over a spawned PTY and registers it, with `prelude` already on its screen.
+    /// The pane's record must already say LIVE, so that no report of the actor is lost. Returns
+    /// the handle it replaced (an exited process's, when a pane is resumed).
+    pub(super) fn start_actor(
+        &self,
+        id: PaneId,
+        pty: Pty,
+        events: crate::pane::pty::PtyEvents,
+        size: Size,
+        prelude: bytes::Bytes,
+    ) -> Option<PaneHandle> {
         let limits = HistoryLimits {
             max_lines: self.config().scrollback_lines,
             max_bytes: self.config().scrollback_bytes,
         };
-        let handle = PaneHandle::start(id.clone(), pty, events, size, limits, self.reporter());
-        self.registry().lock().insert(id, handle);
-        Ok((pane, tab))
+        let options = StartOptions {
+            prelude,
+            activity: Some(self.saver().activity()),
+        };
+        let handle = PaneHandle::start_with(
+            id.clone(),
+            pty,
+            events,
+            size,
+            limits,
+            self.reporter(),
+            options,
+        );
+        self.registry().lock().insert(id, handle)
     }
 
     /// The callback pane actors report through. Holds the hub weakly so that a pane's task never
@@ -379,20 +413,14 @@ impl Hub {
         capture: Capture,
         keep_ansi: bool,
     ) -> Result<(Vec<String>, u64, Size)> {
-        let handle = self.handle(id)?;
+        let handle = match self.handle(id) {
+            Ok(handle) => handle,
+            // A restored pane answers from its saved tail.
+            Err(e) => return self.read_restored(id, capture, keep_ansi).ok_or(e),
+        };
         Ok(handle.with_screen(|screen, offset| {
             let (cols, rows) = screen.size();
-            let lines = match capture {
-                Capture::Screen => screen
-                    .contents(keep_ansi)
-                    .lines()
-                    .map(str::to_owned)
-                    .collect(),
-                Capture::Scrollback { lines } => {
-                    let n = if lines == 0 { usize::MAX } else { lines };
-                    screen.scrollback(n, keep_ansi)
-                }
-            };
+            let lines = capture_lines(screen, capture, keep_ansi);
             (lines, offset, Size { cols, rows })
         }))
     }
@@ -400,6 +428,7 @@ impl Hub {
     /// Ends the processes of panes already removed from the state. Returns once SIGHUP was sent;
     /// the escalation to SIGKILL runs in the background.
     pub async fn end_panes(&self, ids: &[PaneId]) {
+        self.dormant().forget(ids);
         let handles: Vec<PaneHandle> = {
             let mut registry = self.registry().lock();
             ids.iter().filter_map(|id| registry.remove(id)).collect()
@@ -453,6 +482,25 @@ impl Hub {
             })
             .unwrap_or_default();
         pane_to_pb(pane, live)
+    }
+}
+
+/// The lines ReadPane returns from a screen.
+pub(super) fn capture_lines(
+    screen: &crate::term::Screen,
+    capture: Capture,
+    keep_ansi: bool,
+) -> Vec<String> {
+    match capture {
+        Capture::Screen => screen
+            .contents(keep_ansi)
+            .lines()
+            .map(str::to_owned)
+            .collect(),
+        Capture::Scrollback { lines } => {
+            let n = if lines == 0 { usize::MAX } else { lines };
+            screen.scrollback(n, keep_ansi)
+        }
     }
 }
 

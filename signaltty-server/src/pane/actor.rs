@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::{Notify, broadcast, watch};
 
 use super::pty::{Pty, PtyEvent, PtyEvents};
 use crate::model::ids::PaneId;
@@ -50,6 +50,17 @@ pub enum Report {
 /// Receives the actor's reports. Called from the actor task; must not block.
 pub type Reporter = Arc<dyn Fn(&PaneId, Report) + Send + Sync>;
 
+/// Optional parts of starting an actor ([`PaneHandle::start_with`]).
+#[derive(Clone, Debug, Default)]
+pub struct StartOptions {
+    /// Bytes fed to the screen before the process's first output, without advancing the output
+    /// offset: a resumed pane's saved tail, so it still shows what it last said.
+    pub prelude: Bytes,
+    /// Poked (never waited on here) after each output chunk, so that the snapshot saver can write
+    /// output tails without polling. One shared `Notify` serves every pane.
+    pub activity: Option<Arc<Notify>>,
+}
+
 /// Identifies one attached client of a pane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ClientId(u64);
@@ -72,6 +83,8 @@ struct Shared {
     closed: watch::Sender<bool>,
     /// Milliseconds since the epoch of the last output (0 = none yet).
     last_activity_ms: AtomicU64,
+    /// See [`StartOptions::activity`].
+    activity: Option<Arc<Notify>>,
 }
 
 /// Handle to a pane's actor. Cheap to clone.
@@ -109,6 +122,22 @@ impl PaneHandle {
         limits: HistoryLimits,
         report: Reporter,
     ) -> Self {
+        Self::start_with(id, pty, events, size, limits, report, StartOptions::default())
+    }
+
+    /// [`PaneHandle::start`] with a prelude and an activity signal.
+    pub fn start_with(
+        id: PaneId,
+        pty: Pty,
+        events: PtyEvents,
+        size: Size,
+        limits: HistoryLimits,
+        report: Reporter,
+        options: StartOptions,
+    ) -> Self {
+        let mut screen = Screen::with_history_limits(size.cols, size.rows, limits);
+        // Fed before the task starts, so no output can come before it.
+        screen.feed(&options.prelude);
         let (fanout, _) = broadcast::channel(FANOUT_CHUNKS);
         let (size_tx, _) = watch::channel(size);
         let (exit_tx, _) = watch::channel(None);
@@ -117,7 +146,7 @@ impl PaneHandle {
             id,
             pty,
             model: Mutex::new(Model {
-                screen: Screen::with_history_limits(size.cols, size.rows, limits),
+                screen,
                 offset: 0,
                 clients: HashMap::new(),
                 next_client: 1,
@@ -127,6 +156,7 @@ impl PaneHandle {
             exit: exit_tx,
             closed,
             last_activity_ms: AtomicU64::new(0),
+            activity: options.activity,
         });
         tokio::spawn(run(Arc::clone(&shared), events, report));
         PaneHandle { shared }
@@ -296,6 +326,9 @@ async fn run(shared: Arc<Shared>, mut events: PtyEvents, report: Reporter) {
                     .duration_since(UNIX_EPOCH)
                     .map_or(1, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
                 shared.last_activity_ms.store(now_ms, Ordering::Relaxed);
+                if let Some(activity) = &shared.activity {
+                    activity.notify_one();
+                }
                 for e in term_events {
                     report(&shared.id, Report::Term(e));
                 }

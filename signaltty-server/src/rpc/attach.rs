@@ -48,16 +48,35 @@ pub async fn attach(
         return Err(Error::bad("the first attach message must be Start").into());
     };
     let id = pane_id(&start.pane_id)?;
-    let handle = hub.handle(&id)?;
+    let handle = match hub.handle(&id) {
+        Ok(handle) => handle,
+        // A restored pane shows its saved tail until it is resumed.
+        Err(e) => return super::restored::attach(hub, id, start, inbound).ok_or(e)?,
+    };
     if start.mark_seen {
         hub.mark_seen(&id)?;
     }
+    let (tx, rx) = mpsc::channel(4);
+    start_session(hub, handle, &start, inbound, tx);
+    Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+}
+
+/// The sender of an attach stream.
+pub(super) type AttachSender = mpsc::Sender<Result<pb::AttachResponse, Status>>;
+
+/// Joins the pane's clients and runs the session on its own task.
+pub(super) fn start_session(
+    hub: Hub,
+    handle: PaneHandle,
+    start: &pb::attach_request::Start,
+    inbound: Streaming<pb::AttachRequest>,
+    tx: AttachSender,
+) {
     let size = (!start.read_only).then(|| Size::clamped(start.cols, start.rows));
     let (client, changed) = handle.join(size);
     if let Some(size) = changed {
-        hub.record_size(&id, size);
+        hub.record_size(handle.id(), size);
     }
-    let (tx, rx) = mpsc::channel(4);
     let session = Session {
         hub,
         handle,
@@ -66,7 +85,6 @@ pub async fn attach(
         tx,
     };
     tokio::spawn(session.run(inbound));
-    Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
 }
 
 struct Session {

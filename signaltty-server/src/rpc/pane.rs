@@ -8,6 +8,7 @@ use super::convert::{direction_from_pb, optional, pane_id, tab_id, tab_to_pb, wo
 use crate::error::Error;
 use crate::hub::Hub;
 use crate::hub::panes::{Capture, Launch};
+use crate::hub::resume::ResumeMode;
 
 /// Serves `signaltty.v1.PaneService`.
 #[derive(Debug)]
@@ -203,9 +204,23 @@ impl pb::pane_service_server::PaneService for PaneService {
 
     async fn resume_pane(
         &self,
-        _: Request<pb::ResumePaneRequest>,
+        req: Request<pb::ResumePaneRequest>,
     ) -> Answer<pb::ResumePaneResponse> {
-        Err(Error::Unimplemented("resuming restored panes (persistence)").into())
+        let req = req.into_inner();
+        let id = pane_id(&req.pane_id)?;
+        let mode = match pb::ResumeMode::try_from(req.mode) {
+            Ok(pb::ResumeMode::Unspecified | pb::ResumeMode::AgentSession) => {
+                ResumeMode::AgentSession
+            }
+            Ok(pb::ResumeMode::RespawnArgv) => ResumeMode::RespawnArgv,
+            Err(_) => {
+                return Err(Error::bad("mode must be AGENT_SESSION or RESPAWN_ARGV").into());
+            }
+        };
+        let pane = self.hub.resume_pane(&id, mode).await?;
+        Ok(Response::new(pb::ResumePaneResponse {
+            pane: Some(self.hub.pane_to_pb(&pane)),
+        }))
     }
 
     async fn attach(&self, req: Request<Streaming<pb::AttachRequest>>) -> Answer<AttachStream> {

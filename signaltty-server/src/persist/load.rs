@@ -1,0 +1,171 @@
+//! Loading the snapshot at start.
+//!
+//! Outcomes: no file → empty start; a newer schema → [`LoadError::NewerVersion`], the file left
+//! untouched (the server refuses to start rather than drop what a newer version saved); a file
+//! that is not a valid snapshot (bad JSON, wrong shape, broken invariants) → moved aside to
+//! `snapshot.json.corrupt-<unix seconds>`, logged as an error, empty start. Otherwise every pane
+//! comes back without a process — RESTORED, RESUMABLE or EXITED — with its tail.
+
+use std::collections::{HashMap, HashSet};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::schema::{Snapshot, VersionProbe};
+use super::tails::TailDir;
+use super::{SCHEMA_VERSION, SNAPSHOT_FILE, file, resumable};
+use crate::model::ids::PaneId;
+use crate::model::notification::Notification;
+use crate::model::state::{Policy, State};
+
+/// Why the server must not start with this state dir.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The snapshot was written by a newer server.
+    #[error(
+        "{path} was written by a newer signaltty (snapshot schema {found}; this server reads up to {supported}); \
+         it was left untouched: upgrade signaltty, or move the file away to start empty"
+    )]
+    NewerVersion {
+        /// The snapshot.
+        path: PathBuf,
+        /// Its version.
+        found: u64,
+        /// The newest this server reads.
+        supported: u32,
+    },
+    /// The snapshot or tails could not be read, or a corrupt snapshot could not be moved aside
+    /// (starting anyway would overwrite it).
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The OS error.
+        source: io::Error,
+    },
+}
+
+/// What a start begins with.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    /// The records, every pane without a process.
+    pub state: State,
+    /// Recent notifications, oldest first.
+    pub notifications: Vec<Notification>,
+    /// Saved output of each pane that has one (workspaces with tails enabled only).
+    pub tails: HashMap<PaneId, Vec<u8>>,
+    /// Where a corrupt snapshot was moved, if one was.
+    pub moved_aside: Option<PathBuf>,
+}
+
+/// Loads `<state_dir>/snapshot.json` and its tails.
+pub fn load(state_dir: &Path, policy: Policy) -> Result<Loaded, LoadError> {
+    let path = state_dir.join(SNAPSHOT_FILE);
+    let tails = TailDir::new(state_dir);
+    let text = match std::fs::read(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            // Tails without a snapshot belong to nothing.
+            let _ = tails.retain(&HashSet::new());
+            return Ok(Loaded {
+                state: State::new(policy),
+                ..Loaded::default()
+            });
+        }
+        Err(source) => {
+            return Err(LoadError::Io {
+                context: format!("reading {}", path.display()),
+                source,
+            });
+        }
+    };
+    let snapshot = match parse(&path, &text)? {
+        Ok(snapshot) => snapshot,
+        Err(why) => {
+            let aside = file::move_aside(&path).map_err(|source| LoadError::Io {
+                context: format!("moving the corrupt snapshot {} aside", path.display()),
+                source,
+            })?;
+            tracing::error!(
+                snapshot = %path.display(),
+                moved_to = %aside.display(),
+                "THE SAVED STATE IS CORRUPT ({why}); it was moved aside and the server starts with \
+                 no workspaces"
+            );
+            return Ok(Loaded {
+                state: State::new(policy),
+                moved_aside: Some(aside),
+                ..Loaded::default()
+            });
+        }
+    };
+    let mut state = snapshot.state;
+    state.set_policy(policy);
+    let ids: Vec<PaneId> = state.all_panes().iter().map(|p| p.id.clone()).collect();
+    let mut loaded_tails = HashMap::new();
+    for id in &ids {
+        let Ok(pane) = state.pane_mut(id) else {
+            continue;
+        };
+        resumable::forget_process(pane);
+        let ws = pane.workspace_id.clone();
+        let tails_on = state
+            .workspace(&ws)
+            .is_ok_and(|w| !w.settings.disable_tails);
+        if tails_on {
+            match tails.read(id) {
+                Ok(tail) if !tail.is_empty() => {
+                    loaded_tails.insert(id.clone(), tail);
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!(pane = %id, error = %e, "cannot read a saved tail"),
+            }
+        }
+    }
+    let keep: HashSet<PaneId> = loaded_tails.keys().cloned().collect();
+    if let Err(e) = tails.retain(&keep) {
+        tracing::warn!(error = %e, "cannot clean up saved tails");
+    }
+    tracing::info!(
+        workspaces = state.workspaces().len(),
+        tabs = state.tab_count(),
+        panes = state.pane_count(),
+        tails = loaded_tails.len(),
+        "restored the saved state"
+    );
+    Ok(Loaded {
+        state,
+        notifications: snapshot.notifications,
+        tails: loaded_tails,
+        moved_aside: None,
+    })
+}
+
+/// Parses a snapshot. The outer error refuses the start; the inner one says why it is corrupt.
+fn parse(path: &Path, text: &[u8]) -> Result<Result<Snapshot, String>, LoadError> {
+    let probe: VersionProbe = match serde_json::from_slice(text) {
+        Ok(probe) => probe,
+        Err(e) => return Ok(Err(format!("not a snapshot: {e}"))),
+    };
+    if probe.version > u64::from(SCHEMA_VERSION) {
+        return Err(LoadError::NewerVersion {
+            path: path.to_path_buf(),
+            found: probe.version,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    if probe.version == 0 {
+        return Ok(Err("schema version 0 was never written".into()));
+    }
+    let snapshot: Snapshot = match serde_json::from_slice(text) {
+        Ok(s) => s,
+        Err(e) => return Ok(Err(format!("unreadable content: {e}"))),
+    };
+    if let Err(e) = snapshot.state.check_invariants() {
+        return Ok(Err(format!("inconsistent records: {e}")));
+    }
+    // `check_invariants` walks tabs; a pane no tab shows would be unreachable.
+    if snapshot.state.all_panes().len() != snapshot.state.pane_count() {
+        return Ok(Err("inconsistent records: panes outside every tab".into()));
+    }
+    Ok(Ok(snapshot))
+}
