@@ -4,7 +4,9 @@
 
 mod socket;
 
-pub use socket::{SOCKET_ENV, connect, default_socket_dir, default_socket_path, resolve_socket_path};
+pub use socket::{
+    SOCKET_ENV, connect, default_socket_dir, default_socket_path, resolve_socket_path,
+};
 
 #[allow(clippy::all, clippy::pedantic, missing_docs)]
 pub mod v1 {

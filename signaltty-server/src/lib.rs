@@ -1,4 +1,16 @@
 //! The signaltty server as a library: `Daemon::start` is the composition root; the binary and the
 //! in-process integration tests both go through it.
 
+pub mod agents;
+pub mod bus;
+pub mod config;
+pub mod daemon;
+pub mod error;
+pub mod git;
+pub mod hub;
+pub mod listen;
 pub mod model;
+pub mod pane;
+pub mod rpc;
+pub mod store;
+pub mod term;

@@ -1,1 +1,99 @@
-fn main() {}
+//! `signaltty-server`: parses flags, sets up logging, runs the daemon until a signal or Shutdown.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use signaltty_server::config::{Config, default_state_dir};
+use signaltty_server::daemon::Daemon;
+
+/// The signaltty server: owns every PTY and serves the gRPC API on a Unix socket.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Args {
+    /// Unix socket to listen on [default: $XDG_RUNTIME_DIR/signaltty/signaltty.sock].
+    #[arg(long, env = "SIGNALTTY_SOCKET")]
+    socket: Option<PathBuf>,
+    /// Directory for the snapshot, tails and logs [default: $XDG_STATE_HOME/signaltty].
+    #[arg(long)]
+    state_dir: Option<PathBuf>,
+    /// Log to this file instead of stderr [default: stderr when it is a terminal, else
+    /// <state-dir>/server.log].
+    #[arg(long)]
+    log_file: Option<PathBuf>,
+}
+
+fn main() -> std::process::ExitCode {
+    let args = Args::parse();
+    let socket = signaltty_proto::resolve_socket_path(args.socket.as_deref());
+    let state_dir = args.state_dir.unwrap_or_else(default_state_dir);
+    if let Err(e) = init_logging(args.log_file.as_deref(), &state_dir) {
+        eprintln!("signaltty-server: cannot set up logging: {e}");
+        return std::process::ExitCode::FAILURE;
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("signaltty-server: cannot start the async runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(Config::new(socket, state_dir))) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("signaltty-server: {e}");
+            tracing::error!("{e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(config: Config) -> anyhow::Result<()> {
+    let daemon = Daemon::start(config).await?;
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+    tokio::select! {
+        () = daemon.wait() => return Ok(()),
+        _ = term.recv() => tracing::info!("SIGTERM: shutting down"),
+        _ = int.recv() => tracing::info!("SIGINT: shutting down"),
+    }
+    daemon.hub().shutdown(true, "signal").await?;
+    daemon.wait().await;
+    Ok(())
+}
+
+fn init_logging(
+    log_file: Option<&std::path::Path>,
+    state_dir: &std::path::Path,
+) -> anyhow::Result<()> {
+    use std::io::IsTerminal;
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SIGNALTTY_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let file = match log_file {
+        Some(path) => Some(path.to_path_buf()),
+        None if std::io::stderr().is_terminal() => None,
+        None => {
+            signaltty_server::listen::private_dir(state_dir)?;
+            Some(state_dir.join("server.log"))
+        }
+    };
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false);
+    match file {
+        Some(path) => {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)?;
+            builder
+                .with_ansi(false)
+                .with_writer(std::sync::Mutex::new(file))
+                .init();
+        }
+        None => builder.with_writer(std::io::stderr).init(),
+    }
+    Ok(())
+}

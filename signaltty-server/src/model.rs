@@ -1,5 +1,15 @@
 //! The pure domain: ids, workspace/tab/pane records, the layout tree, the lifecycle and attention
-//! axes. No I/O and no proto types here, so every rule can be unit- and property-tested.
+//! axes, decisions, notifications, events, and `State` (the only code that changes records). No
+//! I/O and no proto types here, so every rule can be unit- and property-tested.
 
+pub mod decision;
+pub mod event;
 pub mod ids;
+pub mod layout;
 pub mod lifecycle;
+pub mod names;
+pub mod notification;
+pub mod pane;
+pub mod state;
+pub mod tab;
+pub mod workspace;

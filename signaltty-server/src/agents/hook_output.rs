@@ -1,0 +1,78 @@
+//! A verdict spelled in the agent's own hook-output JSON, for the waiting `PermissionRequest` hook
+//! to print on stdout. Claude Code and Codex share the shape:
+//! `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`,
+//! and for a deny `"decision":{"behavior":"deny","message":"…"}`. Other agents cannot act on a
+//! verdict, so they get none. No verdict at all (timeout, cancel) means printing nothing: the
+//! agent then falls back to its own prompt — silence never allows.
+
+use serde_json::{Value, json};
+
+use super::AgentKind;
+use crate::model::decision::Verdict;
+
+/// The JSON the waiting hook prints for `verdict`, or `None` when `kind` cannot take a verdict.
+pub fn native_verdict(kind: AgentKind, verdict: &Verdict) -> Option<Value> {
+    if !kind.supports_native_wait() {
+        return None;
+    }
+    let decision = match verdict {
+        Verdict::Allow => json!({ "behavior": "allow" }),
+        Verdict::Deny { message } => json!({ "behavior": "deny", "message": message }),
+    };
+    Some(json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": decision,
+        }
+    }))
+}
+
+/// [`native_verdict`] as one compact line, ready for stdout.
+pub fn native_verdict_line(kind: AgentKind, verdict: &Verdict) -> Option<String> {
+    native_verdict(kind, verdict).map(|v| v.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claude_and_codex_get_their_shape() {
+        for kind in [AgentKind::Claude, AgentKind::Codex] {
+            let line = native_verdict_line(kind, &Verdict::Allow).expect("supported");
+            assert!(!line.contains('\n'), "one line for stdout");
+            let parsed: Value = serde_json::from_str(&line).expect("valid JSON");
+            assert_eq!(
+                parsed,
+                json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}})
+            );
+            let allow = native_verdict(kind, &Verdict::Allow).expect("supported");
+            assert_eq!(
+                allow["hookSpecificOutput"]["hookEventName"],
+                "PermissionRequest"
+            );
+            assert_eq!(
+                allow["hookSpecificOutput"]["decision"],
+                json!({"behavior": "allow"})
+            );
+            let deny = native_verdict(
+                kind,
+                &Verdict::Deny {
+                    message: "no".into(),
+                },
+            )
+            .expect("supported");
+            assert_eq!(
+                deny["hookSpecificOutput"]["decision"],
+                json!({"behavior": "deny", "message": "no"})
+            );
+        }
+    }
+
+    #[test]
+    fn other_agents_get_nothing() {
+        for kind in [AgentKind::Opencode, AgentKind::Cursor, AgentKind::Generic] {
+            assert_eq!(native_verdict(kind, &Verdict::Allow), None);
+        }
+    }
+}

@@ -1,0 +1,297 @@
+//! Hook installers: register `signaltty hook-event …` in each agent's own configuration, so the
+//! agent reports its lifecycle to us.
+//!
+//! | agent | file (under `home`) | shape |
+//! |---|---|---|
+//! | claude | `.claude/settings.json` | `hooks.<Event>[] = {matcher, hooks:[{type:"command", command, timeout}]}` |
+//! | codex | `.codex/hooks.json` | same as claude |
+//! | cursor | `.cursor/hooks.json` | `{version:1, hooks.<event>[] = {command, timeout}}` |
+//! | opencode | `.config/opencode/plugins/signaltty.js` | a plugin we own entirely |
+//!
+//! Rules every installer keeps: every foreign entry and key survives; an entry is ours when its
+//! command contains [`MANAGED_MARKER`] (`signaltty hook-event`); a file we cannot understand is
+//! refused and left byte-identical; writes are atomic (temp file in the same directory, fsync,
+//! rename, directory fsync) and keep the file's mode and symlinks; a re-install that would change
+//! nothing writes nothing and reports [`WriteOutcome::Unchanged`]; uninstall removes only our
+//! entries (and the groups/events/plugin it thereby emptied).
+
+mod file;
+mod json_hooks;
+mod opencode;
+
+use std::path::{Path, PathBuf};
+
+use super::AgentKind;
+
+/// Substring that marks a hook command as ours.
+pub const MANAGED_MARKER: &str = "signaltty hook-event";
+
+/// Largest config file we agree to rewrite.
+pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
+
+/// How far our hooks are present in an agent's config.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HookState {
+    /// Every hook we install is there, exactly as we would write it.
+    Installed,
+    /// None of ours (or no file).
+    NotInstalled,
+    /// Some of ours, or stale ones (another program path, an older layout).
+    Partial,
+    /// The file exists but cannot be understood (or, for OpenCode, is not ours); install refuses it.
+    Malformed(String),
+}
+
+/// Whether an install or uninstall wrote anything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteOutcome {
+    /// The file was written (or removed).
+    Changed,
+    /// Nothing needed doing; the file was not touched.
+    Unchanged,
+}
+
+/// The result of an install or uninstall.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstallReport {
+    /// The agent.
+    pub kind: AgentKind,
+    /// The config file concerned.
+    pub path: PathBuf,
+    /// Whether it was written.
+    pub outcome: WriteOutcome,
+    /// Something the user must do themselves (e.g. trust new hooks in Codex).
+    pub notice: Option<String>,
+}
+
+/// Why an install, uninstall or status failed.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    /// The agent has no hook configuration we know how to write (generic).
+    #[error("no hook installer for agent {0}")]
+    Unsupported(AgentKind),
+    /// The existing file is not what its agent expects; it was left untouched.
+    #[error("{path}: {reason}; fix or move the file, it was left untouched")]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A file at our plugin path was not written by signaltty; it was left untouched.
+    #[error("{0} exists and was not written by signaltty; move it away to install")]
+    Foreign(PathBuf),
+    /// The file changed while we were rewriting it; nothing was written.
+    #[error("{0} changed while it was being updated; nothing was written, try again")]
+    ChangedMeanwhile(PathBuf),
+    /// Reading or writing failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// One hook we register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HookSpec {
+    /// The agent's event name.
+    pub event: &'static str,
+    /// Seconds the agent waits for the command.
+    pub timeout_secs: u64,
+    /// Whether the command waits for a decision answer (`--wait-for-answer`).
+    pub wait_for_answer: bool,
+}
+
+/// Seconds a waiting PermissionRequest hook may run: above the server's 120 s answer limit, so
+/// the server ends the wait first and the hook exits cleanly.
+pub const PERMISSION_TIMEOUT_SECS: u64 = 125;
+
+const fn spec(event: &'static str, timeout_secs: u64) -> HookSpec {
+    HookSpec {
+        event,
+        timeout_secs,
+        wait_for_answer: false,
+    }
+}
+
+const WAITING_PERMISSION: HookSpec = HookSpec {
+    event: "PermissionRequest",
+    timeout_secs: PERMISSION_TIMEOUT_SECS,
+    wait_for_answer: true,
+};
+
+/// The hooks we register for `kind` (empty for generic; OpenCode's plugin reports its events
+/// itself).
+pub fn hook_specs(kind: AgentKind) -> &'static [HookSpec] {
+    const CLAUDE: &[HookSpec] = &[
+        spec("SessionStart", 10),
+        spec("UserPromptSubmit", 10),
+        spec("Notification", 10),
+        WAITING_PERMISSION,
+        spec("Stop", 10),
+        spec("SessionEnd", 10),
+    ];
+    // Codex runs hooks inline with a short budget.
+    const CODEX: &[HookSpec] = &[
+        spec("SessionStart", 3),
+        spec("UserPromptSubmit", 3),
+        WAITING_PERMISSION,
+        spec("Stop", 3),
+        spec("SessionEnd", 3),
+    ];
+    const CURSOR: &[HookSpec] = &[
+        spec("sessionStart", 10),
+        spec("beforeSubmitPrompt", 10),
+        spec("stop", 10),
+        spec("sessionEnd", 10),
+    ];
+    match kind {
+        AgentKind::Claude => CLAUDE,
+        AgentKind::Codex => CODEX,
+        AgentKind::Cursor => CURSOR,
+        AgentKind::Opencode | AgentKind::Generic => &[],
+    }
+}
+
+/// The shell command registered for one event:
+/// `<program> hook-event --agent A --event E --payload-stdin [--wait-for-answer] # signaltty hook-event (managed)`.
+/// `program` is the signaltty executable (ideally absolute), shell-quoted when needed; the trailing
+/// comment carries [`MANAGED_MARKER`] whatever the program path looks like.
+pub fn hook_command(program: &str, kind: AgentKind, spec: &HookSpec) -> String {
+    let mut cmd = format!(
+        "{} hook-event --agent {} --event {} --payload-stdin",
+        shell_quote(program),
+        kind.as_str(),
+        spec.event
+    );
+    if spec.wait_for_answer {
+        cmd.push_str(" --wait-for-answer");
+    }
+    cmd.push_str(" # ");
+    cmd.push_str(MANAGED_MARKER);
+    cmd.push_str(" (managed)");
+    cmd
+}
+
+/// True when a hook command is one of ours.
+pub fn is_managed(command: &str) -> bool {
+    command.contains(MANAGED_MARKER)
+}
+
+fn shell_quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+:=@,%".contains(&b));
+    if plain {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// The config file the installer for `kind` manages under `home`.
+pub fn config_path(kind: AgentKind, home: &Path) -> Result<PathBuf, InstallError> {
+    Ok(match kind {
+        AgentKind::Claude => home.join(".claude").join("settings.json"),
+        AgentKind::Codex => home.join(".codex").join("hooks.json"),
+        AgentKind::Cursor => home.join(".cursor").join("hooks.json"),
+        AgentKind::Opencode => home
+            .join(".config")
+            .join("opencode")
+            .join("plugins")
+            .join("signaltty.js"),
+        AgentKind::Generic => return Err(InstallError::Unsupported(kind)),
+    })
+}
+
+/// Installs (or repairs) our hooks for `kind` under `home`, running `program` (the signaltty
+/// executable).
+pub fn install(kind: AgentKind, home: &Path, program: &str) -> Result<InstallReport, InstallError> {
+    let path = config_path(kind, home)?;
+    let outcome = match kind {
+        AgentKind::Opencode => opencode::install(&path, program)?,
+        _ => json_hooks::install(kind, &path, program)?,
+    };
+    let notice = (kind == AgentKind::Codex && outcome == WriteOutcome::Changed)
+        .then(|| "Codex asks you to review new hooks: open /hooks in codex and trust the signaltty entries".to_owned());
+    Ok(InstallReport {
+        kind,
+        path,
+        outcome,
+        notice,
+    })
+}
+
+/// Removes our hooks for `kind` under `home`, and nothing else.
+pub fn uninstall(kind: AgentKind, home: &Path) -> Result<InstallReport, InstallError> {
+    let path = config_path(kind, home)?;
+    let outcome = match kind {
+        AgentKind::Opencode => opencode::uninstall(&path)?,
+        _ => json_hooks::uninstall(kind, &path)?,
+    };
+    Ok(InstallReport {
+        kind,
+        path,
+        outcome,
+        notice: None,
+    })
+}
+
+/// How far our hooks for `kind` (running `program`) are installed under `home`. A file we cannot
+/// understand is `Ok(HookState::Malformed(..))`; errors are for unsupported kinds and I/O.
+pub fn status(kind: AgentKind, home: &Path, program: &str) -> Result<HookState, InstallError> {
+    let path = config_path(kind, home)?;
+    match kind {
+        AgentKind::Opencode => opencode::status(&path, program),
+        _ => json_hooks::status(kind, &path, program),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_carry_the_marker_and_quote_the_program() {
+        let c = hook_command(
+            "/usr/local/bin/signaltty",
+            AgentKind::Claude,
+            &WAITING_PERMISSION,
+        );
+        assert_eq!(
+            c,
+            "/usr/local/bin/signaltty hook-event --agent claude --event PermissionRequest --payload-stdin \
+             --wait-for-answer # signaltty hook-event (managed)"
+        );
+        assert!(is_managed(&c));
+        let c = hook_command(
+            "/home/a b/it's/signaltty",
+            AgentKind::Cursor,
+            &spec("stop", 10),
+        );
+        assert!(
+            c.starts_with(r"'/home/a b/it'\''s/signaltty' hook-event --agent cursor --event stop")
+        );
+        assert!(!is_managed("echo hello"));
+    }
+
+    #[test]
+    fn codex_has_no_notification_hook_and_waits_on_permission() {
+        let events: Vec<_> = hook_specs(AgentKind::Codex)
+            .iter()
+            .map(|s| s.event)
+            .collect();
+        assert!(!events.contains(&"Notification"));
+        let perm = hook_specs(AgentKind::Claude)
+            .iter()
+            .find(|s| s.event == "PermissionRequest")
+            .expect("claude permission hook");
+        assert!(perm.wait_for_answer);
+        assert_eq!(perm.timeout_secs, 125);
+        assert!(config_path(AgentKind::Generic, Path::new("/h")).is_err());
+    }
+}

@@ -1,0 +1,90 @@
+//! `Daemon`: the composition root. `start` builds the store, hub and gRPC routes once, binds the
+//! socket, and spawns the one serving task; everything long-lived hangs off one
+//! `CancellationToken` and one `TaskTracker`.
+
+use std::path::{Path, PathBuf};
+
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::config::Config;
+use crate::hub::Hub;
+use crate::listen::{self, ListenError};
+use crate::model::state::{Policy, State};
+use crate::store::Store;
+
+/// Why the daemon could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The socket could not be taken.
+    #[error(transparent)]
+    Listen(#[from] ListenError),
+    /// Reflection could not be built (a build problem, not a runtime one).
+    #[error("building gRPC reflection: {0}")]
+    Reflection(#[from] tonic_reflection::server::Error),
+}
+
+/// A running server.
+#[derive(Debug)]
+pub struct Daemon {
+    hub: Hub,
+    socket: PathBuf,
+    tasks: TaskTracker,
+}
+
+impl Daemon {
+    /// Starts serving on `config.socket`. Must run inside a tokio runtime.
+    pub async fn start(config: Config) -> Result<Daemon, StartError> {
+        listen::private_dir(&config.state_dir)?;
+        let bound = listen::bind(&config.socket)?;
+        let policy = Policy {
+            close_tab_on_last_pane: config.close_tab_on_last_pane,
+        };
+        let store = Store::new(
+            State::new(policy),
+            config.event_ring,
+            config.event_live_capacity,
+        );
+        let shutdown = CancellationToken::new();
+        let hub = Hub::new(store, config, shutdown.clone());
+        let routes = crate::rpc::routes(&hub)?;
+        let tasks = TaskTracker::new();
+        let socket = bound.path.clone();
+        let listen::Bound {
+            listener,
+            path,
+            lock,
+        } = bound;
+        tasks.spawn(async move {
+            let incoming = listen::incoming(listener);
+            let served = tonic::transport::Server::builder()
+                .add_routes(routes)
+                .serve_with_incoming_shutdown(incoming, shutdown.cancelled())
+                .await;
+            if let Err(e) = served {
+                tracing::error!(error = %e, "gRPC server stopped with an error");
+            }
+            // Remove the socket before releasing the lock (dropped with `bound` below).
+            let _ = std::fs::remove_file(&path);
+            drop(lock);
+        });
+        tasks.close();
+        tracing::info!(socket = %socket.display(), "signaltty server listening");
+        Ok(Daemon { hub, socket, tasks })
+    }
+
+    /// The socket path.
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// The hub (for in-process tests and the binary's signal handling).
+    pub fn hub(&self) -> &Hub {
+        &self.hub
+    }
+
+    /// Resolves once the server has stopped serving and released the socket.
+    pub async fn wait(&self) {
+        self.tasks.wait().await;
+    }
+}

@@ -1,0 +1,124 @@
+//! The server's one error type. Every core operation returns it; `rpc/status.rs` turns it into a
+//! `tonic::Status` with a stable reason in `google.rpc.ErrorInfo` exactly once, at the edge.
+//! Each variant's message tells a person what to do next.
+
+use crate::model::ids::{DecisionId, PaneId, TabId, WorkspaceId};
+
+/// Result with the server's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything a request can fail with. The variant decides the gRPC code and reason.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The workspace id names nothing open.
+    #[error("no workspace {0}; list them with `signaltty workspace list`")]
+    NoSuchWorkspace(WorkspaceId),
+    /// The tab id names nothing open.
+    #[error("no tab {0}; `signaltty workspace get WS` lists a workspace's tabs")]
+    NoSuchTab(TabId),
+    /// The pane id names nothing open.
+    #[error("no pane {0}; list them with `signaltty pane list`")]
+    NoSuchPane(PaneId),
+    /// The decision is not pending (answered, cleared, or its waiter is gone).
+    #[error(
+        "no pending decision {0} on that pane; list pending ones with `signaltty decision list`"
+    )]
+    NoSuchDecision(DecisionId),
+    /// The request is malformed; the message says which field and why.
+    #[error("{0}")]
+    BadParams(String),
+    /// The pane's process has exited.
+    #[error("pane {0} has exited; read it, resume it, or close it")]
+    PaneExited(PaneId),
+    /// A shutdown was refused because processes are running.
+    #[error("{0} pane(s) still have running processes; close them or shut down with --force")]
+    PanesAlive(usize),
+    /// The pane has nothing to resume.
+    #[error("{0}")]
+    NotResumable(String),
+    /// The directory is not in a git repository.
+    #[error("{0} is not inside a git repository")]
+    NotARepo(String),
+    /// The process could not be started.
+    #[error("could not start {program}: {reason}")]
+    SpawnFailed {
+        /// argv[0].
+        program: String,
+        /// The OS error or the check that failed.
+        reason: String,
+    },
+    /// Input larger than the per-call limit; nothing was written.
+    #[error("input of {len} bytes exceeds the {max}-byte limit per write; nothing was written")]
+    InputTooLarge {
+        /// Bytes offered.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// Too many requests of a kind at once.
+    #[error("{0}")]
+    RateLimited(String),
+    /// A bounded wait ran out.
+    #[error("{what} timed out{}", written.map(|w| format!(" after {w} bytes were written")).unwrap_or_default())]
+    Timeout {
+        /// What timed out.
+        what: String,
+        /// For input: how many bytes the child accepted before the deadline.
+        written: Option<u64>,
+    },
+    /// The peer changed identity (e.g. a process id now belongs to another program).
+    #[error("{0}")]
+    IdentityChanged(String),
+    /// A file-system or OS operation failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A capability a later release implements.
+    #[error("{0} is not implemented yet in this server")]
+    Unimplemented(&'static str),
+    /// A bug: an invariant did not hold.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl Error {
+    /// A BAD_PARAMS error with a formatted message.
+    pub fn bad(msg: impl Into<String>) -> Self {
+        Error::BadParams(msg.into())
+    }
+
+    /// An IO_ERROR with context.
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Io {
+            context: context.into(),
+            source,
+        }
+    }
+
+    /// The stable reason string of API.md.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Error::NoSuchWorkspace(_) => "NO_SUCH_WORKSPACE",
+            Error::NoSuchTab(_) => "NO_SUCH_TAB",
+            Error::NoSuchPane(_) => "NO_SUCH_PANE",
+            Error::NoSuchDecision(_) => "NO_SUCH_DECISION",
+            Error::BadParams(_) => "BAD_PARAMS",
+            Error::PaneExited(_) => "PANE_EXITED",
+            Error::PanesAlive(_) => "PANES_ALIVE",
+            Error::NotResumable(_) => "NOT_RESUMABLE",
+            Error::NotARepo(_) => "NOT_A_REPO",
+            Error::SpawnFailed { .. } => "SPAWN_FAILED",
+            Error::InputTooLarge { .. } => "INPUT_TOO_LARGE",
+            Error::RateLimited(_) => "RATE_LIMITED",
+            Error::Timeout { .. } => "TIMEOUT",
+            Error::IdentityChanged(_) => "IDENTITY_CHANGED",
+            Error::Io { .. } => "IO_ERROR",
+            Error::Unimplemented(_) => "UNIMPLEMENTED",
+            Error::Internal(_) => "INTERNAL",
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! Workspace operations.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::git::context::read_context;
+use crate::model::ids::{PaneId, WorkspaceId};
+use crate::model::workspace::{GitContext, Workspace, WorkspaceSettings};
+
+use super::Hub;
+
+/// Checks a client-given working directory: absolute, existing, a directory. Returns it
+/// canonicalised so that two spellings of one directory compare equal.
+pub fn checked_dir(raw: &str) -> Result<PathBuf> {
+    if raw.is_empty() {
+        return Err(Error::bad("cwd is required: give an absolute directory"));
+    }
+    let path = Path::new(raw);
+    if !path.is_absolute() {
+        return Err(Error::bad(format!(
+            "cwd {raw:?} is relative: give an absolute directory"
+        )));
+    }
+    let meta = std::fs::metadata(path)
+        .map_err(|e| Error::bad(format!("cwd {raw:?} cannot be used: {e}")))?;
+    if !meta.is_dir() {
+        return Err(Error::bad(format!("cwd {raw:?} is not a directory")));
+    }
+    std::fs::canonicalize(path)
+        .map_err(|e| Error::bad(format!("cwd {raw:?} cannot be resolved: {e}")))
+}
+
+/// Reads git context off the async runtime: gix walks the index and may touch many files.
+pub async fn git_context_of(dir: PathBuf) -> GitContext {
+    tokio::task::spawn_blocking(move || read_context(&dir))
+        .await
+        .unwrap_or_default()
+}
+
+impl Hub {
+    /// Opens a workspace on an existing directory.
+    pub async fn create_workspace(
+        &self,
+        name: &str,
+        cwd: &str,
+        settings: WorkspaceSettings,
+    ) -> Result<Workspace> {
+        let cwd = checked_dir(cwd)?;
+        let git = git_context_of(cwd.clone()).await;
+        self.store()
+            .apply(|s, now| s.create_workspace(name, cwd, settings, git, now))
+    }
+
+    /// Renames a workspace.
+    pub fn rename_workspace(&self, id: &WorkspaceId, name: &str) -> Result<Workspace> {
+        self.store()
+            .apply(|s, now| s.rename_workspace(id, name, now))
+    }
+
+    /// Replaces a workspace's settings.
+    pub fn update_workspace_settings(
+        &self,
+        id: &WorkspaceId,
+        settings: WorkspaceSettings,
+    ) -> Result<Workspace> {
+        self.store()
+            .apply(|s, now| s.set_settings(id, settings, now))
+    }
+
+    /// Closes a workspace and ends every pane it owns.
+    pub async fn close_workspace(&self, id: &WorkspaceId) -> Result<Vec<PaneId>> {
+        let removed = self.store().apply(|s, _| s.close_workspace(id))?;
+        let ids: Vec<PaneId> = removed.into_iter().map(|p| p.id).collect();
+        self.end_panes(&ids).await;
+        Ok(ids)
+    }
+
+    /// Re-reads a workspace's git context now.
+    pub async fn refresh_git(&self, id: &WorkspaceId) -> Result<GitContext> {
+        let cwd = self
+            .store()
+            .read(|s| s.workspace(id).map(|w| w.cwd.clone()))?;
+        let git = git_context_of(cwd).await;
+        self.store().apply(|s, _| s.set_git(id, git))
+    }
+}

@@ -1,0 +1,160 @@
+//! Domain events: every state change the store makes is described by one of these, stamped with a
+//! seq by the bus and converted to the wire form only at the edge.
+
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use super::ids::{PaneId, TabId, WorkspaceId};
+pub use super::lifecycle::ChangeSource;
+use super::lifecycle::{Attention, Lifecycle};
+use super::pane::{Pane, Size};
+use super::tab::Tab;
+use super::workspace::{GitContext, Workspace};
+
+/// One state change.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// A workspace was created.
+    WorkspaceCreated(Workspace),
+    /// A workspace changed.
+    WorkspaceUpdated(Workspace),
+    /// A workspace was closed.
+    WorkspaceClosed {
+        /// Its id.
+        workspace_id: WorkspaceId,
+    },
+    /// A tab was created.
+    TabCreated(Tab),
+    /// A tab changed.
+    TabUpdated(Tab),
+    /// A tab was closed.
+    TabClosed {
+        /// Its id.
+        tab_id: TabId,
+        /// Its workspace.
+        workspace_id: WorkspaceId,
+    },
+    /// A pane was created.
+    PaneCreated(Pane),
+    /// A pane changed.
+    PaneUpdated(Pane),
+    /// A pane's size changed.
+    PaneResized {
+        /// Its id.
+        pane_id: PaneId,
+        /// New size.
+        size: Size,
+    },
+    /// A pane's process exited.
+    PaneExited {
+        /// Its id.
+        pane_id: PaneId,
+        /// Exit code.
+        code: i32,
+    },
+    /// A pane was removed.
+    PaneClosed {
+        /// Its id.
+        pane_id: PaneId,
+        /// Its tab.
+        tab_id: TabId,
+        /// Its workspace.
+        workspace_id: WorkspaceId,
+    },
+    /// Lifecycle transition.
+    LifecycleChanged {
+        /// The pane.
+        pane_id: PaneId,
+        /// Before.
+        prev: Lifecycle,
+        /// After.
+        new: Lifecycle,
+        /// Cause.
+        source: ChangeSource,
+        /// Length of the WORKING stretch that just ended, if one did.
+        run: Option<Duration>,
+    },
+    /// Attention transition.
+    AttentionChanged {
+        /// The pane.
+        pane_id: PaneId,
+        /// Before.
+        prev: Attention,
+        /// After.
+        new: Attention,
+        /// Cause.
+        source: ChangeSource,
+    },
+    /// A workspace's git context changed.
+    GitContextChanged {
+        /// The workspace.
+        workspace_id: WorkspaceId,
+        /// The new context.
+        git: GitContext,
+    },
+    /// A repository's worktrees changed.
+    WorktreeChanged {
+        /// Main checkout.
+        repo_root: PathBuf,
+    },
+    /// The server is stopping.
+    ServerShuttingDown {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Event groups, for subscription filters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    /// Workspace events.
+    Workspace,
+    /// Tab events.
+    Tab,
+    /// Pane events.
+    Pane,
+    /// Lifecycle changes.
+    Lifecycle,
+    /// Attention changes.
+    Attention,
+    /// Notifications.
+    Notification,
+    /// Decisions.
+    Decision,
+    /// Git and worktrees.
+    Git,
+    /// Server-wide.
+    Server,
+}
+
+impl Event {
+    /// The group this event belongs to.
+    pub fn kind(&self) -> EventKind {
+        match self {
+            Event::WorkspaceCreated(_)
+            | Event::WorkspaceUpdated(_)
+            | Event::WorkspaceClosed { .. } => EventKind::Workspace,
+            Event::TabCreated(_) | Event::TabUpdated(_) | Event::TabClosed { .. } => EventKind::Tab,
+            Event::PaneCreated(_)
+            | Event::PaneUpdated(_)
+            | Event::PaneResized { .. }
+            | Event::PaneExited { .. }
+            | Event::PaneClosed { .. } => EventKind::Pane,
+            Event::LifecycleChanged { .. } => EventKind::Lifecycle,
+            Event::AttentionChanged { .. } => EventKind::Attention,
+            Event::GitContextChanged { .. } | Event::WorktreeChanged { .. } => EventKind::Git,
+            Event::ServerShuttingDown { .. } => EventKind::Server,
+        }
+    }
+}
+
+/// An event with its place in the stream.
+#[derive(Clone, Debug)]
+pub struct Stamped {
+    /// Strictly increasing from 1.
+    pub seq: u64,
+    /// When it happened.
+    pub at: SystemTime,
+    /// What happened.
+    pub event: Event,
+}

@@ -1,0 +1,162 @@
+//! Reaping a pane's child. One blocked thread per pane waits for the child with
+//! `waitid(WNOWAIT)` — so it costs nothing while the child runs — then reaps it under the reap
+//! lock and publishes the status. Everything that signals the child by pid takes the same lock
+//! and checks the status first, so a signal can never reach an unrelated process that was
+//! given the same pid after the child was reaped.
+//!
+//! Reaping is independent of output: a consumer that stops reading never leaves a zombie.
+
+use std::fmt;
+use std::io;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::thread::{self, JoinHandle};
+
+use nix::errno::Errno;
+use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid, waitpid};
+use nix::unistd::Pid;
+use tokio::sync::watch;
+
+/// How a pane's child ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExitStatus {
+    /// It called `exit(code)`.
+    Exited {
+        /// The exit code, 0–255.
+        code: i32,
+    },
+    /// A signal killed it.
+    Signaled {
+        /// The signal number.
+        signal: i32,
+    },
+    /// Someone else reaped it, so its status is lost. Only happens if the server ignores SIGCHLD
+    /// or calls `waitpid(-1)` somewhere, which it must not.
+    Unknown,
+}
+
+impl ExitStatus {
+    /// The shell convention: the exit code, 128 + the signal number for a killed child, and
+    /// -1 when unknown.
+    pub fn code(self) -> i32 {
+        match self {
+            Self::Exited { code } => code,
+            Self::Signaled { signal } => 128 + signal,
+            Self::Unknown => -1,
+        }
+    }
+}
+
+impl fmt::Display for ExitStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Exited { code } => write!(f, "exited with code {code}"),
+            Self::Signaled { signal } => match nix::sys::signal::Signal::try_from(*signal) {
+                Ok(sig) => write!(f, "killed by {sig}"),
+                Err(_) => write!(f, "killed by signal {signal}"),
+            },
+            Self::Unknown => f.write_str("exit status lost"),
+        }
+    }
+}
+
+/// The child's pid and, once reaped, its status.
+pub(super) struct ExitState {
+    pid: Pid,
+    /// The reap lock: `Some` once reaped.
+    status: Mutex<Option<ExitStatus>>,
+    /// Wakes async waiters; always holds the same value as `status` once it is set.
+    notify: watch::Sender<Option<ExitStatus>>,
+}
+
+impl ExitState {
+    pub(super) fn new(pid: Pid) -> Self {
+        Self {
+            pid,
+            status: Mutex::new(None),
+            notify: watch::Sender::new(None),
+        }
+    }
+
+    pub(super) fn pid(&self) -> Pid {
+        self.pid
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Option<ExitStatus>> {
+        // The sections below cannot panic half-way; a poisoned lock still holds a valid value.
+        self.status.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The status if the child has been reaped.
+    pub(super) fn status(&self) -> Option<ExitStatus> {
+        *self.lock()
+    }
+
+    /// Runs `f` with the child's pid while holding the reap lock, so the pid still names our
+    /// child throughout; `None` if the child has already been reaped.
+    pub(super) fn while_unreaped<R>(&self, f: impl FnOnce(Pid) -> R) -> Option<R> {
+        let guard = self.lock();
+        guard.is_none().then(|| f(self.pid))
+    }
+
+    /// Waits (asynchronously) until the child has been reaped.
+    pub(super) async fn wait(&self) -> ExitStatus {
+        let mut rx = self.notify.subscribe();
+        loop {
+            if let Some(status) = *rx.borrow_and_update() {
+                return status;
+            }
+            if rx.changed().await.is_err() {
+                // Unreachable: `self` owns the sender.
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+
+    /// Blocks until the child has exited, then reaps it and publishes the status. Must be
+    /// called by exactly one thread.
+    pub(super) fn reap(&self) -> ExitStatus {
+        // Wait without reaping, so the pid stays ours until we hold the lock.
+        loop {
+            match waitid(Id::Pid(self.pid), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
+                Err(Errno::EINTR) => continue,
+                Ok(_) => break,
+                Err(err) => {
+                    tracing::error!(pid = %self.pid, %err, "waiting for a pane's child failed");
+                    break;
+                }
+            }
+        }
+        let mut guard = self.lock();
+        let status = loop {
+            match waitpid(self.pid, None) {
+                Ok(WaitStatus::Exited(_, code)) => break ExitStatus::Exited { code },
+                Ok(WaitStatus::Signaled(_, signal, _)) => {
+                    break ExitStatus::Signaled {
+                        signal: signal as i32,
+                    };
+                }
+                Err(Errno::EINTR) | Ok(_) => continue,
+                Err(err) => {
+                    tracing::error!(pid = %self.pid, %err, "reaping a pane's child failed");
+                    break ExitStatus::Unknown;
+                }
+            }
+        };
+        *guard = Some(status);
+        self.notify.send_replace(Some(status));
+        status
+    }
+}
+
+/// Starts the thread that reaps the child and then calls `on_exit`.
+pub(super) fn spawn_reaper(
+    name: String,
+    state: std::sync::Arc<ExitState>,
+    on_exit: impl FnOnce() + Send + 'static,
+) -> io::Result<JoinHandle<()>> {
+    thread::Builder::new().name(name).spawn(move || {
+        let status = state.reap();
+        tracing::debug!(pid = %state.pid(), %status, "pane child reaped");
+        on_exit();
+    })
+}

@@ -1,0 +1,52 @@
+//! The gRPC edge: one `*Service` per proto service. Each handler decodes the request
+//! (`convert.rs`), calls one `Hub` method, and encodes the answer; errors become statuses in
+//! `status.rs`. No business rules live here.
+
+pub mod convert;
+mod event;
+mod pending;
+mod server;
+mod status;
+mod tab;
+mod workspace;
+
+use tonic::service::Routes;
+
+use crate::hub::Hub;
+
+/// Every service plus reflection, ready to serve.
+pub fn routes(hub: &Hub) -> Result<Routes, tonic_reflection::server::Error> {
+    use signaltty_proto::v1::{
+        agent_service_server::AgentServiceServer, decision_service_server::DecisionServiceServer,
+        event_service_server::EventServiceServer, git_service_server::GitServiceServer,
+        notification_service_server::NotificationServiceServer,
+        pane_service_server::PaneServiceServer, server_service_server::ServerServiceServer,
+        tab_service_server::TabServiceServer, workspace_service_server::WorkspaceServiceServer,
+    };
+    let reflection_v1 = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(signaltty_proto::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
+    // grpcio-reflection (Python) still speaks v1alpha.
+    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(signaltty_proto::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()?;
+    let mut routes = Routes::new(reflection_v1);
+    routes = routes
+        .add_service(reflection_v1alpha)
+        .add_service(ServerServiceServer::new(server::ServerService::new(
+            hub.clone(),
+        )))
+        .add_service(WorkspaceServiceServer::new(
+            workspace::WorkspaceService::new(hub.clone()),
+        ))
+        .add_service(TabServiceServer::new(tab::TabService::new(hub.clone())))
+        .add_service(EventServiceServer::new(event::EventService::new(
+            hub.clone(),
+        )))
+        .add_service(PaneServiceServer::new(pending::PaneService))
+        .add_service(AgentServiceServer::new(pending::AgentService))
+        .add_service(DecisionServiceServer::new(pending::DecisionService))
+        .add_service(NotificationServiceServer::new(pending::NotificationService))
+        .add_service(GitServiceServer::new(pending::GitService));
+    Ok(routes)
+}

@@ -1,0 +1,65 @@
+//! `ServerService`: status and shutdown.
+
+use std::time::SystemTime;
+
+use signaltty_proto::v1 as pb;
+use tonic::{Request, Response, Status};
+
+use super::convert::timestamp;
+use crate::hub::Hub;
+
+/// Serves `signaltty.v1.ServerService`.
+#[derive(Debug)]
+pub struct ServerService {
+    hub: Hub,
+}
+
+impl ServerService {
+    /// A service over the hub.
+    pub fn new(hub: Hub) -> Self {
+        ServerService { hub }
+    }
+}
+
+#[tonic::async_trait]
+impl pb::server_service_server::ServerService for ServerService {
+    async fn get_status(
+        &self,
+        _: Request<pb::GetStatusRequest>,
+    ) -> Result<Response<pb::GetStatusResponse>, Status> {
+        let hub = &self.hub;
+        let (workspaces, tabs, panes, live) = hub.store().read(|s| {
+            let live = s.all_panes().iter().filter(|p| p.status.is_live()).count();
+            (s.workspaces().len(), s.tab_count(), s.pane_count(), live)
+        });
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Ok(Response::new(pb::GetStatusResponse {
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            started_at: Some(timestamp(hub.started_at())),
+            uptime_seconds: SystemTime::now()
+                .duration_since(hub.started_at())
+                .map_or(0, |d| d.as_secs()),
+            pid: std::process::id(),
+            socket_path: hub.config().socket.display().to_string(),
+            state_dir: hub.config().state_dir.display().to_string(),
+            workspace_count: count(workspaces),
+            tab_count: count(tabs),
+            pane_count: count(panes),
+            live_pane_count: count(live),
+            head_seq: hub.store().head(),
+        }))
+    }
+
+    async fn shutdown(
+        &self,
+        req: Request<pb::ShutdownRequest>,
+    ) -> Result<Response<pb::ShutdownResponse>, Status> {
+        let hung_up = self
+            .hub
+            .shutdown(req.into_inner().force, "shutdown requested")
+            .await?;
+        Ok(Response::new(pb::ShutdownResponse {
+            hung_up_panes: u32::try_from(hung_up).unwrap_or(u32::MAX),
+        }))
+    }
+}

@@ -1,0 +1,84 @@
+//! `TabService`.
+
+use signaltty_proto::v1 as pb;
+use tonic::{Request, Response, Status};
+
+use super::convert::{layout_from_pb, path_from_pb, tab_id, tab_to_pb, workspace_id};
+use crate::error::Error;
+use crate::hub::Hub;
+
+/// Serves `signaltty.v1.TabService`.
+#[derive(Debug)]
+pub struct TabService {
+    hub: Hub,
+}
+
+impl TabService {
+    /// A service over the hub.
+    pub fn new(hub: Hub) -> Self {
+        TabService { hub }
+    }
+}
+
+type Answer<T> = Result<Response<T>, Status>;
+
+#[tonic::async_trait]
+impl pb::tab_service_server::TabService for TabService {
+    async fn create_tab(
+        &self,
+        req: Request<pb::CreateTabRequest>,
+    ) -> Answer<pb::CreateTabResponse> {
+        let req = req.into_inner();
+        let tab = self
+            .hub
+            .create_tab(&workspace_id(&req.workspace_id)?, &req.title)?;
+        Ok(Response::new(pb::CreateTabResponse {
+            tab: Some(tab_to_pb(&tab)),
+        }))
+    }
+
+    async fn rename_tab(
+        &self,
+        req: Request<pb::RenameTabRequest>,
+    ) -> Answer<pb::RenameTabResponse> {
+        let req = req.into_inner();
+        let tab = self.hub.rename_tab(&tab_id(&req.tab_id)?, &req.title)?;
+        Ok(Response::new(pb::RenameTabResponse {
+            tab: Some(tab_to_pb(&tab)),
+        }))
+    }
+
+    async fn close_tab(&self, req: Request<pb::CloseTabRequest>) -> Answer<pb::CloseTabResponse> {
+        let id = tab_id(&req.into_inner().tab_id)?;
+        let closed = self.hub.close_tab(&id).await?;
+        Ok(Response::new(pb::CloseTabResponse {
+            closed_pane_ids: closed.iter().map(ToString::to_string).collect(),
+        }))
+    }
+
+    async fn set_layout(
+        &self,
+        req: Request<pb::SetLayoutRequest>,
+    ) -> Answer<pb::SetLayoutResponse> {
+        let req = req.into_inner();
+        let id = tab_id(&req.tab_id)?;
+        let layout = req
+            .layout
+            .as_ref()
+            .ok_or_else(|| Error::bad("layout is required"))?;
+        let tab = self.hub.set_layout(&id, layout_from_pb(layout)?)?;
+        Ok(Response::new(pb::SetLayoutResponse {
+            tab: Some(tab_to_pb(&tab)),
+        }))
+    }
+
+    async fn set_ratio(&self, req: Request<pb::SetRatioRequest>) -> Answer<pb::SetRatioResponse> {
+        let req = req.into_inner();
+        let tab =
+            self.hub
+                .set_ratio(&tab_id(&req.tab_id)?, &path_from_pb(&req.path)?, req.ratio)?;
+        Ok(Response::new(pb::SetRatioResponse {
+            tab: Some(tab_to_pb(&tab)),
+        }))
+    }
+}

@@ -1,0 +1,130 @@
+//! `WorkspaceService`.
+
+use signaltty_proto::v1 as pb;
+use tonic::{Request, Response, Status};
+
+use super::convert::{git_to_pb, settings_from_pb, tab_to_pb, workspace_id, workspace_to_pb};
+use crate::hub::Hub;
+
+/// Serves `signaltty.v1.WorkspaceService`.
+#[derive(Debug)]
+pub struct WorkspaceService {
+    hub: Hub,
+}
+
+impl WorkspaceService {
+    /// A service over the hub.
+    pub fn new(hub: Hub) -> Self {
+        WorkspaceService { hub }
+    }
+}
+
+type Answer<T> = Result<Response<T>, Status>;
+
+#[tonic::async_trait]
+impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
+    async fn create_workspace(
+        &self,
+        req: Request<pb::CreateWorkspaceRequest>,
+    ) -> Answer<pb::CreateWorkspaceResponse> {
+        let req = req.into_inner();
+        let ws = self
+            .hub
+            .create_workspace(&req.name, &req.cwd, settings_from_pb(req.settings))
+            .await?;
+        Ok(Response::new(pb::CreateWorkspaceResponse {
+            workspace: Some(workspace_to_pb(&ws)),
+        }))
+    }
+
+    async fn list_workspaces(
+        &self,
+        _: Request<pb::ListWorkspacesRequest>,
+    ) -> Answer<pb::ListWorkspacesResponse> {
+        let workspaces = self
+            .hub
+            .store()
+            .read(|s| s.workspaces().iter().map(workspace_to_pb).collect());
+        Ok(Response::new(pb::ListWorkspacesResponse { workspaces }))
+    }
+
+    async fn get_workspace(
+        &self,
+        req: Request<pb::GetWorkspaceRequest>,
+    ) -> Answer<pb::GetWorkspaceResponse> {
+        let id = workspace_id(&req.into_inner().workspace_id)?;
+        let (workspace, tabs, panes) = self
+            .hub
+            .store()
+            .read(|s| {
+                let ws = s.workspace(&id)?;
+                let tabs = s.tabs_of(ws);
+                let panes: Vec<_> = tabs
+                    .iter()
+                    .flat_map(|t| s.panes_of_tab(t))
+                    .cloned()
+                    .collect();
+                Ok::<_, crate::model::state::StateError>((
+                    workspace_to_pb(ws),
+                    tabs.into_iter().map(tab_to_pb).collect(),
+                    panes,
+                ))
+            })
+            .map_err(crate::error::Error::from)?;
+        let panes = panes.iter().map(|p| self.hub.pane_to_pb(p)).collect();
+        Ok(Response::new(pb::GetWorkspaceResponse {
+            workspace: Some(workspace),
+            tabs,
+            panes,
+        }))
+    }
+
+    async fn rename_workspace(
+        &self,
+        req: Request<pb::RenameWorkspaceRequest>,
+    ) -> Answer<pb::RenameWorkspaceResponse> {
+        let req = req.into_inner();
+        let ws = self
+            .hub
+            .rename_workspace(&workspace_id(&req.workspace_id)?, &req.name)?;
+        Ok(Response::new(pb::RenameWorkspaceResponse {
+            workspace: Some(workspace_to_pb(&ws)),
+        }))
+    }
+
+    async fn update_workspace_settings(
+        &self,
+        req: Request<pb::UpdateWorkspaceSettingsRequest>,
+    ) -> Answer<pb::UpdateWorkspaceSettingsResponse> {
+        let req = req.into_inner();
+        let ws = self.hub.update_workspace_settings(
+            &workspace_id(&req.workspace_id)?,
+            settings_from_pb(req.settings),
+        )?;
+        Ok(Response::new(pb::UpdateWorkspaceSettingsResponse {
+            workspace: Some(workspace_to_pb(&ws)),
+        }))
+    }
+
+    async fn close_workspace(
+        &self,
+        req: Request<pb::CloseWorkspaceRequest>,
+    ) -> Answer<pb::CloseWorkspaceResponse> {
+        let id = workspace_id(&req.into_inner().workspace_id)?;
+        let closed = self.hub.close_workspace(&id).await?;
+        Ok(Response::new(pb::CloseWorkspaceResponse {
+            closed_pane_ids: closed.iter().map(ToString::to_string).collect(),
+        }))
+    }
+
+    async fn refresh_git(
+        &self,
+        req: Request<pb::RefreshGitRequest>,
+    ) -> Answer<pb::RefreshGitResponse> {
+        let id = workspace_id(&req.into_inner().workspace_id)?;
+        let git = self.hub.refresh_git(&id).await?;
+        Ok(Response::new(pb::RefreshGitResponse {
+            git: Some(git_to_pb(&git)),
+        }))
+    }
+}

@@ -1,0 +1,221 @@
+//! Tests for `Screen`: snapshot round trips, history capture and its bounds, titles, resize.
+
+use super::*;
+
+/// Output of a typical session: a shell prints coloured lines, then a full-screen program takes
+/// over the alternate screen with modes, colours and cursor movement.
+fn full_screen_session() -> Vec<u8> {
+    let mut out = Vec::new();
+    for i in 0..40 {
+        out.extend_from_slice(format!("\x1b[32m$\x1b[m ls {i}\r\nfile-{i}.txt  \x1b[1;34mdir-{i}\x1b[0m\r\n").as_bytes());
+    }
+    out.extend_from_slice(b"\x1b[?1049h\x1b[?1h\x1b=\x1b[?2004h\x1b[?1000h\x1b[?1006h\x1b[?25l\x1b[2 q");
+    out.extend_from_slice(b"\x1b[H\x1b[2J\x1b[48;5;236m\x1b[38;2;250;120;10m status bar \x1b[K\x1b[m");
+    for row in 2..20 {
+        out.extend_from_slice(
+            format!("\x1b[{row};3H\x1b[{}m{row:>3}\x1b[m \x1b[3;4mitalic\x1b[24m \x1b[7mrev\x1b[27m 日本", 30 + row % 8)
+                .as_bytes(),
+        );
+    }
+    out.extend_from_slice(b"\x1b[24;1H\x1b[41m\x1b[2K-- INSERT --\x1b[m\x1b[12;40H");
+    out
+}
+
+fn assert_same_screen(a: &Screen, b: &Screen) {
+    let (sa, sb) = (a.parser.screen(), b.parser.screen());
+    assert_eq!(sa.contents_formatted(), sb.contents_formatted());
+    assert_eq!(sa.input_mode_formatted(), sb.input_mode_formatted());
+    assert_eq!(sa.cursor_position(), sb.cursor_position());
+    assert_eq!(sa.hide_cursor(), sb.hide_cursor());
+    assert_eq!(sa.alternate_screen(), sb.alternate_screen());
+    let (cols, rows) = a.size();
+    for row in 0..rows {
+        for col in 0..cols {
+            assert_eq!(sa.cell(row, col), sb.cell(row, col), "cell {row},{col}");
+        }
+    }
+}
+
+#[test]
+fn snapshot_round_trip_of_a_full_screen_program() {
+    let mut a = Screen::new(80, 24);
+    a.feed(&full_screen_session());
+    assert!(a.alternate_screen());
+    let snap = a.snapshot();
+    assert_eq!((snap.cols, snap.rows), (80, 24));
+    assert_eq!((snap.cursor_row, snap.cursor_col), (11, 39));
+    assert!(!snap.cursor_visible);
+
+    let mut b = Screen::new(80, 24);
+    b.feed(&snap.repaint);
+    assert_same_screen(&a, &b);
+    assert!(b.parser.screen().application_cursor());
+    assert!(b.parser.screen().bracketed_paste());
+
+    // The main screen underneath comes back the same when the program exits.
+    a.feed(b"\x1b[?1049l\x1b[?25h");
+    b.feed(b"\x1b[?1049l\x1b[?25h");
+    assert!(!a.alternate_screen());
+    assert_same_screen(&a, &b);
+    assert!(a.contents(false).contains("dir-39"));
+}
+
+#[test]
+fn snapshot_round_trip_of_the_main_screen() {
+    let mut a = Screen::new(20, 5);
+    // Colours, a wide char, and a cursor left in the pending-wrap position after column 20.
+    a.feed("\x1b[31mred\x1b[m 日本\r\n\x1b[44m  \x1b[m\r\nabcdefghijklmnopqrst".as_bytes());
+    let snap = a.snapshot();
+    assert_eq!((snap.cursor_row, snap.cursor_col), (2, 20));
+    assert!(snap.cursor_visible);
+    let mut b = Screen::new(20, 5);
+    b.feed(&snap.repaint);
+    assert_same_screen(&a, &b);
+    // The next character wraps identically on both.
+    a.feed(b"X");
+    b.feed(b"X");
+    assert_same_screen(&a, &b);
+}
+
+#[test]
+fn scrolled_lines_go_to_history_and_scrollback_joins_the_screen() {
+    let mut s = Screen::new(80, 24);
+    for i in 0..100 {
+        s.feed(format!("line {i}\r\n").as_bytes());
+    }
+    // 100 lines and an empty cursor row: 77 lines left the 24-row screen.
+    assert_eq!(s.history_len(), 77);
+    assert_eq!(s.scrollback(3, false), vec!["line 98", "line 99", ""]);
+    let all = s.scrollback(usize::MAX, false);
+    assert_eq!(all.len(), 101);
+    assert_eq!(all[0], "line 0");
+    assert_eq!(all[76], "line 76");
+    assert_eq!(all[77], "line 77");
+    assert_eq!(s.scrollback(30, false)[0], "line 71");
+    assert_eq!(s.contents(false).lines().next(), Some("line 77"));
+}
+
+#[test]
+fn history_keeps_colours_for_ansi_captures() {
+    let mut s = Screen::new(40, 3);
+    s.feed(b"\x1b[31mred\x1b[m and \x1b[38;5;208morange\x1b[m\r\nplain\r\nx\r\ny");
+    assert_eq!(s.history_len(), 1);
+    let styled = s.scrollback(4, true);
+    assert!(styled[0].contains("\x1b["), "colours kept: {:?}", styled[0]);
+    assert!(styled[0].ends_with("\x1b[m"));
+    assert_eq!(s.scrollback(4, false), vec!["red and orange", "plain", "x", "y"]);
+    // A styled history line replays to the same cells as the original row had.
+    let mut replay = Screen::new(40, 3);
+    replay.feed(styled[0].as_bytes());
+    assert_eq!(replay.parser.screen().cell(0, 0).map(vt100::Cell::fgcolor), Some(vt100::Color::Idx(1)));
+    assert_eq!(replay.parser.screen().cell(0, 8).map(vt100::Cell::fgcolor), Some(vt100::Color::Idx(208)));
+}
+
+#[test]
+fn alternate_screen_output_stays_out_of_history() {
+    let mut s = Screen::new(80, 24);
+    s.feed(b"before\r\n");
+    s.feed(b"\x1b[?1049h");
+    for i in 0..500 {
+        s.feed(format!("full screen {i}\r\n").as_bytes());
+    }
+    assert_eq!(s.history_len(), 0);
+    s.feed(b"\x1b[?1049l");
+    for i in 0..30 {
+        s.feed(format!("after {i}\r\n").as_bytes());
+    }
+    let history = s.history().last_lines(usize::MAX, false);
+    assert_eq!(history.first().map(String::as_str), Some("before"));
+    assert!(history.iter().all(|l| !l.starts_with("full screen")));
+}
+
+#[test]
+fn history_line_cap_holds() {
+    let mut s = Screen::new(80, 24);
+    for i in 0..30_000 {
+        s.feed(format!("{i}\n\r").as_bytes());
+    }
+    assert_eq!(s.history_len(), HistoryLimits::default().max_lines);
+    let last = s.history().last_lines(1, false);
+    assert_eq!(last, vec![(30_000 - 24).to_string()]);
+}
+
+#[test]
+fn history_byte_cap_holds_for_50_mb_of_output() {
+    let limits = HistoryLimits { max_lines: usize::MAX, max_bytes: 4 * 1024 * 1024 };
+    let mut s = Screen::with_history_limits(80, 24, limits);
+    let mut chunk = Vec::new();
+    let mut n = 0u64;
+    while chunk.len() < 64 * 1024 {
+        chunk.extend_from_slice(format!("\x1b[3{}m{n:>12}\x1b[m {}\r\n", n % 8, "x".repeat(60)).as_bytes());
+        n += 1;
+    }
+    let mut fed = 0;
+    while fed < 50 * 1024 * 1024 {
+        s.feed(&chunk);
+        fed += chunk.len();
+        assert!(s.history_bytes() <= limits.max_bytes);
+    }
+    assert!(s.history_bytes() > limits.max_bytes - 1024, "the cap is reached, not undershot");
+    assert!(s.history().heap_bytes() <= limits.max_bytes + s.history_len() * 8 + 4096);
+}
+
+#[test]
+fn titles_come_from_osc_0_1_2() {
+    let mut s = Screen::new(80, 24);
+    assert_eq!(s.title(), None);
+    s.feed(b"\x1b]2;vim main.rs\x07");
+    assert_eq!(s.title(), Some("vim main.rs"));
+    s.feed(b"\x1b]0;a; b; c\x1b\\");
+    assert_eq!(s.title(), Some("a; b; c"));
+    s.feed(b"\x1b]1;icon\x07");
+    assert_eq!(s.title(), Some("icon"));
+    s.feed(b"\x1b]2;\x1b[31m\x07");
+    assert_eq!(s.title(), Some("icon"), "an empty sanitized title changes nothing");
+}
+
+#[test]
+fn resize_pushes_rows_to_history_and_grows_at_the_bottom() {
+    let mut s = Screen::new(20, 10);
+    for i in 0..10 {
+        s.feed(format!("r{i}\r\n").as_bytes());
+    }
+    // r0 scrolled off; r1..r9 and the cursor row are visible.
+    assert_eq!(s.history_len(), 1);
+    s.resize(20, 5);
+    assert_eq!(s.size(), (20, 5));
+    assert_eq!(s.history_len(), 6);
+    assert_eq!(s.contents(false), "r6\nr7\nr8\nr9");
+    s.resize(30, 12);
+    assert_eq!(s.size(), (30, 12));
+    assert_eq!(s.contents(false), "r6\nr7\nr8\nr9", "no blank rows inserted at the top");
+    s.resize(30, 5);
+    assert_eq!(s.history_len(), 6, "growing then shrinking back adds no blank history lines");
+}
+
+#[test]
+fn zero_sizes_are_clamped() {
+    let mut s = Screen::new(0, 0);
+    assert_eq!(s.size(), (1, 1));
+    s.resize(0, 3);
+    assert_eq!(s.size(), (1, 3));
+}
+
+#[test]
+fn overlong_osc_does_not_swallow_following_output() {
+    let mut s = Screen::new(40, 5);
+    s.feed(b"\x1b]52;c;");
+    for _ in 0..100 {
+        s.feed(&[b'A'; 100_000]);
+    }
+    s.feed(b"\x07after");
+    assert_eq!(s.contents(false), "after");
+}
+
+#[test]
+fn contents_with_and_without_ansi() {
+    let mut s = Screen::new(20, 4);
+    s.feed(b"\x1b[1mbold\x1b[m\r\n\r\n  tail   ");
+    assert_eq!(s.contents(false), "bold\n\n  tail");
+    assert_eq!(s.contents(true), "\x1b[0;1mbold\x1b[m\n\n  tail");
+}

@@ -1,0 +1,508 @@
+//! Hook installers against a temporary HOME with real files: foreign entries survive, malformed
+//! files stay byte-identical, re-installs write nothing, uninstall removes only ours.
+
+use std::fs;
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::path::Path;
+
+use serde_json::{Value, json};
+use signaltty_server::agents::AgentKind;
+use signaltty_server::agents::install::{
+    HookState, InstallError, WriteOutcome, config_path, install, is_managed, status, uninstall,
+};
+
+const PROGRAM: &str = "/usr/local/bin/signaltty";
+
+fn home() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp HOME")
+}
+
+fn write(path: &Path, content: &str) {
+    fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    fs::write(path, content).expect("write");
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&fs::read(path).expect("read")).expect("valid JSON")
+}
+
+/// Every managed command in a claude/codex/cursor document, in file order.
+fn managed_commands(doc: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    collect(doc, &mut out);
+    out
+}
+
+fn collect(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::String(c)) = m.get("command")
+                && is_managed(c)
+            {
+                out.push(c.clone());
+            }
+            m.values().for_each(|v| collect(v, out));
+        }
+        Value::Array(a) => a.iter().for_each(|v| collect(v, out)),
+        _ => {}
+    }
+}
+
+fn foreign_claude_settings() -> Value {
+    json!({
+        "model": "opus",
+        "permissions": { "allow": ["Bash(npm test:*)"] },
+        "hooks": {
+            "PreToolUse": [
+                { "matcher": "Bash", "hooks": [{ "type": "command", "command": "~/bin/audit-bash", "timeout": 5 }] }
+            ],
+            "Stop": [
+                { "matcher": "", "hooks": [{ "type": "command", "command": "notify-send done" }] }
+            ]
+        },
+        "statusLine": { "type": "command", "command": "~/bin/status" }
+    })
+}
+
+#[test]
+fn claude_install_keeps_foreign_hooks_and_uninstall_restores_them() {
+    let h = home();
+    let path = config_path(AgentKind::Claude, h.path()).expect("claude path");
+    assert!(path.ends_with(".claude/settings.json"));
+    let original = foreign_claude_settings();
+    write(
+        &path,
+        &serde_json::to_string_pretty(&original).expect("json"),
+    );
+    assert_eq!(
+        status(AgentKind::Claude, h.path(), PROGRAM).expect("status"),
+        HookState::NotInstalled
+    );
+
+    let report = install(AgentKind::Claude, h.path(), PROGRAM).expect("install");
+    assert_eq!(report.outcome, WriteOutcome::Changed);
+    assert_eq!(
+        status(AgentKind::Claude, h.path(), PROGRAM).expect("status"),
+        HookState::Installed
+    );
+    let doc = read_json(&path);
+    assert_eq!(doc["model"], "opus");
+    assert_eq!(doc["statusLine"], original["statusLine"]);
+    assert_eq!(doc["hooks"]["PreToolUse"], original["hooks"]["PreToolUse"]);
+    assert_eq!(
+        doc["hooks"]["Stop"][0], original["hooks"]["Stop"][0],
+        "foreign Stop hook first and intact"
+    );
+    assert_eq!(doc["hooks"]["Stop"].as_array().map(Vec::len), Some(2));
+    let perm = &doc["hooks"]["PermissionRequest"][0]["hooks"][0];
+    assert_eq!(perm["timeout"], 125);
+    assert!(
+        perm["command"]
+            .as_str()
+            .is_some_and(|c| c.contains("--wait-for-answer"))
+    );
+    assert_eq!(managed_commands(&doc).len(), 6);
+    // Key order of the user's file is kept.
+    let keys: Vec<_> = doc.as_object().expect("object").keys().cloned().collect();
+    assert_eq!(keys, ["model", "permissions", "hooks", "statusLine"]);
+
+    let report = uninstall(AgentKind::Claude, h.path()).expect("uninstall");
+    assert_eq!(report.outcome, WriteOutcome::Changed);
+    assert_eq!(read_json(&path), original);
+    assert_eq!(
+        uninstall(AgentKind::Claude, h.path())
+            .expect("again")
+            .outcome,
+        WriteOutcome::Unchanged
+    );
+}
+
+#[test]
+fn reinstall_is_unchanged_and_writes_nothing() {
+    for kind in [
+        AgentKind::Claude,
+        AgentKind::Codex,
+        AgentKind::Cursor,
+        AgentKind::Opencode,
+    ] {
+        let h = home();
+        assert_eq!(
+            install(kind, h.path(), PROGRAM).expect("install").outcome,
+            WriteOutcome::Changed
+        );
+        let path = config_path(kind, h.path()).expect("path");
+        let before = fs::read(&path).expect("read");
+        let inode_before = fs::metadata(&path)
+            .expect("meta")
+            .modified()
+            .expect("mtime");
+        let again = install(kind, h.path(), PROGRAM).expect("reinstall");
+        assert_eq!(again.outcome, WriteOutcome::Unchanged, "{kind}");
+        assert_eq!(again.notice, None);
+        assert_eq!(fs::read(&path).expect("read"), before);
+        assert_eq!(
+            fs::metadata(&path)
+                .expect("meta")
+                .modified()
+                .expect("mtime"),
+            inode_before
+        );
+        assert_eq!(
+            status(kind, h.path(), PROGRAM).expect("status"),
+            HookState::Installed,
+            "{kind}"
+        );
+        if kind != AgentKind::Opencode {
+            assert_eq!(
+                fs::metadata(&path).expect("meta").permissions().mode() & 0o777,
+                0o600
+            );
+        }
+    }
+}
+
+#[test]
+fn malformed_files_are_refused_and_left_byte_identical() {
+    let bad = [
+        (AgentKind::Claude, "{ \"hooks\": { \"Stop\": [ }"),
+        (AgentKind::Claude, "[1, 2, 3]\n"),
+        (
+            AgentKind::Codex,
+            "{\"hooks\": [\"not\", \"an\", \"object\"]}",
+        ),
+        (
+            AgentKind::Codex,
+            "{\"hooks\": {\"Stop\": {\"matcher\": \"\"}}}",
+        ),
+        (
+            AgentKind::Cursor,
+            "{\"version\": 1, \"hooks\": {\"stop\": \"echo\"}}",
+        ),
+        (AgentKind::Cursor, "not json at all"),
+    ];
+    for (kind, content) in bad {
+        let h = home();
+        let path = config_path(kind, h.path()).expect("path");
+        write(&path, content);
+        let err = install(kind, h.path(), PROGRAM).expect_err("malformed must be refused");
+        assert!(
+            matches!(err, InstallError::Malformed { .. }),
+            "{kind}: {err}"
+        );
+        assert_eq!(
+            fs::read_to_string(&path).expect("read"),
+            content,
+            "{kind} file touched"
+        );
+        assert!(matches!(
+            uninstall(kind, h.path()),
+            Err(InstallError::Malformed { .. })
+        ));
+        assert_eq!(fs::read_to_string(&path).expect("read"), content);
+        assert!(matches!(
+            status(kind, h.path(), PROGRAM).expect("status"),
+            HookState::Malformed(_)
+        ));
+        let names: Vec<_> = fs::read_dir(path.parent().expect("dir"))
+            .expect("ls")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(names.len(), 1, "no temp file left behind: {names:?}");
+    }
+}
+
+#[test]
+fn codex_uses_the_nested_shape_without_notification_and_asks_for_trust() {
+    let h = home();
+    let path = config_path(AgentKind::Codex, h.path()).expect("path");
+    assert!(path.ends_with(".codex/hooks.json"));
+    write(
+        &path,
+        r#"{"hooks":{"SessionStart":[{"matcher":"startup","hooks":[{"type":"command","command":"echo hi"}]}]}}"#,
+    );
+    let report = install(AgentKind::Codex, h.path(), PROGRAM).expect("install");
+    assert!(report.notice.is_some());
+    let doc = read_json(&path);
+    assert!(doc["hooks"].get("Notification").is_none());
+    assert_eq!(
+        doc["hooks"]["SessionStart"][0]["hooks"][0]["command"],
+        "echo hi"
+    );
+    assert_eq!(doc["hooks"]["Stop"][0]["hooks"][0]["timeout"], 3);
+    assert_eq!(
+        doc["hooks"]["PermissionRequest"][0]["hooks"][0]["timeout"],
+        125
+    );
+    uninstall(AgentKind::Codex, h.path()).expect("uninstall");
+    assert_eq!(
+        read_json(&path),
+        json!({"hooks":{"SessionStart":[{"matcher":"startup","hooks":[{"type":"command","command":"echo hi"}]}]}})
+    );
+}
+
+#[test]
+fn cursor_uses_the_flat_shape_with_a_version() {
+    let h = home();
+    let path = config_path(AgentKind::Cursor, h.path()).expect("path");
+    assert!(path.ends_with(".cursor/hooks.json"));
+    write(
+        &path,
+        r#"{"hooks":{"afterFileEdit":[{"command":"./fmt.sh"}],"stop":[{"command":"./log.sh"}]}}"#,
+    );
+    install(AgentKind::Cursor, h.path(), PROGRAM).expect("install");
+    let doc = read_json(&path);
+    assert_eq!(doc["version"], 1);
+    assert_eq!(doc["hooks"]["stop"][0]["command"], "./log.sh");
+    assert!(
+        doc["hooks"]["stop"][1]["command"]
+            .as_str()
+            .is_some_and(is_managed)
+    );
+    assert_eq!(doc["hooks"]["beforeSubmitPrompt"][0]["timeout"], 10);
+    uninstall(AgentKind::Cursor, h.path()).expect("uninstall");
+    assert_eq!(
+        read_json(&path),
+        json!({"hooks":{"afterFileEdit":[{"command":"./fmt.sh"}],"stop":[{"command":"./log.sh"}]},"version":1})
+    );
+}
+
+#[test]
+fn a_moved_program_is_partial_and_reinstall_replaces_not_duplicates() {
+    let h = home();
+    install(AgentKind::Claude, h.path(), "/old/signaltty").expect("install");
+    assert_eq!(
+        status(AgentKind::Claude, h.path(), PROGRAM).expect("status"),
+        HookState::Partial
+    );
+    assert_eq!(
+        install(AgentKind::Claude, h.path(), PROGRAM)
+            .expect("repair")
+            .outcome,
+        WriteOutcome::Changed
+    );
+    let doc = read_json(&config_path(AgentKind::Claude, h.path()).expect("path"));
+    let cmds = managed_commands(&doc);
+    assert_eq!(cmds.len(), 6);
+    assert!(cmds.iter().all(|c| c.starts_with(PROGRAM)));
+    // Dropping one of ours by hand makes it partial.
+    let path = config_path(AgentKind::Claude, h.path()).expect("path");
+    let mut doc = read_json(&path);
+    doc["hooks"].as_object_mut().expect("hooks").remove("Stop");
+    write(&path, &doc.to_string());
+    assert_eq!(
+        status(AgentKind::Claude, h.path(), PROGRAM).expect("status"),
+        HookState::Partial
+    );
+}
+
+#[test]
+fn uninstall_of_a_file_we_created_leaves_an_empty_object() {
+    let h = home();
+    install(AgentKind::Claude, h.path(), PROGRAM).expect("install");
+    uninstall(AgentKind::Claude, h.path()).expect("uninstall");
+    assert_eq!(
+        read_json(&config_path(AgentKind::Claude, h.path()).expect("path")),
+        json!({})
+    );
+    assert_eq!(
+        status(AgentKind::Claude, h.path(), PROGRAM).expect("status"),
+        HookState::NotInstalled
+    );
+}
+
+#[test]
+fn symlinked_configs_stay_symlinks_and_keep_their_mode() {
+    let h = home();
+    let real = h.path().join("dotfiles/claude-settings.json");
+    write(&real, r#"{"model":"opus"}"#);
+    fs::set_permissions(&real, fs::Permissions::from_mode(0o640)).expect("chmod");
+    let link = config_path(AgentKind::Claude, h.path()).expect("path");
+    fs::create_dir_all(link.parent().expect("parent")).expect("mkdir");
+    symlink(&real, &link).expect("symlink");
+    install(AgentKind::Claude, h.path(), PROGRAM).expect("install");
+    assert!(
+        fs::symlink_metadata(&link)
+            .expect("meta")
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        fs::metadata(&real).expect("meta").permissions().mode() & 0o777,
+        0o640
+    );
+    assert_eq!(managed_commands(&read_json(&real)).len(), 6);
+    assert_eq!(read_json(&real)["model"], "opus");
+}
+
+#[test]
+fn opencode_plugin_is_ours_or_left_alone() {
+    let h = home();
+    let path = config_path(AgentKind::Opencode, h.path()).expect("path");
+    assert!(path.ends_with(".config/opencode/plugins/signaltty.js"));
+    let foreign = "export const Mine = async () => ({});\n";
+    write(&path, foreign);
+    assert!(matches!(
+        install(AgentKind::Opencode, h.path(), PROGRAM),
+        Err(InstallError::Foreign(_))
+    ));
+    assert_eq!(fs::read_to_string(&path).expect("read"), foreign);
+    assert_eq!(
+        uninstall(AgentKind::Opencode, h.path())
+            .expect("uninstall")
+            .outcome,
+        WriteOutcome::Unchanged
+    );
+    assert_eq!(fs::read_to_string(&path).expect("read"), foreign);
+    assert!(matches!(
+        status(AgentKind::Opencode, h.path(), PROGRAM).expect("status"),
+        HookState::Malformed(_)
+    ));
+
+    fs::remove_file(&path).expect("rm");
+    assert_eq!(
+        status(AgentKind::Opencode, h.path(), PROGRAM).expect("status"),
+        HookState::NotInstalled
+    );
+    install(AgentKind::Opencode, h.path(), PROGRAM).expect("install");
+    let js = fs::read_to_string(&path).expect("read");
+    assert!(js.lines().next().is_some_and(is_managed));
+    assert!(js.contains(r#"const PROGRAM = "/usr/local/bin/signaltty";"#));
+    assert!(js.contains("SIGNALTTY_PANE"));
+    for event in [
+        "session.created",
+        "session.status",
+        "session.idle",
+        "session.error",
+    ] {
+        assert!(js.contains(event), "{event} forwarded");
+    }
+    assert_eq!(
+        status(AgentKind::Opencode, h.path(), "/elsewhere/signaltty").expect("status"),
+        HookState::Partial
+    );
+    assert_eq!(
+        uninstall(AgentKind::Opencode, h.path())
+            .expect("uninstall")
+            .outcome,
+        WriteOutcome::Changed
+    );
+    assert!(!path.exists());
+}
+
+#[test]
+fn generic_has_no_installer() {
+    let h = home();
+    assert!(matches!(
+        install(AgentKind::Generic, h.path(), PROGRAM),
+        Err(InstallError::Unsupported(_))
+    ));
+    assert!(matches!(
+        status(AgentKind::Generic, h.path(), PROGRAM),
+        Err(InstallError::Unsupported(_))
+    ));
+}
+
+/// Runs the generated OpenCode plugin under node (when installed) with a recording stand-in for
+/// the signaltty program, and feeds what it reported back through the mapping.
+#[test]
+fn opencode_plugin_reports_normalized_events_that_map() {
+    use signaltty_server::agents::mapping::{map_hook, parse_payload};
+    use signaltty_server::model::lifecycle::{Attention, Lifecycle};
+    use std::process::Command;
+
+    if Command::new("node").arg("--version").output().is_err() {
+        eprintln!("node not installed: skipping the plugin run");
+        return;
+    }
+    let h = home();
+    let log = h.path().join("calls.log");
+    let recorder = h.path().join("record-signaltty");
+    write(
+        &recorder,
+        &format!(
+            "#!/bin/sh\n{{ printf '%s ' \"$@\"; printf '\\n'; cat; printf '\\n'; }} >> '{}'\n",
+            log.display()
+        ),
+    );
+    fs::set_permissions(&recorder, fs::Permissions::from_mode(0o755)).expect("chmod");
+    let program = recorder.to_str().expect("utf-8 path");
+    install(AgentKind::Opencode, h.path(), program).expect("install");
+    // node 20 needs the .mjs extension for ES module syntax; OpenCode (Bun) loads .js directly.
+    let module = h.path().join("plugin.mjs");
+    fs::copy(
+        config_path(AgentKind::Opencode, h.path()).expect("path"),
+        &module,
+    )
+    .expect("copy");
+    let driver = h.path().join("driver.mjs");
+    write(
+        &driver,
+        r#"const { SignalttyPlugin } = await import(process.argv[2]);
+const hooks = await SignalttyPlugin({});
+const send = (type, properties) => hooks.event({ event: { type, properties } });
+await send("session.created", { info: { id: "ses_main" } });
+await send("session.created", { info: { id: "ses_child", parentID: "ses_main" } });
+await send("session.status", { sessionID: "ses_child", status: { type: "busy" } });
+await send("session.status", { sessionID: "ses_main", status: { type: "busy" } });
+await send("session.status", { sessionID: "ses_main", status: { type: "retry", attempt: 1 } });
+await send("message.updated", { info: {} });
+await send("session.error", { sessionID: "ses_main", error: { name: "APIError", data: { message: "boom" } } });
+await send("session.idle", { sessionID: "ses_main" });
+"#,
+    );
+    let run = |pane: Option<&str>| {
+        let mut cmd = Command::new("node");
+        cmd.arg(&driver).arg(&module).env_remove("SIGNALTTY_PANE");
+        if let Some(p) = pane {
+            cmd.env("SIGNALTTY_PANE", p);
+        }
+        let out = cmd.output().expect("node runs");
+        assert!(
+            out.status.success(),
+            "node failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+
+    run(None);
+    assert!(!log.exists(), "outside a pane the plugin reports nothing");
+
+    run(Some("pane_test"));
+    let text = fs::read_to_string(&log).expect("calls recorded");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 8, "four reports of two lines each: {text}");
+    let mut states = Vec::new();
+    for pair in lines.chunks(2) {
+        let args: Vec<&str> = pair[0].split_whitespace().collect();
+        assert_eq!(args[..4], ["hook-event", "--agent", "opencode", "--event"]);
+        assert_eq!(args[5], "--payload-stdin");
+        let payload = parse_payload(pair[1].as_bytes()).expect("payload JSON");
+        let effect = map_hook(AgentKind::Opencode, args[4], &payload).expect("maps");
+        assert_eq!(
+            effect.session_id.as_ref().map(|s| s.as_str()),
+            Some("ses_main")
+        );
+        states.push((args[4].to_owned(), effect.lifecycle, effect.attention));
+    }
+    assert_eq!(
+        states,
+        [
+            ("session.created".to_owned(), Some(Lifecycle::Idle), None),
+            (
+                "session.status".to_owned(),
+                Some(Lifecycle::Working),
+                Some(Attention::None)
+            ),
+            (
+                "session.error".to_owned(),
+                Some(Lifecycle::Failed),
+                Some(Attention::Error)
+            ),
+            (
+                "session.idle".to_owned(),
+                Some(Lifecycle::Done),
+                Some(Attention::Unread)
+            ),
+        ]
+    );
+}
