@@ -94,10 +94,17 @@ pub async fn start_server(target: &Target) -> CliResult<pb::GetStatusResponse> {
     if let Some(dir) = &target.state_dir {
         command.arg("--state-dir").arg(dir);
     }
+    // The server logs to its own file once running; what it says on stderr before that (a bad
+    // flag, an unsafe socket directory) goes to an unlinked scratch file, read back if it dies.
+    let early_stderr = ScratchFile::create();
+    let stderr = match &early_stderr {
+        Some(scratch) => scratch.stdio(),
+        None => Stdio::null(),
+    };
     command
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         // Never pin the caller's directory (it may be unmounted later); paths are absolute.
         .current_dir("/")
         // A server started from inside a pane is not that pane's child in any sense.
@@ -106,7 +113,7 @@ pub async fn start_server(target: &Target) -> CliResult<pb::GetStatusResponse> {
     let mut child = command
         .spawn()
         .map_err(|err| CliError::local(format!("cannot start {}: {err}", binary.display())))?;
-    wait_until_ready(target, &mut child, START_TIMEOUT).await
+    wait_until_ready(target, &mut child, early_stderr, START_TIMEOUT).await
 }
 
 /// Polls, with a short backoff, until the server answers `GetStatus`, the child dies without a
@@ -114,6 +121,7 @@ pub async fn start_server(target: &Target) -> CliResult<pb::GetStatusResponse> {
 async fn wait_until_ready(
     target: &Target,
     child: &mut Child,
+    early_stderr: Option<ScratchFile>,
     timeout: Duration,
 ) -> CliResult<pb::GetStatusResponse> {
     let deadline = Instant::now() + timeout;
@@ -132,10 +140,16 @@ async fn wait_until_ready(
             {
                 return Ok(status);
             }
-            return Err(CliError::local(format!(
-                "the server exited ({exit}) before answering on {}; see its log in its state directory",
-                target.socket.display()
-            )));
+            let said = early_stderr.map(ScratchFile::read).unwrap_or_default();
+            let said = said.trim();
+            return Err(CliError::local(if said.is_empty() {
+                format!(
+                    "the server exited ({exit}) before answering on {}; see its log in its state directory",
+                    target.socket.display()
+                )
+            } else {
+                format!("the server exited ({exit}) before answering: {said}")
+            }));
         }
         if Instant::now() >= deadline {
             return Err(CliError::with_reason(
@@ -150,6 +164,52 @@ async fn wait_until_ready(
         }
         tokio::time::sleep(delay).await;
         delay = (delay * 2).min(Duration::from_millis(200));
+    }
+}
+
+/// A file that exists only as an open descriptor: created private in the temp dir and unlinked
+/// at once, so nothing is left behind whatever happens.
+struct ScratchFile(std::fs::File);
+
+impl ScratchFile {
+    fn create() -> Option<ScratchFile> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let path = std::env::temp_dir().join(format!(
+            "signaltty-start-{}-{nanos}.err",
+            std::process::id()
+        ));
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .ok()?;
+        let _ = std::fs::remove_file(&path);
+        Some(ScratchFile(file))
+    }
+
+    fn stdio(&self) -> Stdio {
+        self.0
+            .try_clone()
+            .map(Stdio::from)
+            .unwrap_or_else(|_| Stdio::null())
+    }
+
+    /// The last few lines written (the server's last words).
+    fn read(self) -> String {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut file = self.0;
+        let mut text = String::new();
+        if file.seek(SeekFrom::Start(0)).is_ok() {
+            let _ = file.take(64 * 1024).read_to_string(&mut text);
+        }
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        lines[lines.len().saturating_sub(3)..].join("; ")
     }
 }
 

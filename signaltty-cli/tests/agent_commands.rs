@@ -89,3 +89,17 @@ fn answering_an_unknown_decision_says_so() {
     let stale = env.fails(&["decision", "answer", &pane, "dec_nope", "once"], 1);
     assert!(stale.stderr.contains("(NO_SUCH_DECISION)"), "{stale:?}");
 }
+
+#[test]
+fn pane_notification_and_decision_listings_are_valid_json() {
+    let env = TestEnv::new();
+    env.workspace("listings");
+    for args in [
+        &["pane", "list"][..],
+        &["notifications"][..],
+        &["decision", "list"][..],
+    ] {
+        let value = env.json(args);
+        assert!(value.is_array(), "{args:?}: {value}");
+    }
+}

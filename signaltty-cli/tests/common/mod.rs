@@ -65,10 +65,14 @@ pub struct TestEnv {
 
 impl TestEnv {
     pub fn new() -> TestEnv {
+        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::Builder::new()
             .prefix("stty")
             .tempdir()
             .expect("tempdir");
+        // The server refuses a socket in a directory others can enter.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))
+            .expect("chmod 700 the temp dir");
         let socket = dir.path().join("s.sock");
         let state = dir.path().join("state");
         let home = dir.path().join("home");
