@@ -3,9 +3,11 @@
 //! `status.rs`. No business rules live here.
 
 pub mod convert;
+mod attach;
 mod event;
 mod pending;
 mod server;
+mod pane;
 mod status;
 mod tab;
 mod workspace;
@@ -43,7 +45,7 @@ pub fn routes(hub: &Hub) -> Result<Routes, tonic_reflection::server::Error> {
         .add_service(EventServiceServer::new(event::EventService::new(
             hub.clone(),
         )))
-        .add_service(PaneServiceServer::new(pending::PaneService))
+        .add_service(PaneServiceServer::new(pane::PaneService::new(hub.clone())))
         .add_service(AgentServiceServer::new(pending::AgentService))
         .add_service(DecisionServiceServer::new(pending::DecisionService))
         .add_service(NotificationServiceServer::new(pending::NotificationService))
