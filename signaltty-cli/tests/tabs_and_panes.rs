@@ -157,16 +157,12 @@ fn panes_take_input_and_show_it() {
     let bad_signal = env.fails(&["pane", "signal", &pane, "STOP"], 1);
     assert!(bad_signal.stderr.contains("(BAD_PARAMS)"), "{bad_signal:?}");
     env.ok(&["pane", "signal", &pane, "TERM"]);
-    let exited = env.json(&[
-        "pane",
-        "wait",
-        &pane,
-        "--until",
-        "exited",
-        "--timeout",
-        "10",
-    ]);
-    assert_eq!(exited["pane"]["status"], "exited", "{exited}");
+    wait_for("the pane to exit", Duration::from_secs(10), || {
+        let got = env.json(&["pane", "get", &pane]);
+        (got["status"] == "exited").then_some(())
+    });
+    let details = env.ok(&["pane", "get", &pane]);
+    assert!(details.contains("EXITED"), "{details}");
     env.ok(&["pane", "close", &pane]);
     let gone = env.fails(&["pane", "get", &pane], 1);
     assert!(gone.stderr.contains("(NO_SUCH_PANE)"), "{gone:?}");
@@ -209,4 +205,64 @@ fn events_print_one_json_object_per_line() {
         events[1]["seq"].as_u64().expect("seq"),
     );
     assert!(s0 >= 1 && s1 > s0, "seqs increase: {lines:?}");
+}
+
+#[test]
+fn pane_wait_returns_when_the_state_is_reached() {
+    let env = TestEnv::new();
+    let ws = env.workspace("wait");
+    let spawned = env.json(&["pane", "spawn", &ws, "--", "sh", "-c", "exit 3"]);
+    let pane = spawned["pane"]["id"].as_str().expect("pane id").to_string();
+    let waited = env.json(&[
+        "pane",
+        "wait",
+        &pane,
+        "--until",
+        "exited",
+        "--timeout",
+        "10",
+    ]);
+    assert_eq!(waited["pane"]["lifecycle"], "exited", "{waited}");
+    assert_eq!(waited["pane"]["exit_code"], 3, "{waited}");
+    assert!(waited["seq"].as_u64().is_some(), "{waited}");
+
+    let sleeper = env.json(&["pane", "spawn", &ws, "--", "sleep", "600"]);
+    let sleeper = sleeper["pane"]["id"].as_str().expect("pane id").to_string();
+    let timeout = env.fails(
+        &[
+            "pane",
+            "wait",
+            &sleeper,
+            "--until",
+            "done",
+            "--timeout",
+            "1",
+        ],
+        1,
+    );
+    assert!(timeout.stderr.contains("(TIMEOUT)"), "{timeout:?}");
+}
+
+#[test]
+fn new_without_a_terminal_prints_the_pane_id() {
+    let env = TestEnv::new();
+    let out = env.ok(&["new", "--name", "proj", "--", "sleep", "600"]);
+    let pane = out.trim();
+    assert!(pane.starts_with("pane_"), "{out}");
+    let got = env.json(&["pane", "get", pane]);
+    assert_eq!(got["argv"], json!(["sleep", "600"]));
+    let ws = env.json(&[
+        "workspace",
+        "get",
+        got["workspace_id"].as_str().expect("ws id"),
+    ]);
+    assert_eq!(ws["workspace"]["name"], "proj");
+
+    let made = env.json(&["new", "--detach"]);
+    assert_eq!(
+        made["pane"]["argv"],
+        json!(["/bin/sh"]),
+        "$SHELL by default: {made}"
+    );
+    assert!(made["tab"]["id"].as_str().is_some(), "{made}");
 }

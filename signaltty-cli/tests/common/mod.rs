@@ -168,8 +168,9 @@ impl TestEnv {
 
     /// Runs with `--json`, asserts success and parses stdout.
     pub fn json(&self, args: &[&str]) -> Value {
-        let mut with_json = args.to_vec();
-        with_json.push("--json");
+        // First, so that it never lands after a `--` among a pane's command words.
+        let mut with_json = vec!["--json"];
+        with_json.extend_from_slice(args);
         let out = self.ok(&with_json);
         serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: bad JSON ({e}): {out}"))
     }
