@@ -46,6 +46,12 @@ pub enum Command {
     /// Open a workspace for a directory with one pane, and attach to it.
     New(cmd::new::NewArgs),
     /// Attach this terminal to a pane (detach with Ctrl-\).
+    ///
+    /// The terminal goes raw and shows the pane; what you type goes to the pane. Press the
+    /// detach key (Ctrl-\ by default; change it with --detach-key, e.g. `--detach-key C-a` or
+    /// `--detach-key 0x1d`) to leave: the pane's process keeps running. The attach also ends
+    /// when the pane's process exits, the server goes away, or on SIGTERM/SIGHUP; the terminal
+    /// is restored in every case.
     Attach(cmd::attach::AttachArgs),
     /// Report an agent hook call (run by the agents' hooks; always exits 0).
     HookEvent(cmd::hook_event::HookEventArgs),
