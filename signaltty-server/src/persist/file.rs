@@ -20,10 +20,20 @@ pub enum Durability {
     Cached,
 }
 
-/// Creates `dir` 0700 if missing (an existing one is left as it is).
+/// Creates `dir` 0700, or makes an existing one 0700. Only for directories inside the state dir,
+/// which is already private to us, so nobody else can be relying on looser permissions.
 pub fn private_dir(dir: &Path) -> io::Result<()> {
     match fs::DirBuilder::new().mode(0o700).create(dir) {
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            let meta = fs::symlink_metadata(dir)?;
+            if !meta.is_dir() {
+                return Err(io::Error::other(format!("{} is not a directory", dir.display())));
+            }
+            if meta.permissions().mode() & 0o077 != 0 {
+                fs::set_permissions(dir, Permissions::from_mode(0o700))?;
+            }
+            Ok(())
+        }
         other => other,
     }
 }
