@@ -208,6 +208,7 @@ fn events_print_one_json_object_per_line() {
 }
 
 #[test]
+#[ignore = "needs the server side of agent awareness (issue 4); un-ignored when it lands"]
 fn pane_wait_returns_when_the_state_is_reached() {
     let env = TestEnv::new();
     let ws = env.workspace("wait");
