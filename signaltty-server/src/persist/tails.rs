@@ -26,7 +26,8 @@ const SUFFIX: &str = ".tail";
 /// Renders the end of a screen (history, then visible rows down to the cursor) as a tail of at
 /// most [`TAIL_BYTES`].
 pub fn render(screen: &Screen) -> Vec<u8> {
-    // Lines are rendered from the end; ask for more until the budget is met or all are in.
+    // Lines are rendered from the end; ask for more until the budget is met or all are in,
+    // guessing how many from the average length so far (this runs under the screen's lock).
     let mut want = 256;
     let lines = loop {
         let lines = screen.scrollback(want, true);
@@ -34,7 +35,8 @@ pub fn render(screen: &Screen) -> Vec<u8> {
         if bytes >= TAIL_BYTES || lines.len() < want {
             break lines;
         }
-        want *= 4;
+        let guess = TAIL_BYTES * lines.len() / bytes.max(1);
+        want = (guess + guess / 4).max(want * 2);
     };
     let mut budget = TAIL_BYTES;
     let mut first = lines.len();
