@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs the Python example against a real server: a venv with pinned grpcio, stubs generated from
+# proto/ (grpcio-tools bundles protoc), a server on a private temp socket. Exit 0 = it worked.
+# Needs target/debug/signaltty-server (cargo build -p signaltty-server).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+venv="$root/.venv"
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"
+tmp="$(mktemp -d)"
+chmod 700 "$tmp"
+server_pid=""
+cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+mkdir -p "$tmp/gen" "$tmp/ws"
+"$venv/bin/python" -m grpc_tools.protoc -I "$root/proto" --python_out="$tmp/gen" \
+  --grpc_python_out="$tmp/gen" "$root"/proto/signaltty/v1/*.proto
+"$root/target/debug/signaltty-server" --socket "$tmp/s.sock" --state-dir "$tmp/state" \
+  --log-file "$tmp/server.log" &
+server_pid=$!
+for _ in $(seq 1 200); do [ -S "$tmp/s.sock" ] && break; sleep 0.05; done
+PYTHONPATH="$tmp/gen" "$venv/bin/python" "$here/client.py" "$tmp/s.sock" "$tmp/ws"
+echo "python example: ok"
