@@ -69,7 +69,10 @@ async fn everything_comes_back_after_sigkill_without_running_anything() {
             argv: CHATTY.iter().map(|s| s.to_string()).collect(),
             env: [
                 ("SECRET_TOKEN".to_string(), SECRET.to_string()),
-                ("CLAUDE_CONFIG_DIR".to_string(), "/tmp/claude-cfg".to_string()),
+                (
+                    "CLAUDE_CONFIG_DIR".to_string(),
+                    "/tmp/claude-cfg".to_string(),
+                ),
             ]
             .into(),
             ..Default::default()
@@ -120,7 +123,9 @@ async fn everything_comes_back_after_sigkill_without_running_anything() {
         .unwrap();
     let in_tab2 = srv.spawn(&alpha.id, &tab2.id, &["/bin/cat"]).await;
     // beta: a pane whose process exits with 3.
-    let exits = srv.spawn(&beta.id, "", &["/bin/sh", "-c", "echo bye; exit 3"]).await;
+    let exits = srv
+        .spawn(&beta.id, "", &["/bin/sh", "-c", "echo bye; exit 3"])
+        .await;
     srv.until_output(&chatty.id, "line-39").await;
 
     // Wait until the files on disk say all of it, then kill without warning.
@@ -143,7 +148,10 @@ async fn everything_comes_back_after_sigkill_without_running_anything() {
 
     let srv = root.start().await;
     let after = world(&srv).await;
-    assert_eq!(after, before, "workspaces, tabs, layouts and panes come back");
+    assert_eq!(
+        after, before,
+        "workspaces, tabs, layouts and panes come back"
+    );
     let tab = &after[0].tabs[0];
     let Some(pb::layout::Node::Split(root_split)) = tab.layout.as_ref().unwrap().node.as_ref()
     else {
@@ -240,7 +248,9 @@ async fn a_change_is_on_disk_within_the_debounce_window_and_survives_sigkill() {
                 writes.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 *last = c.map(<[u8]>::to_vec);
             }
-            String::from_utf8_lossy(c?).contains("name-19").then_some(())
+            String::from_utf8_lossy(c?)
+                .contains("name-19")
+                .then_some(())
         }
     })
     .await;

@@ -131,7 +131,10 @@ async fn save_and_restore_500_panes() {
     let started = Instant::now();
     for id in &ids {
         tails
-            .write(&signaltty_server::model::ids::PaneId::parse(id).unwrap(), &one_tail)
+            .write(
+                &signaltty_server::model::ids::PaneId::parse(id).unwrap(),
+                &one_tail,
+            )
             .unwrap();
     }
     let tail_write = started.elapsed();
@@ -167,9 +170,12 @@ async fn save_and_restore_500_panes() {
 
     // A whole server start on that state dir (load, dormant panes with tails, socket).
     let started = Instant::now();
-    let daemon = Daemon::start(Config::new(dir.path().join("run/s.sock"), state_dir.clone()))
-        .await
-        .unwrap();
+    let daemon = Daemon::start(Config::new(
+        dir.path().join("run/s.sock"),
+        state_dir.clone(),
+    ))
+    .await
+    .unwrap();
     let start_time = started.elapsed();
     let panes = daemon.hub().store().read(|s| s.pane_count());
     assert_eq!(panes, 500);
@@ -200,7 +206,9 @@ async fn save_and_restore_500_panes() {
     } else {
         "release"
     };
-    println!("persistence, 500 panes / 50 workspaces / 100 tabs / 200 notifications ({profile} build):");
+    println!(
+        "persistence, 500 panes / 50 workspaces / 100 tabs / 200 notifications ({profile} build):"
+    );
     println!("  snapshot.json size:           {size} bytes ({report:?})");
     println!("  clone under the store lock:   {}", ms(clone_time));
     println!("  save (serialize+write+fsync): {}", ms(save_time));
@@ -212,5 +220,8 @@ async fn save_and_restore_500_panes() {
     println!("  load (parse+check+500 tails): {}", ms(load_time));
     println!("  Daemon::start on it:          {}", ms(start_time));
     println!("  attach view of one restored pane: {}", ms(view_time));
-    println!("  render one live tail (10k-line history): {}", ms(render_time));
+    println!(
+        "  render one live tail (10k-line history): {}",
+        ms(render_time)
+    );
 }

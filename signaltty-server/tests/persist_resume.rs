@@ -119,7 +119,11 @@ async fn a_restored_pane_runs_again_only_when_asked_in_the_same_slot_with_its_ta
         .unwrap();
     srv.until_output(&pane.id, "typed-after-resume").await;
     let text = srv.scrollback(&pane.id).await;
-    assert_eq!(text.matches("recorder-started --flag x y").count(), 2, "{text}");
+    assert_eq!(
+        text.matches("recorder-started --flag x y").count(),
+        2,
+        "{text}"
+    );
 
     // Its place in the layout is unchanged, and a running pane cannot be resumed.
     let tab = srv

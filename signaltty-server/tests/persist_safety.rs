@@ -52,8 +52,14 @@ async fn a_snapshot_from_a_newer_version_stops_the_start_and_is_left_untouched()
 async fn a_corrupt_snapshot_is_moved_aside_and_the_server_starts_empty_loudly() {
     for (what, text) in [
         ("not JSON", "{\"version\": 1, \"state\": {\"workspa"),
-        ("no version", r#"{"state": {"workspaces": [], "tabs": {}, "panes": {}}}"#),
-        ("wrong shape", r#"{"version": 1, "state": {"workspaces": 7}}"#),
+        (
+            "no version",
+            r#"{"state": {"workspaces": [], "tabs": {}, "panes": {}}}"#,
+        ),
+        (
+            "wrong shape",
+            r#"{"version": 1, "state": {"workspaces": 7}}"#,
+        ),
         (
             "broken invariants",
             r#"{"version": 1, "state": {"workspaces": [{"id": "ws_a", "name": "a", "cwd": "/",

@@ -191,9 +191,10 @@ impl Hub {
                 "pane {id} is running; only a restored or exited pane can be resumed"
             )));
         }
-        let _claim = self.dormant().claim(id).ok_or_else(|| {
-            Error::NotResumable(format!("pane {id} is already being resumed"))
-        })?;
+        let _claim = self
+            .dormant()
+            .claim(id)
+            .ok_or_else(|| Error::NotResumable(format!("pane {id} is already being resumed")))?;
         let (argv, env) = match mode {
             ResumeMode::AgentSession => {
                 let argv = resumable::resume_argv(&pane).ok_or_else(|| {

@@ -65,7 +65,9 @@ impl Hub {
     pub async fn save_final(&self) {
         match self.saver().save_final(self.save_input()).await {
             Ok(report) => tracing::info!(?report, "saved the state for the next start"),
-            Err(e) => tracing::error!(error = %e, "the final save failed; the last saved state stays"),
+            Err(e) => {
+                tracing::error!(error = %e, "the final save failed; the last saved state stays")
+            }
         }
     }
 }

@@ -122,7 +122,15 @@ impl PaneHandle {
         limits: HistoryLimits,
         report: Reporter,
     ) -> Self {
-        Self::start_with(id, pty, events, size, limits, report, StartOptions::default())
+        Self::start_with(
+            id,
+            pty,
+            events,
+            size,
+            limits,
+            report,
+            StartOptions::default(),
+        )
     }
 
     /// [`PaneHandle::start`] with a prelude and an activity signal.

@@ -27,7 +27,10 @@ pub fn private_dir(dir: &Path) -> io::Result<()> {
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
             let meta = fs::symlink_metadata(dir)?;
             if !meta.is_dir() {
-                return Err(io::Error::other(format!("{} is not a directory", dir.display())));
+                return Err(io::Error::other(format!(
+                    "{} is not a directory",
+                    dir.display()
+                )));
             }
             if meta.permissions().mode() & 0o077 != 0 {
                 fs::set_permissions(dir, Permissions::from_mode(0o700))?;

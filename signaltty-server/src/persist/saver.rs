@@ -174,7 +174,9 @@ impl Saver {
             last_write = Some(Instant::now());
             match self.save(collect()).await {
                 Ok(report) => tracing::debug!(?report, "saved"),
-                Err(e) => tracing::error!(error = %e, "saving the state failed; retrying on the next change"),
+                Err(e) => {
+                    tracing::error!(error = %e, "saving the state failed; retrying on the next change")
+                }
             }
         }
     }

@@ -127,7 +127,10 @@ mod tests {
         scrub_env(&mut v);
         let text = v.to_string();
         for secret in ["s1", "s2", "s3", "s4", "junk"] {
-            assert!(!text.contains(&format!("\"{secret}\"")), "{secret} in {text}");
+            assert!(
+                !text.contains(&format!("\"{secret}\"")),
+                "{secret} in {text}"
+            );
         }
         assert!(text.contains("/c") && text.contains("/x") && text.contains("/o"));
         assert!(text.contains("not an env field"));

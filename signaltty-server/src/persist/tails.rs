@@ -156,7 +156,11 @@ mod tests {
         }
         let tail = render(&screen);
         assert!(tail.len() <= TAIL_BYTES, "{}", tail.len());
-        assert!(tail.len() > TAIL_BYTES - 100, "fills the budget: {}", tail.len());
+        assert!(
+            tail.len() > TAIL_BYTES - 100,
+            "fills the budget: {}",
+            tail.len()
+        );
         let text = String::from_utf8(tail).unwrap();
         assert!(text.contains("  4999 "), "newest line kept");
         assert!(!text.contains("     0 "), "oldest line dropped");

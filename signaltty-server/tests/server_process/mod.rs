@@ -289,11 +289,7 @@ impl RealServer {
         }
     }
 
-    pub async fn resume(
-        &self,
-        id: &str,
-        mode: pb::ResumeMode,
-    ) -> Result<pb::Pane, tonic::Status> {
+    pub async fn resume(&self, id: &str, mode: pb::ResumeMode) -> Result<pb::Pane, tonic::Status> {
         self.panes()
             .resume_pane(pb::ResumePaneRequest {
                 pane_id: id.into(),
