@@ -58,6 +58,8 @@ impl Daemon {
         hub.restore_notifications(loaded.notifications);
         let routes = crate::rpc::routes(&hub)?;
         let tasks = TaskTracker::new();
+        // Before serving: a change made by the first request must already wake the saver.
+        hub.start_saving(&tasks);
         let socket = bound.path.clone();
         let listen::Bound {
             listener,
@@ -80,7 +82,6 @@ impl Daemon {
             let _ = std::fs::remove_file(&path);
             drop(lock);
         });
-        hub.start_saving(&tasks);
         tasks.close();
         let resumer = hub.clone();
         tokio::spawn(async move { resumer.auto_resume().await });
