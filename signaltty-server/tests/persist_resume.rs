@@ -211,3 +211,43 @@ async fn resuming_an_unknown_or_live_pane_is_refused_clearly() {
         .unwrap_err();
     assert_eq!(reason(&err), "BAD_PARAMS");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_resumes_at_once_start_one_process_and_closing_a_restored_pane_lets_go() {
+    let root = Root::new();
+    let record = recorder(&root);
+    let srv = root.start().await;
+    let ws = srv.workspace("w", &root.path().join("w")).await;
+    let a = srv.spawn(&ws.id, "", &["recorder", "a"]).await;
+    let b = srv.spawn(&ws.id, "", &["recorder", "b"]).await;
+    wait_file_contains(&root.tail(&a.id), &["recorder-started a"]).await;
+    wait_file_contains(&root.tail(&b.id), &["recorder-started b"]).await;
+    srv.kill();
+    std::fs::remove_file(&record).unwrap();
+
+    let srv = root.start().await;
+    let (r1, r2) = tokio::join!(
+        srv.resume(&a.id, pb::ResumeMode::RespawnArgv),
+        srv.resume(&a.id, pb::ResumeMode::RespawnArgv)
+    );
+    assert!(r1.is_ok() != r2.is_ok(), "exactly one wins: {r1:?} {r2:?}");
+    let err = r1.err().or(r2.err()).unwrap();
+    assert_eq!(reason(&err), "NOT_RESUMABLE");
+    srv.until_output(&a.id, "recorder-started a").await;
+    assert_eq!(runs(&record), vec!["run a"]);
+
+    // Closing a restored pane ends its attached clients and forgets its tail.
+    let (_tx, mut stream, _) = srv.attach(&b.id).await;
+    srv.panes()
+        .close_pane(pb::ClosePaneRequest {
+            pane_id: b.id.clone(),
+        })
+        .await
+        .unwrap();
+    let end = tokio::time::timeout(server_process::WAIT, stream.message())
+        .await
+        .expect("the stream ends");
+    assert!(matches!(end, Ok(None) | Err(_)), "{end:?}");
+    server_process::wait_file_gone(&root.tail(&b.id)).await;
+    assert_eq!(runs(&record), vec!["run a"], "b never ran");
+}
