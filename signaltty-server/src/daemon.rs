@@ -44,8 +44,10 @@ impl Daemon {
             close_tab_on_last_pane: config.close_tab_on_last_pane,
         };
         // Loaded after the socket is ours, so a second server never touches our files.
-        let loaded = match crate::persist::load(&config.state_dir, policy) {
-            Ok(loaded) => loaded,
+        let (state_lock, loaded) = match crate::persist::lock_state_dir(&config.state_dir)
+            .and_then(|lock| Ok((lock, crate::persist::load(&config.state_dir, policy)?)))
+        {
+            Ok(locked) => locked,
             Err(e) => {
                 let _ = std::fs::remove_file(&bound.path);
                 return Err(e.into());
@@ -81,6 +83,7 @@ impl Daemon {
             // Remove the socket before releasing the lock (dropped with `bound` below).
             let _ = std::fs::remove_file(&path);
             drop(lock);
+            drop(state_lock);
         });
         tasks.close();
         let resumer = hub.clone();

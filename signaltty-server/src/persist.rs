@@ -29,7 +29,7 @@ pub mod tails;
 
 use std::time::Duration;
 
-pub use load::{LoadError, Loaded, load};
+pub use load::{LoadError, Loaded, load, lock_state_dir};
 pub use saver::{SaveInput, Saver};
 
 /// The snapshot schema this server writes and the newest it reads.

@@ -138,3 +138,26 @@ async fn an_older_sparse_snapshot_loads_with_defaults_and_a_saved_pid_is_dropped
     assert!(!settings.auto_resume_agents && !settings.disable_tails);
     assert!(corrupt_copies(&root).is_empty());
 }
+
+#[tokio::test]
+async fn a_second_server_on_the_same_state_dir_is_refused() {
+    let root = Root::new();
+    let srv = root.start().await;
+    srv.workspace("mine", &root.path().join("w")).await;
+    server_process::wait_file_contains(&root.snapshot(), &["mine"]).await;
+    let before = std::fs::read(root.snapshot()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_signaltty-server"))
+        .arg("--socket")
+        .arg(root.path().join("other-run/s.sock"))
+        .arg("--state-dir")
+        .arg(root.state())
+        .arg("--log-file")
+        .arg(root.path().join("other.log"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("uses the state dir"), "{stderr}");
+    assert_eq!(std::fs::read(root.snapshot()).unwrap(), before);
+    assert!(!root.path().join("other-run/s.sock").exists());
+}

@@ -8,7 +8,10 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+
+use nix::fcntl::{Flock, FlockArg};
 
 use super::schema::{Snapshot, VersionProbe};
 use super::tails::TailDir;
@@ -33,6 +36,11 @@ pub enum LoadError {
         /// The newest this server reads.
         supported: u32,
     },
+    /// Another server (on another socket) uses this state dir.
+    #[error(
+        "another signaltty server uses the state dir {0}; stop it, or give this one its own --state-dir"
+    )]
+    InUse(PathBuf),
     /// The snapshot or tails could not be read, or a corrupt snapshot could not be moved aside
     /// (starting anyway would overwrite it).
     #[error("{context}: {source}")]
@@ -55,6 +63,25 @@ pub struct Loaded {
     pub tails: HashMap<PaneId, Vec<u8>>,
     /// Where a corrupt snapshot was moved, if one was.
     pub moved_aside: Option<PathBuf>,
+}
+
+/// Takes `<state_dir>/lock` (an exclusive `flock`, released by the kernel when the server dies)
+/// so that two servers on different sockets never write the same snapshot. Hold it for the
+/// server's life.
+pub fn lock_state_dir(state_dir: &Path) -> Result<Flock<std::fs::File>, LoadError> {
+    let path = state_dir.join("lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(&path)
+        .map_err(|source| LoadError::Io {
+            context: format!("opening {}", path.display()),
+            source,
+        })?;
+    Flock::lock(file, FlockArg::LockExclusiveNonblock)
+        .map_err(|_| LoadError::InUse(state_dir.to_path_buf()))
 }
 
 /// Loads `<state_dir>/snapshot.json` and its tails.
