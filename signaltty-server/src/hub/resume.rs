@@ -176,6 +176,11 @@ impl Hub {
     /// Starts a process in a pane that has none (restored, or exited): the agent's resume
     /// command or the original argv, in the pane's cwd and size, with its tail on screen.
     pub async fn resume_pane(&self, id: &PaneId, mode: ResumeMode) -> Result<Pane> {
+        // Claimed before the checks, so a resume that has just finished is seen as running.
+        let _claim = self
+            .dormant()
+            .claim(id)
+            .ok_or_else(|| Error::NotResumable(format!("pane {id} is already being resumed")))?;
         let (pane, ws_cwd) = self.store().read(|s| {
             let pane = s.pane(id)?.clone();
             let ws_cwd = s.workspace(&pane.workspace_id)?.cwd.clone();
@@ -191,10 +196,6 @@ impl Hub {
                 "pane {id} is running; only a restored or exited pane can be resumed"
             )));
         }
-        let _claim = self
-            .dormant()
-            .claim(id)
-            .ok_or_else(|| Error::NotResumable(format!("pane {id} is already being resumed")))?;
         let (argv, env) = match mode {
             ResumeMode::AgentSession => {
                 let argv = resumable::resume_argv(&pane).ok_or_else(|| {
