@@ -142,20 +142,22 @@ struct WaitGuard {
 }
 
 impl WaitGuard {
-    /// Settles the wait: when nobody else ended it, it ends with `reason` and its decision is
-    /// cleared; otherwise the outcome someone delivered wins. Runs under the store lock, so it
-    /// cannot interleave with an answer.
-    fn finish(&mut self, reason: ClearReason) -> WaitEnd {
+    /// Settles the wait. `received` is the outcome someone delivered, if the waiter saw one;
+    /// otherwise the wait ends with `reason` — unless an outcome was delivered meanwhile, which
+    /// then wins. An outcome that is not an answer clears the decision if it is still current.
+    /// Runs under the store lock, so it cannot interleave with an answer.
+    fn finish(&mut self, received: Option<WaitEnd>, reason: ClearReason) -> WaitEnd {
         let rx = self.rx.take();
         let id = &self.decision.id;
         let pane = &self.decision.pane_id;
         let waiters = &self.hub.inner.decisions;
         let settled = self.hub.store().apply(|s, _| {
-            let end = if waiters.withdraw(id) {
-                WaitEnd::Ended(reason)
-            } else {
-                rx.and_then(|mut rx| rx.try_recv().ok())
-                    .unwrap_or(WaitEnd::Ended(reason))
+            let end = match received {
+                Some(end) => end,
+                None if waiters.withdraw(id) => WaitEnd::Ended(reason),
+                None => rx
+                    .and_then(|mut rx| rx.try_recv().ok())
+                    .unwrap_or(WaitEnd::Ended(reason)),
             };
             let events = match &end {
                 WaitEnd::Ended(r) => s.clear_decision(pane, id, *r)?.1,
@@ -170,7 +172,7 @@ impl WaitGuard {
 impl Drop for WaitGuard {
     fn drop(&mut self) {
         if self.rx.is_some() {
-            self.finish(ClearReason::WaiterGone);
+            self.finish(None, ClearReason::WaiterGone);
         }
     }
 }
@@ -194,19 +196,19 @@ impl Hub {
             rx: Some(rx),
         };
         let shutdown = self.shutdown_token().clone();
-        let reason = {
+        let (received, reason) = {
             let rx = guard
                 .rx
                 .as_mut()
                 .expect("the receiver is only taken by finish");
             tokio::select! {
-                // Delivered (or the sender vanished, which only a bug could cause): finish reads it.
-                _ = rx => ClearReason::WaiterGone,
-                () = tokio::time::sleep(timeout) => ClearReason::Timeout,
-                () = shutdown.cancelled() => ClearReason::Shutdown,
+                // A sender never drops without sending (only a bug could make it): treat as gone.
+                r = rx => (r.ok(), ClearReason::WaiterGone),
+                () = tokio::time::sleep(timeout) => (None, ClearReason::Timeout),
+                () = shutdown.cancelled() => (None, ClearReason::Shutdown),
             }
         };
-        guard.finish(reason)
+        guard.finish(received, reason)
     }
 
     /// Answers a pending decision. Checks, in order: the pane exists (`NO_SUCH_PANE`); the
