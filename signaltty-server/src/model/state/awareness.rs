@@ -352,8 +352,9 @@ impl State {
     }
 
     /// Consumes the pane's decision with an answer already delivered to its waiter: emits
-    /// `DecisionAnswered`, clears attention (answering is an explicit act) and moves a blocked
-    /// pane back to `working` (the agent goes on with its turn either way).
+    /// `DecisionAnswered`, clears attention and reads the pane's notifications (answering is an
+    /// explicit act), and moves a blocked pane back to `working` (the agent goes on with its turn
+    /// either way).
     pub fn commit_answer(
         &mut self,
         pane_id: &PaneId,
@@ -379,6 +380,9 @@ impl State {
         if let Some(c) = pane.state.clear_attention(false, now) {
             events.push(attention_event(pane_id, c, ChangeSource::Decision));
         }
+        // Answering is the user looking at the pane: its notifications (the approval request's
+        // among them) are read.
+        self.notifications.mark_pane_read(pane_id);
         Ok((decision, events))
     }
 

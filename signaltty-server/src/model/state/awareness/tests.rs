@@ -241,7 +241,13 @@ fn answers_are_checked_then_consumed_once() {
         Err(AnswerRefused::Decision(DecisionError::UnknownOption(_)))
     ));
     assert_eq!(s.check_answer(&p, &d.id, "once"), Ok(Verdict::Allow));
+    assert_eq!(
+        s.notifications().unread_count(Some(&p)),
+        1,
+        "the approval notice"
+    );
     let (_, events) = s.commit_answer(&p, &d.id, "once", t(2)).expect("commit");
+    assert_eq!(s.notifications().unread_count(Some(&p)), 0);
     assert!(matches!(events[0], Event::DecisionAnswered { .. }));
     assert_eq!(axes(&s, &p), (Lifecycle::Working, Attention::None));
     assert!(matches!(
