@@ -1,8 +1,14 @@
 //! `Hub`: the core operations every RPC service calls — validation, the store, git reads and (in
 //! `hub/panes.rs`) the pane actors. Services only decode, call one hub method, and encode.
 
+pub mod agents;
+mod attention;
+mod attribution;
+pub mod decisions;
+pub mod notifications;
 pub mod panes;
 mod tabs;
+pub mod wait;
 mod workspaces;
 
 use std::sync::Arc;
@@ -26,6 +32,7 @@ struct Inner {
     started_at: SystemTime,
     shutdown: CancellationToken,
     panes: panes::Registry,
+    decisions: decisions::Waiters,
 }
 
 impl Hub {
@@ -38,6 +45,7 @@ impl Hub {
                 started_at: SystemTime::now(),
                 shutdown,
                 panes: panes::Registry::default(),
+                decisions: decisions::Waiters::default(),
             }),
         }
     }
@@ -82,6 +90,9 @@ impl Hub {
             .publish([crate::model::event::Event::ServerShuttingDown {
                 reason: reason.to_owned(),
             }]);
+        // Waiting hooks learn it is a shutdown, not their pane exiting.
+        self.waiters()
+            .end_all(crate::model::decision::ClearReason::Shutdown);
         self.end_all_panes().await;
         self.inner.shutdown.cancel();
         Ok(live.len())

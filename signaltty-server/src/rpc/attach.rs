@@ -50,7 +50,7 @@ pub async fn attach(
     let id = pane_id(&start.pane_id)?;
     let handle = hub.handle(&id)?;
     if start.mark_seen {
-        hub.mark_seen(&id)?;
+        hub.mark_seen(&id, crate::model::event::ChangeSource::Client)?;
     }
     let size = (!start.read_only).then(|| Size::clamped(start.cols, start.rows));
     let (client, changed) = handle.join(size);
