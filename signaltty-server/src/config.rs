@@ -23,6 +23,9 @@ pub struct Config {
     pub scrollback_bytes: usize,
     /// Time a pane's process group gets between SIGHUP and SIGKILL on close.
     pub hangup_grace: Duration,
+    /// The home whose agent configs receive our hooks; `None` = `$SIGNALTTY_HOOK_HOME`, else
+    /// `$HOME` (tests point it at a temp dir).
+    pub hook_home: Option<PathBuf>,
 }
 
 impl Config {
@@ -37,6 +40,7 @@ impl Config {
             scrollback_lines: 10_000,
             scrollback_bytes: 4 * 1024 * 1024,
             hangup_grace: Duration::from_secs(2),
+            hook_home: None,
         }
     }
 }

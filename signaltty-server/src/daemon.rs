@@ -57,7 +57,6 @@ impl Daemon {
         let shutdown = CancellationToken::new();
         let hub = Hub::new(store, config, shutdown.clone());
         hub.restore_dormant(loaded.tails);
-        hub.restore_notifications(loaded.notifications);
         let routes = crate::rpc::routes(&hub)?;
         let tasks = TaskTracker::new();
         // Before serving: a change made by the first request must already wake the saver.

@@ -1,10 +1,16 @@
 //! `Hub`: the core operations every RPC service calls — validation, the store, git reads and (in
 //! `hub/panes.rs`) the pane actors. Services only decode, call one hub method, and encode.
 
+pub mod agents;
+mod attention;
+mod attribution;
+pub mod decisions;
+pub mod notifications;
 pub mod panes;
 pub mod resume;
 mod saving;
 mod tabs;
+pub mod wait;
 mod workspaces;
 
 use std::sync::Arc;
@@ -28,9 +34,9 @@ struct Inner {
     started_at: SystemTime,
     shutdown: CancellationToken,
     panes: panes::Registry,
+    decisions: decisions::Waiters,
     dormant: resume::Dormant,
     saver: crate::persist::Saver,
-    notifications: saving::CarriedNotifications,
 }
 
 impl Hub {
@@ -44,9 +50,9 @@ impl Hub {
                 started_at: SystemTime::now(),
                 shutdown,
                 panes: panes::Registry::default(),
+                decisions: decisions::Waiters::default(),
                 dormant: resume::Dormant::default(),
                 saver,
-                notifications: saving::CarriedNotifications::default(),
             }),
         }
     }
@@ -92,6 +98,9 @@ impl Hub {
             .publish([crate::model::event::Event::ServerShuttingDown {
                 reason: reason.to_owned(),
             }]);
+        // Waiting hooks learn it is a shutdown, not their pane exiting.
+        self.waiters()
+            .end_all(crate::model::decision::ClearReason::Shutdown);
         self.save_final().await;
         self.end_all_panes().await;
         self.inner.shutdown.cancel();

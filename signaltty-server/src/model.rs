@@ -2,6 +2,7 @@
 //! axes, decisions, notifications, events, and `State` (the only code that changes records). No
 //! I/O and no proto types here, so every rule can be unit- and property-tested.
 
+pub mod agent;
 pub mod decision;
 pub mod event;
 pub mod ids;

@@ -1,8 +1,8 @@
 //! Persistence: the server's records survive a restart, its processes do not.
 //!
 //! What is saved, in `<state_dir>` (0700):
-//! - `snapshot.json` (0600): `{"version": 1, "saved_at": …, "state": {workspaces, tabs, panes},
-//!   "notifications": […]}` — the model's own serde form, so a field added to a record is saved
+//! - `snapshot.json` (0600): `{"version": 1, "saved_at": …, "state": {workspaces, tabs, panes,
+//!   notifications}}` — the model's own serde form, so a field added to a record is saved
 //!   without touching this module, and a field missing from an older file takes its
 //!   `#[serde(default)]` ([`schema`]).
 //! - `history/<pane>.tail` (0600): the last ≈64 KiB of each pane's output as self-contained

@@ -2,9 +2,12 @@
 //! (`convert.rs`), calls one `Hub` method, and encodes the answer; errors become statuses in
 //! `status.rs`. No business rules live here.
 
+mod agent;
 mod attach;
 pub mod convert;
+mod decision;
 mod event;
+mod notification;
 mod pane;
 mod pending;
 mod restored;
@@ -47,9 +50,15 @@ pub fn routes(hub: &Hub) -> Result<Routes, tonic_reflection::server::Error> {
             hub.clone(),
         )))
         .add_service(PaneServiceServer::new(pane::PaneService::new(hub.clone())))
-        .add_service(AgentServiceServer::new(pending::AgentService))
-        .add_service(DecisionServiceServer::new(pending::DecisionService))
-        .add_service(NotificationServiceServer::new(pending::NotificationService))
+        .add_service(AgentServiceServer::new(agent::AgentService::new(
+            hub.clone(),
+        )))
+        .add_service(DecisionServiceServer::new(decision::DecisionService::new(
+            hub.clone(),
+        )))
+        .add_service(NotificationServiceServer::new(
+            notification::NotificationService::new(hub.clone()),
+        ))
         .add_service(GitServiceServer::new(pending::GitService));
     Ok(routes)
 }

@@ -166,7 +166,13 @@ async fn exit_codes_are_kept_on_the_tombstone() {
             .unwrap();
         assert_eq!(p.status, pb::PaneStatus::Exited as i32);
         assert_eq!(p.exit_code, Some(code));
-        assert_eq!(p.lifecycle, pb::Lifecycle::Exited as i32);
+        // A plain command follows the generic exit rules: 0 is done, anything else failed.
+        let expected = if code == 0 {
+            pb::Lifecycle::Done
+        } else {
+            pb::Lifecycle::Failed
+        };
+        assert_eq!(p.lifecycle, expected as i32);
         // The screen stays readable after exit.
         srv.panes()
             .read_pane(pb::ReadPaneRequest {

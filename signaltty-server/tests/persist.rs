@@ -169,7 +169,8 @@ async fn everything_comes_back_after_sigkill_without_running_anything() {
     let gone = srv.pane(&exits.id).await;
     assert_eq!(status_of(&gone), pb::PaneStatus::Exited);
     assert_eq!(gone.exit_code, Some(3));
-    assert_eq!(gone.lifecycle, pb::Lifecycle::Exited as i32);
+    // A plain command's non-zero exit is `failed` (agent awareness); it stays so.
+    assert_eq!(gone.lifecycle, pb::Lifecycle::Failed as i32);
     assert_error_reason(
         srv.panes()
             .write_input(pb::WriteInputRequest {

@@ -2,8 +2,8 @@
 //!
 //! Run: `cargo test -p signaltty-server --test persist_bench -- --ignored --nocapture`
 //! (add `--release` for optimised figures). The state is written as snapshot JSON — the schema is
-//! the contract — with 50 workspaces × 2 tabs × 5 panes in split layouts, realistic titles, argv
-//! and last messages, and a full 64 KiB tail per pane.
+//! the contract — with 50 workspaces × 2 tabs × 5 panes in split layouts, realistic titles, argv,
+//! agent sessions and last messages, 200 notifications, and a full 64 KiB tail per pane.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -56,9 +56,18 @@ fn snapshot(cwd: &str) -> (Value, Vec<String>) {
                     "argv": ["claude", "--model", "opus", "--permission-mode", "default"],
                     "cwd": cwd, "size": {"cols": 120, "rows": 40},
                     "status": {"state": "live", "pid": 12345},
-                    "lifecycle": "working", "attention": "unread",
-                    "lifecycle_since": time(1_700_000_000), "working_since": time(1_700_000_000),
-                    "last_run": {"secs": 42, "nanos": 0},
+                    "state": {
+                        "lifecycle": "working", "attention": "unread",
+                        "lifecycle_since": time(1_700_000_000),
+                        "attention_since": time(1_700_000_000),
+                        "working_since": time(1_700_000_000),
+                        "last_run": {"secs": 42, "nanos": 0},
+                    },
+                    "agent": {
+                        "kind": "claude", "session_id": format!("9b1f6c1e-3a52-4f0e-8d7c-{id}"),
+                        "resume_argv": ["claude", "--resume", format!("9b1f6c1e-3a52-4f0e-8d7c-{id}")],
+                        "env": {"CLAUDE_CONFIG_DIR": "/home/dev/.claude-work"},
+                    },
                     "last_message": "Stop: I refactored the parser and all 213 tests pass; \
                         the flaky one was a race in the fixture setup. ".repeat(2),
                     "created_at": time(1_700_000_000),
@@ -88,8 +97,10 @@ fn snapshot(cwd: &str) -> (Value, Vec<String>) {
         .collect();
     let snap = json!({
         "version": 1,
-        "state": {"workspaces": workspaces, "tabs": tabs, "panes": panes},
-        "notifications": notifications,
+        "state": {
+            "workspaces": workspaces, "tabs": tabs, "panes": panes,
+            "notifications": {"items": notifications, "capacity": 200},
+        },
     });
     (snap, all)
 }
@@ -145,7 +156,14 @@ async fn save_and_restore_500_panes() {
     let load_time = started.elapsed();
     assert_eq!(loaded.state.pane_count(), 500);
     assert_eq!(loaded.tails.len(), 500);
-    assert_eq!(loaded.notifications.len(), 200);
+    assert_eq!(loaded.state.notifications().len(), 200);
+    assert!(
+        loaded
+            .state
+            .all_panes()
+            .iter()
+            .all(|p| p.status == signaltty_server::model::pane::PaneStatus::Resumable)
+    );
 
     // Save: the clone under the store's lock, then serialize + atomic write + fsync.
     let store = Store::new(loaded.state, 16, 16);
@@ -158,7 +176,6 @@ async fn save_and_restore_500_panes() {
         .save(SaveInput {
             state,
             head: head + 1,
-            notifications: loaded.notifications,
             panes: Vec::new(),
         })
         .await

@@ -9,11 +9,14 @@ use std::time::{Duration, Instant, SystemTime};
 
 use signaltty_proto::v1 as pb;
 
+use crate::agents::AgentKind;
+use crate::agents::session::remembered_env;
 use crate::error::{Error, Result};
-use crate::model::event::ChangeSource;
+use crate::model::agent::AgentInfo;
+use crate::model::decision::ClearReason;
 use crate::model::ids::{PaneId, WorkspaceId};
 use crate::model::layout::Direction;
-use crate::model::lifecycle::Lifecycle;
+use crate::model::lifecycle::PaneState;
 use crate::model::names::validate_name;
 use crate::model::pane::{Pane, PaneStatus, Size};
 use crate::model::state::Placement;
@@ -53,6 +56,8 @@ pub struct Launch {
     pub rows: u32,
     /// Title ("" = argv[0]).
     pub title: String,
+    /// Do not install our hooks before launching a supported agent.
+    pub skip_hook_install: bool,
 }
 
 /// Longest input timeout a client may ask for.
@@ -188,6 +193,13 @@ impl Hub {
             validate_name("title", &launch.title).map_err(Error::BadParams)?
         };
         let size = Size::clamped(launch.cols, launch.rows);
+        let agent = AgentKind::detect(&argv[0])
+            .map(|kind| AgentInfo::new(kind, remembered_env(launch.env.iter().cloned(), &cwd)));
+        if let Some(agent) = &agent
+            && !launch.skip_hook_install
+        {
+            self.install_hooks_for_launch(agent.kind).await;
+        }
         let id = PaneId::new();
         let spec = SpawnSpec {
             argv: argv.clone(),
@@ -208,11 +220,9 @@ impl Hub {
             cwd,
             size,
             status: PaneStatus::Live { pid: pty.pid() },
-            lifecycle: Lifecycle::Unknown,
-            attention: Default::default(),
-            lifecycle_since: now,
-            working_since: None,
-            last_run: None,
+            state: PaneState::new(now),
+            agent,
+            pending_decision: None,
             last_message: String::new(),
             created_at: now,
         };
@@ -295,47 +305,13 @@ impl Hub {
                     })
                 })
                 .map(|_| ()),
-            Report::Term(event) => {
-                self.on_term_event(id, event);
-                Ok(())
-            }
+            Report::Term(event) => self.on_term_event(id, event),
             Report::Exited { code } => self.on_exit(id, code),
         };
         if let Err(e) = result {
             // The pane was closed meanwhile: nothing to record.
             tracing::debug!(pane = %id, error = %e, "pane report after close");
         }
-    }
-
-    /// Bells and notifications from a pane's output (agent awareness builds on this).
-    fn on_term_event(&self, id: &PaneId, event: TermEvent) {
-        tracing::debug!(pane = %id, ?event, "terminal event");
-    }
-
-    fn on_exit(&self, id: &PaneId, code: i32) -> Result<()> {
-        self.store().apply(|s, now| {
-            let (_, mut events) = s.update_pane(id, |p| {
-                p.status = PaneStatus::Exited { code, at: now };
-            })?;
-            events.push(crate::model::event::Event::PaneExited {
-                pane_id: id.clone(),
-                code,
-            });
-            let pane = s.pane_mut(id)?;
-            if pane.lifecycle != Lifecycle::Exited {
-                let prev = pane.lifecycle;
-                pane.lifecycle = Lifecycle::Exited;
-                pane.lifecycle_since = now;
-                events.push(crate::model::event::Event::LifecycleChanged {
-                    pane_id: id.clone(),
-                    prev,
-                    new: Lifecycle::Exited,
-                    source: ChangeSource::Exit,
-                    run: None,
-                });
-            }
-            Ok(((), events))
-        })
     }
 
     /// Writes input; bounded in size and time.
@@ -433,6 +409,8 @@ impl Hub {
             let mut registry = self.registry().lock();
             ids.iter().filter_map(|id| registry.remove(id)).collect()
         };
+        // Their decisions went with their records; wake the hooks still waiting on them.
+        self.waiters().end_panes(ids, ClearReason::PaneExited);
         let grace = self.config().hangup_grace;
         for handle in handles {
             handle.mark_closed();
@@ -449,25 +427,6 @@ impl Hub {
             h.pty().hangup(grace).await
         });
         futures_util::future::join_all(waits).await;
-    }
-
-    /// Clears a pane's attention (a pending decision keeps PERMISSION_REQUIRED).
-    pub fn mark_seen(&self, id: &PaneId) -> Result<Pane> {
-        self.store().apply(|s, _| {
-            let pane = s.pane_mut(id)?;
-            let prev = pane.attention;
-            let mut events = Vec::new();
-            if prev != crate::model::lifecycle::Attention::None {
-                pane.attention = crate::model::lifecycle::Attention::None;
-                events.push(crate::model::event::Event::AttentionChanged {
-                    pane_id: id.clone(),
-                    prev,
-                    new: pane.attention,
-                    source: ChangeSource::Api,
-                });
-            }
-            Ok((pane.clone(), events))
-        })
     }
 
     /// A pane record on the wire, with its live numbers.

@@ -296,19 +296,18 @@ fn resume_cwd(pane: &Pane, ws_cwd: PathBuf) -> Result<PathBuf> {
         })
 }
 
-/// A resumed process starts fresh: an `exited` lifecycle no longer holds.
+/// A resumed process starts fresh: what the old one was doing (or how it ended) no longer holds,
+/// so the lifecycle goes back to `unknown` until the new process (or its hooks) says more.
+/// Attention is kept: the user has still not seen what it was about.
 fn mark_resumed(pane: &mut Pane, now: SystemTime) -> Option<Event> {
-    if pane.lifecycle != Lifecycle::Exited {
-        return None;
-    }
-    let prev = pane.lifecycle;
-    pane.lifecycle = Lifecycle::Unknown;
-    pane.lifecycle_since = now;
+    let change = pane
+        .state
+        .set_lifecycle(Lifecycle::Unknown, ChangeSource::Resume, now)?;
     Some(Event::LifecycleChanged {
         pane_id: pane.id.clone(),
-        prev,
-        new: Lifecycle::Unknown,
-        source: ChangeSource::Resume,
-        run: None,
+        prev: change.prev,
+        new: change.new,
+        source: change.source,
+        run: change.run_duration,
     })
 }

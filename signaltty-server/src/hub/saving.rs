@@ -1,26 +1,10 @@
 //! The hub's side of persistence: what a save looks at, the debounced save task, and the final
 //! save on shutdown. The files themselves are `crate::persist`'s business.
 
-use std::sync::{Mutex, MutexGuard};
-
 use tokio_util::task::TaskTracker;
 
 use super::Hub;
-use crate::model::notification::Notification;
 use crate::persist::{SaveInput, Saver};
-
-/// Notifications loaded from the snapshot, written back unchanged by every save.
-///
-/// HOOK POINT (agent awareness): once the hub has its bounded notification store, `restore`
-/// fills that store and `save_input` reads it; this carrier then goes away.
-#[derive(Debug, Default)]
-pub struct CarriedNotifications(Mutex<Vec<Notification>>);
-
-impl CarriedNotifications {
-    fn lock(&self) -> MutexGuard<'_, Vec<Notification>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
 
 impl Hub {
     /// The snapshot saver.
@@ -28,13 +12,9 @@ impl Hub {
         &self.inner.saver
     }
 
-    /// Takes over the notifications of a loaded snapshot.
-    pub fn restore_notifications(&self, notifications: Vec<Notification>) {
-        *self.inner.notifications.lock() = notifications;
-    }
-
-    /// A consistent copy of what to save: the records and head seq under the store's lock, then
-    /// the pane actors (a pane spawned in between is saved next time).
+    /// A consistent copy of what to save: the records (notifications included) and head seq
+    /// under the store's lock, then the pane actors (a pane spawned in between is saved next
+    /// time).
     pub fn save_input(&self) -> SaveInput {
         let (state, head) = self.store().clone_state();
         let panes = self
@@ -43,12 +23,7 @@ impl Hub {
             .iter()
             .map(|(id, h)| (id.clone(), h.clone()))
             .collect();
-        SaveInput {
-            state,
-            head,
-            notifications: self.inner.notifications.lock().clone(),
-            panes,
-        }
+        SaveInput { state, head, panes }
     }
 
     /// Starts the debounced save task on `tasks`; it ends when the server shuts down.

@@ -4,9 +4,11 @@
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
-use super::ids::{PaneId, TabId, WorkspaceId};
+use super::decision::{ClearReason, PendingDecision};
+use super::ids::{DecisionId, PaneId, TabId, WorkspaceId};
 pub use super::lifecycle::ChangeSource;
 use super::lifecycle::{Attention, Lifecycle};
+use super::notification::Notification;
 use super::pane::{Pane, Size};
 use super::tab::Tab;
 use super::workspace::{GitContext, Workspace};
@@ -85,6 +87,33 @@ pub enum Event {
         /// Cause.
         source: ChangeSource,
     },
+    /// A notification was stored.
+    NotificationCreated {
+        /// The notification as stored (sanitized).
+        notification: Notification,
+        /// The workspace of its pane, when it has one.
+        workspace_id: Option<WorkspaceId>,
+    },
+    /// A decision became pending on its pane.
+    DecisionCreated(PendingDecision),
+    /// A decision was answered; its waiter received the verdict.
+    DecisionAnswered {
+        /// The decision.
+        decision_id: DecisionId,
+        /// Its pane.
+        pane_id: PaneId,
+        /// The option chosen.
+        option_id: String,
+    },
+    /// A decision ended without an answer.
+    DecisionCleared {
+        /// The decision.
+        decision_id: DecisionId,
+        /// Its pane.
+        pane_id: PaneId,
+        /// Why.
+        reason: ClearReason,
+    },
     /// A workspace's git context changed.
     GitContextChanged {
         /// The workspace.
@@ -142,6 +171,10 @@ impl Event {
             | Event::PaneClosed { .. } => EventKind::Pane,
             Event::LifecycleChanged { .. } => EventKind::Lifecycle,
             Event::AttentionChanged { .. } => EventKind::Attention,
+            Event::NotificationCreated { .. } => EventKind::Notification,
+            Event::DecisionCreated(_)
+            | Event::DecisionAnswered { .. }
+            | Event::DecisionCleared { .. } => EventKind::Decision,
             Event::GitContextChanged { .. } | Event::WorktreeChanged { .. } => EventKind::Git,
             Event::ServerShuttingDown { .. } => EventKind::Server,
         }

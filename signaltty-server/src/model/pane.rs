@@ -2,10 +2,12 @@
 //! is owned by the pane actor (`crate::pane`); this record is what is listed, evented and saved.
 
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
+use super::agent::AgentInfo;
+use super::decision::PendingDecision;
 use super::ids::{PaneId, TabId, WorkspaceId};
-use super::lifecycle::{Attention, Lifecycle};
+use super::lifecycle::PaneState;
 
 /// Terminal size in cells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -97,23 +99,33 @@ pub struct Pane {
     pub size: Size,
     /// Process state.
     pub status: PaneStatus,
-    /// What the process is doing.
+    /// Both state axes (lifecycle and attention) with their timestamps. A record saved before
+    /// the axes existed loads as `unknown`/`none`.
+    #[serde(default = "unknown_state")]
+    pub state: PaneState,
+    /// The agent running in the pane, when one was detected at spawn or reported by a hook.
     #[serde(default)]
-    pub lifecycle: Lifecycle,
-    /// How much it needs the user.
-    #[serde(default)]
-    pub attention: Attention,
-    /// When `lifecycle` last changed.
-    pub lifecycle_since: SystemTime,
-    /// When the current WORKING stretch began.
-    #[serde(default)]
-    pub working_since: Option<SystemTime>,
-    /// Length of the latest finished WORKING stretch.
-    #[serde(default)]
-    pub last_run: Option<Duration>,
+    pub agent: Option<AgentInfo>,
+    /// The question the pane's agent is blocked on. Never saved: it is only answerable while the
+    /// hook that asked waits, and waits live in memory only.
+    #[serde(skip)]
+    pub pending_decision: Option<PendingDecision>,
     /// Latest explicit message (notification body or hook summary).
     #[serde(default)]
     pub last_message: String,
     /// Creation time.
     pub created_at: SystemTime,
+}
+
+fn unknown_state() -> PaneState {
+    PaneState::new(SystemTime::UNIX_EPOCH)
+}
+
+impl Pane {
+    /// The agent kind whose rules apply to this pane (`generic` when no agent is known).
+    pub fn agent_kind(&self) -> crate::agents::AgentKind {
+        self.agent
+            .as_ref()
+            .map_or(crate::agents::AgentKind::Generic, |a| a.kind)
+    }
 }

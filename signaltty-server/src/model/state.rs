@@ -13,6 +13,7 @@ use super::event::Event;
 use super::ids::{PaneId, TabId, WorkspaceId};
 use super::layout::{Direction, Layout, PathStep, Removal};
 use super::names::validate_name;
+use super::notification::Notifications;
 use super::pane::{Pane, Size};
 use super::tab::Tab;
 use super::workspace::{GitContext, Workspace, WorkspaceSettings};
@@ -85,6 +86,9 @@ pub struct State {
     workspaces: Vec<Workspace>,
     tabs: HashMap<TabId, Tab>,
     panes: HashMap<PaneId, Pane>,
+    /// The newest notifications (bounded); see `state/awareness.rs`.
+    #[serde(default)]
+    notifications: Notifications,
     #[serde(skip)]
     policy: Policy,
 }
@@ -589,6 +593,9 @@ impl State {
         self.policy = policy;
     }
 }
+
+mod awareness;
+pub use awareness::{AnswerRefused, HookApplied};
 
 #[cfg(test)]
 mod tests;

@@ -17,7 +17,6 @@ use super::schema::{Snapshot, VersionProbe};
 use super::tails::TailDir;
 use super::{SCHEMA_VERSION, SNAPSHOT_FILE, file, resumable};
 use crate::model::ids::PaneId;
-use crate::model::notification::Notification;
 use crate::model::state::{Policy, State};
 
 /// Why the server must not start with this state dir.
@@ -57,8 +56,6 @@ pub enum LoadError {
 pub struct Loaded {
     /// The records, every pane without a process.
     pub state: State,
-    /// Recent notifications, oldest first.
-    pub notifications: Vec<Notification>,
     /// Saved output of each pane that has one (workspaces with tails enabled only).
     pub tails: HashMap<PaneId, Vec<u8>>,
     /// Where a corrupt snapshot was moved, if one was.
@@ -161,7 +158,6 @@ pub fn load(state_dir: &Path, policy: Policy) -> Result<Loaded, LoadError> {
     );
     Ok(Loaded {
         state,
-        notifications: snapshot.notifications,
         tails: loaded_tails,
         moved_aside: None,
     })

@@ -25,7 +25,6 @@ use super::schema::Snapshot;
 use super::tails::{TailDir, render};
 use super::{MIN_SAVE_INTERVAL, SNAPSHOT_FILE};
 use crate::model::ids::PaneId;
-use crate::model::notification::Notification;
 use crate::model::state::State;
 use crate::pane::actor::PaneHandle;
 
@@ -36,8 +35,6 @@ pub struct SaveInput {
     pub state: State,
     /// The store's head seq when it was copied.
     pub head: u64,
-    /// Recent notifications, oldest first.
-    pub notifications: Vec<Notification>,
     /// The pane actors (live or exited this run), for their tails.
     pub panes: Vec<(PaneId, PaneHandle)>,
 }
@@ -221,7 +218,7 @@ fn save_blocking(
         Err(e) => tracing::warn!(error = %e, "cannot clean up tails"),
     }
     if written.head != Some(input.head) {
-        let snapshot = Snapshot::for_save(input.state, input.notifications, SystemTime::now());
+        let snapshot = Snapshot::for_save(input.state, SystemTime::now());
         let json = snapshot.to_json()?;
         write_atomic(state_dir, SNAPSHOT_FILE, &json, Durability::Synced).map_err(|source| {
             SaveError::Io {

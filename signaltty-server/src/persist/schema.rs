@@ -1,5 +1,5 @@
-//! The snapshot's schema: a version, the model's own serde form of [`State`], and the recent
-//! notifications.
+//! The snapshot's schema: a version and the model's own serde form of [`State`] (workspaces,
+//! tabs with their layouts, pane records, recent notifications).
 //!
 //! Compatibility rules: a field added to any record must be `#[serde(default)]` (or `Option`),
 //! so a snapshot written before it loads; a change an older reader could not ignore bumps
@@ -15,7 +15,6 @@ use serde_json::Value;
 
 use super::{ENV_ALLOW_LIST, SCHEMA_VERSION, resumable};
 use crate::model::ids::PaneId;
-use crate::model::notification::Notification;
 use crate::model::state::State;
 
 /// Everything `snapshot.json` holds.
@@ -26,11 +25,8 @@ pub struct Snapshot {
     /// When it was written.
     #[serde(default)]
     pub saved_at: Option<SystemTime>,
-    /// Workspaces, tabs (with their layouts) and pane records.
+    /// Workspaces, tabs (with their layouts), pane records and recent notifications.
     pub state: State,
-    /// Recent notifications, oldest first.
-    #[serde(default)]
-    pub notifications: Vec<Notification>,
 }
 
 /// Just the version, read first so a newer file is refused before its content is interpreted.
@@ -41,7 +37,7 @@ pub(super) struct VersionProbe {
 
 impl Snapshot {
     /// A snapshot of `state` as it may be written: no pane keeps a pid or a decision wait.
-    pub fn for_save(mut state: State, notifications: Vec<Notification>, now: SystemTime) -> Self {
+    pub fn for_save(mut state: State, now: SystemTime) -> Self {
         let ids: Vec<PaneId> = state.all_panes().iter().map(|p| p.id.clone()).collect();
         for id in ids {
             if let Ok(pane) = state.pane_mut(&id) {
@@ -52,7 +48,6 @@ impl Snapshot {
             version: SCHEMA_VERSION,
             saved_at: Some(now),
             state,
-            notifications,
         }
     }
 
@@ -140,7 +135,7 @@ mod tests {
     fn an_older_snapshot_without_optional_parts_loads() {
         let text = r#"{"version": 1, "state": {"workspaces": [], "tabs": {}, "panes": {}}}"#;
         let s: Snapshot = serde_json::from_str(text).unwrap();
-        assert!(s.notifications.is_empty());
+        assert_eq!(s.state.pane_count(), 0);
         assert!(s.saved_at.is_none());
     }
 }

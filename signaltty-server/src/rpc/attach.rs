@@ -54,7 +54,7 @@ pub async fn attach(
         Err(e) => return super::restored::attach(hub, id, start, inbound).ok_or(e)?,
     };
     if start.mark_seen {
-        hub.mark_seen(&id)?;
+        hub.mark_seen(&id, crate::model::event::ChangeSource::Client)?;
     }
     let (tx, rx) = mpsc::channel(4);
     start_session(hub, handle, &start, inbound, tx);

@@ -7,7 +7,7 @@ use signaltty_proto::v1 as pb;
 
 use crate::error::{Error, Result};
 use crate::model::event::{ChangeSource, Event, EventKind, Stamped};
-use crate::model::ids::{PaneId, TabId, WorkspaceId};
+use crate::model::ids::{DecisionId, NotificationId, PaneId, TabId, WorkspaceId};
 use crate::model::layout::{Direction, Layout, PathStep, Ratio, Split};
 use crate::model::lifecycle::{Attention, Lifecycle};
 use crate::model::pane::{Pane, PaneStatus};
@@ -47,6 +47,21 @@ pub fn pane_id(raw: &str) -> Result<PaneId> {
     parse_id("pane_id", raw, PaneId::parse, PaneId::PREFIX)
 }
 
+/// A required decision id.
+pub fn decision_id(raw: &str) -> Result<DecisionId> {
+    parse_id("decision_id", raw, DecisionId::parse, DecisionId::PREFIX)
+}
+
+/// A required notification id.
+pub fn notification_id(raw: &str) -> Result<NotificationId> {
+    parse_id(
+        "notification_id",
+        raw,
+        NotificationId::parse,
+        NotificationId::PREFIX,
+    )
+}
+
 /// An optional id: empty means none.
 pub fn optional<T>(raw: &str, parse: impl Fn(&str) -> Result<T>) -> Result<Option<T>> {
     if raw.is_empty() {
@@ -55,6 +70,9 @@ pub fn optional<T>(raw: &str, parse: impl Fn(&str) -> Result<T>) -> Result<Optio
         parse(raw).map(Some)
     }
 }
+
+mod awareness;
+pub use awareness::*;
 
 // ----- time -----
 
@@ -290,13 +308,13 @@ pub fn pane_to_pb(p: &Pane, live: PaneLive) -> pb::Pane {
         status: status.into(),
         pid,
         exit_code,
-        lifecycle: lifecycle_to_pb(p.lifecycle).into(),
-        attention: attention_to_pb(p.attention).into(),
-        lifecycle_since: Some(timestamp(p.lifecycle_since)),
-        last_run_seconds: p.last_run.map_or(0.0, |d| d.as_secs_f64()),
+        lifecycle: lifecycle_to_pb(p.state.lifecycle()).into(),
+        attention: attention_to_pb(p.state.attention()).into(),
+        lifecycle_since: Some(timestamp(p.state.lifecycle_since())),
+        last_run_seconds: p.state.last_run().map_or(0.0, |d| d.as_secs_f64()),
         last_message: p.last_message.clone(),
-        agent: None,
-        pending_decision: None,
+        agent: p.agent.as_ref().map(agent_to_pb),
+        pending_decision: p.pending_decision.as_ref().map(decision_to_pb),
         output_offset: live.output_offset,
         created_at: Some(timestamp(p.created_at)),
         last_activity_at: opt_timestamp(live.last_activity_at),
@@ -395,6 +413,33 @@ pub fn event_to_pb(e: &Stamped, pane: &dyn Fn(&Pane) -> pb::Pane) -> pb::Event {
             prev: attention_to_pb(*prev).into(),
             new: attention_to_pb(*new).into(),
             source: source_to_pb(*source).into(),
+        }),
+        Event::NotificationCreated {
+            notification,
+            workspace_id,
+        } => Kind::NotificationCreated(pb::NotificationCreated {
+            notification: Some(notification_to_pb(notification, workspace_id.as_ref())),
+        }),
+        Event::DecisionCreated(d) => Kind::DecisionCreated(pb::DecisionCreated {
+            decision: Some(decision_to_pb(d)),
+        }),
+        Event::DecisionAnswered {
+            decision_id,
+            pane_id,
+            option_id,
+        } => Kind::DecisionAnswered(pb::DecisionAnswered {
+            decision_id: decision_id.to_string(),
+            pane_id: pane_id.to_string(),
+            option_id: option_id.clone(),
+        }),
+        Event::DecisionCleared {
+            decision_id,
+            pane_id,
+            reason,
+        } => Kind::DecisionCleared(pb::DecisionCleared {
+            decision_id: decision_id.to_string(),
+            pane_id: pane_id.to_string(),
+            reason: reason.as_str().to_owned(),
         }),
         Event::GitContextChanged { workspace_id, git } => {
             Kind::GitContextChanged(pb::GitContextChanged {

@@ -4,11 +4,16 @@ use signaltty_proto::v1 as pb;
 use tonic::{Request, Response, Status, Streaming};
 
 use super::attach::{self, AttachStream};
-use super::convert::{direction_from_pb, optional, pane_id, tab_id, tab_to_pb, workspace_id};
+use super::convert::{
+    attention_from_pb, direction_from_pb, lifecycle_from_pb, optional, pane_id, tab_id, tab_to_pb,
+    workspace_id,
+};
 use crate::error::Error;
 use crate::hub::Hub;
 use crate::hub::panes::{Capture, Launch};
 use crate::hub::resume::ResumeMode;
+use crate::hub::wait::{WaitTarget, wait_timeout};
+use crate::model::event::ChangeSource;
 
 /// Serves `signaltty.v1.PaneService`.
 #[derive(Debug)]
@@ -49,6 +54,7 @@ impl pb::pane_service_server::PaneService for PaneService {
             cols: req.cols,
             rows: req.rows,
             title: req.title,
+            skip_hook_install: req.skip_hook_install,
         };
         let (pane, tab) = self.hub.spawn_pane(&ws, tab, launch).await?;
         Ok(Response::new(pb::SpawnPaneResponse {
@@ -69,6 +75,7 @@ impl pb::pane_service_server::PaneService for PaneService {
             cwd: req.cwd,
             env: env_pairs(req.env),
             title: req.title,
+            skip_hook_install: req.skip_hook_install,
             ..Launch::default()
         };
         let (pane, tab) = self.hub.split_pane(&target, direction, launch).await?;
@@ -177,7 +184,7 @@ impl pb::pane_service_server::PaneService for PaneService {
 
     async fn mark_seen(&self, req: Request<pb::MarkSeenRequest>) -> Answer<pb::MarkSeenResponse> {
         let id = pane_id(&req.into_inner().pane_id)?;
-        let pane = self.hub.mark_seen(&id)?;
+        let pane = self.hub.mark_seen(&id, ChangeSource::Api)?;
         Ok(Response::new(pb::MarkSeenResponse {
             pane: Some(self.hub.pane_to_pb(&pane)),
         }))
@@ -227,7 +234,28 @@ impl pb::pane_service_server::PaneService for PaneService {
         attach::attach(self.hub.clone(), req.into_inner()).await
     }
 
-    async fn wait_pane(&self, _: Request<pb::WaitPaneRequest>) -> Answer<pb::WaitPaneResponse> {
-        Err(Error::Unimplemented("waiting on pane states (agent awareness)").into())
+    async fn wait_pane(&self, req: Request<pb::WaitPaneRequest>) -> Answer<pb::WaitPaneResponse> {
+        let req = req.into_inner();
+        let id = pane_id(&req.pane_id)?;
+        let target = WaitTarget {
+            lifecycles: req
+                .until_lifecycle
+                .iter()
+                .map(|l| lifecycle_from_pb(*l))
+                .collect::<Result<_, _>>()?,
+            attentions: req
+                .until_attention
+                .iter()
+                .map(|a| attention_from_pb(*a))
+                .collect::<Result<_, _>>()?,
+        };
+        let (pane, seq) = self
+            .hub
+            .wait_pane(&id, &target, req.after_seq, wait_timeout(req.timeout_ms))
+            .await?;
+        Ok(Response::new(pb::WaitPaneResponse {
+            pane: Some(self.hub.pane_to_pb(&pane)),
+            seq,
+        }))
     }
 }

@@ -24,43 +24,9 @@ macro_rules! pending_service {
     };
 }
 
-/// Placeholder for `signaltty.v1.AgentService` (agent hooks).
-#[derive(Debug)]
-pub struct AgentService;
-
-/// Placeholder for `signaltty.v1.DecisionService` (permission requests).
-#[derive(Debug)]
-pub struct DecisionService;
-
-/// Placeholder for `signaltty.v1.NotificationService`.
-#[derive(Debug)]
-pub struct NotificationService;
-
 /// Placeholder for `signaltty.v1.GitService` (worktrees and diffs).
 #[derive(Debug)]
 pub struct GitService;
-
-pending_service! {
-    pb::agent_service_server::AgentService, AgentService, {  }
-        report_hook_event(pb::ReportHookEventRequest) -> pb::ReportHookEventResponse, "agent hooks (agent awareness)";
-        report_session(pb::ReportSessionRequest) -> pb::ReportSessionResponse, "agent sessions (agent awareness)";
-        install_hooks(pb::InstallHooksRequest) -> pb::InstallHooksResponse, "hook installers (agent awareness)";
-        hook_status(pb::HookStatusRequest) -> pb::HookStatusResponse, "hook installers (agent awareness)";
-}
-
-pending_service! {
-    pb::decision_service_server::DecisionService, DecisionService, {  }
-        list_pending_decisions(pb::ListPendingDecisionsRequest) -> pb::ListPendingDecisionsResponse, "permission decisions (agent awareness)";
-        answer_decision(pb::AnswerDecisionRequest) -> pb::AnswerDecisionResponse, "permission decisions (agent awareness)";
-}
-
-pending_service! {
-    pb::notification_service_server::NotificationService, NotificationService, {  }
-        notify(pb::NotifyRequest) -> pb::NotifyResponse, "notifications (agent awareness)";
-        list_notifications(pb::ListNotificationsRequest) -> pb::ListNotificationsResponse, "notifications (agent awareness)";
-        mark_notification_read(pb::MarkNotificationReadRequest) -> pb::MarkNotificationReadResponse, "notifications (agent awareness)";
-        next_unread(pb::NextUnreadRequest) -> pb::NextUnreadResponse, "notifications (agent awareness)";
-}
 
 pending_service! {
     pb::git_service_server::GitService, GitService, {  }

@@ -21,7 +21,7 @@ pub(super) fn attach(
 ) -> Option<Result<Response<AttachStream>, Status>> {
     let view = hub.restored_view(&id)?;
     if start.mark_seen
-        && let Err(e) = hub.mark_seen(&id)
+        && let Err(e) = hub.mark_seen(&id, crate::model::event::ChangeSource::Client)
     {
         return Some(Err(e.into()));
     }

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::{
-    event_service_client::EventServiceClient, pane_service_client::PaneServiceClient,
+    agent_service_client::AgentServiceClient, decision_service_client::DecisionServiceClient,
+    event_service_client::EventServiceClient,
+    notification_service_client::NotificationServiceClient, pane_service_client::PaneServiceClient,
     server_service_client::ServerServiceClient, tab_service_client::TabServiceClient,
     workspace_service_client::WorkspaceServiceClient,
 };
@@ -33,6 +35,8 @@ impl TestServer {
     pub async fn start_with(tune: impl FnOnce(&mut Config)) -> TestServer {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut config = Config::new(dir.path().join("run/s.sock"), dir.path().join("state"));
+        // Hooks installed before launching an agent must never touch the real HOME.
+        config.hook_home = Some(dir.path().join("home"));
         tune(&mut config);
         let daemon = Daemon::start(config).await.expect("daemon starts");
         let channel = signaltty_proto::connect(daemon.socket())
@@ -63,6 +67,57 @@ impl TestServer {
     }
     pub fn events(&self) -> EventServiceClient<Channel> {
         EventServiceClient::new(self.channel.clone())
+    }
+    pub fn agents(&self) -> AgentServiceClient<Channel> {
+        AgentServiceClient::new(self.channel.clone())
+    }
+    pub fn decisions(&self) -> DecisionServiceClient<Channel> {
+        DecisionServiceClient::new(self.channel.clone())
+    }
+    pub fn notifications(&self) -> NotificationServiceClient<Channel> {
+        NotificationServiceClient::new(self.channel.clone())
+    }
+
+    /// A live event stream of the given kinds (all when empty), already synced.
+    pub async fn subscribe(
+        &self,
+        kinds: &[pb::EventKind],
+    ) -> tonic::Streaming<pb::SubscribeResponse> {
+        let mut stream = self
+            .events()
+            .subscribe(pb::SubscribeRequest {
+                from_seq: None,
+                kinds: kinds.iter().map(|k| *k as i32).collect(),
+            })
+            .await
+            .expect("subscribe")
+            .into_inner();
+        loop {
+            if let Some(pb::subscribe_response::Kind::Synced(_)) = next(&mut stream).await.kind {
+                return stream;
+            }
+        }
+    }
+
+    /// A pane record now.
+    pub async fn pane(&self, id: &str) -> pb::Pane {
+        self.panes()
+            .get_pane(pb::GetPaneRequest { pane_id: id.into() })
+            .await
+            .expect("get pane")
+            .into_inner()
+            .pane
+            .expect("pane")
+    }
+
+    /// The newest event seq.
+    pub async fn head(&self) -> u64 {
+        self.server()
+            .get_status(pb::GetStatusRequest {})
+            .await
+            .expect("status")
+            .into_inner()
+            .head_seq
     }
 
     /// A workspace on a fresh temp directory.
@@ -285,4 +340,26 @@ pub async fn until_event<T>(
             return v;
         }
     }
+}
+
+/// The real `signaltty` CLI: `$SIGNALTTY_CLI_BIN`, else `target/debug/signaltty` of this
+/// workspace. Build it first with `cargo build -p signaltty-cli`.
+pub fn cli_bin() -> PathBuf {
+    if let Some(path) = std::env::var_os("SIGNALTTY_CLI_BIN").filter(|p| !p.is_empty()) {
+        return PathBuf::from(path);
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/debug/signaltty");
+    assert!(
+        path.is_file(),
+        "{} not found: build the CLI first with `cargo build -p signaltty-cli`, or set SIGNALTTY_CLI_BIN",
+        path.display()
+    );
+    path
+}
+
+/// The hook payload fixtures of one agent (tests/fixtures/hooks/<agent>).
+pub fn fixtures(agent: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/hooks")
+        .join(agent)
 }

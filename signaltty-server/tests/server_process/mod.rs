@@ -14,8 +14,10 @@ use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::{
-    pane_service_client::PaneServiceClient, server_service_client::ServerServiceClient,
-    tab_service_client::TabServiceClient, workspace_service_client::WorkspaceServiceClient,
+    agent_service_client::AgentServiceClient,
+    notification_service_client::NotificationServiceClient, pane_service_client::PaneServiceClient,
+    server_service_client::ServerServiceClient, tab_service_client::TabServiceClient,
+    workspace_service_client::WorkspaceServiceClient,
 };
 use tonic::transport::Channel;
 
@@ -32,6 +34,7 @@ impl Root {
         let dir = tempfile::tempdir().unwrap();
         eprintln!("test root: {}", dir.path().display());
         std::fs::create_dir(dir.path().join("bin")).unwrap();
+        std::fs::create_dir(dir.path().join("home")).unwrap();
         Root { dir }
     }
     pub fn path(&self) -> &Path {
@@ -78,6 +81,9 @@ impl Root {
             .arg(self.log())
             .env("PATH", path)
             .env("SHELL", "/bin/sh")
+            // Agent hook installers write under the home: keep them in the temp root.
+            .env("HOME", self.path().join("home"))
+            .env("SIGNALTTY_HOOK_HOME", self.path().join("home"))
             .env("SIGNALTTY_LOG", "info,signaltty_server=debug")
             .stdin(Stdio::null());
         cmd
@@ -163,6 +169,12 @@ impl RealServer {
     }
     pub fn server(&self) -> ServerServiceClient<Channel> {
         ServerServiceClient::new(self.channel.clone())
+    }
+    pub fn agents(&self) -> AgentServiceClient<Channel> {
+        AgentServiceClient::new(self.channel.clone())
+    }
+    pub fn notifications(&self) -> NotificationServiceClient<Channel> {
+        NotificationServiceClient::new(self.channel.clone())
     }
 
     /// SIGKILL: no chance to save anything.

@@ -3,7 +3,6 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use super::*;
-use crate::model::lifecycle::{Attention, Lifecycle};
 use crate::model::pane::PaneStatus;
 
 fn now() -> SystemTime {
@@ -36,11 +35,9 @@ fn record(ws: &WorkspaceId) -> Pane {
         cwd: PathBuf::from("/tmp"),
         size: Size::DEFAULT,
         status: PaneStatus::Live { pid: 1 },
-        lifecycle: Lifecycle::Unknown,
-        attention: Attention::None,
-        lifecycle_since: now(),
-        working_since: None,
-        last_run: None,
+        state: crate::model::lifecycle::PaneState::new(now()),
+        agent: None,
+        pending_decision: None,
         last_message: String::new(),
         created_at: now(),
     }

@@ -1,0 +1,308 @@
+//! Agent hooks and sessions: `ReportHookEvent` (payload checks, attribution, the mapping, the
+//! decision and its wait), `ReportSession`, and the hook installers — on request, and before a
+//! pane that launches a supported agent directly starts it.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::agents::AgentKind;
+use crate::agents::install::{self, HookState};
+use crate::agents::mapping::{check_payload_size, map_hook, parse_payload};
+use crate::agents::session::SessionId;
+use crate::error::{Error, Result};
+use crate::model::agent::AgentInfo;
+use crate::model::decision::Verdict;
+use crate::model::ids::{DecisionId, PaneId};
+
+use super::Hub;
+use super::decisions::WaitEnd;
+
+/// The longest a hook may wait for an answer, and the wait when none is given.
+pub const MAX_ANSWER_WAIT: Duration = Duration::from_secs(120);
+/// The shortest wait a hook may ask for.
+pub const MIN_ANSWER_WAIT: Duration = Duration::from_secs(1);
+
+/// One hook call, decoded.
+#[derive(Clone, Debug)]
+pub struct HookCall {
+    /// The agent reporting.
+    pub kind: AgentKind,
+    /// Its event name.
+    pub event: String,
+    /// The raw payload (JSON object, or empty).
+    pub payload: Vec<u8>,
+    /// The pane named by the hook (`SIGNALTTY_PANE`).
+    pub pane: Option<PaneId>,
+    /// The hook's pid, for attribution by ancestry (0 = unknown).
+    pub client_pid: u32,
+    /// How long to wait for an answer to a permission request; `None` = do not wait.
+    pub wait: Option<Duration>,
+}
+
+/// What a hook call did.
+#[derive(Clone, Debug, Default)]
+pub struct HookOutcome {
+    /// The pane it was attributed to.
+    pub pane: Option<PaneId>,
+    /// The decision it created.
+    pub decision: Option<DecisionId>,
+    /// How the wait ended, when the call waited.
+    pub wait: Option<WaitEnd>,
+}
+
+impl HookOutcome {
+    /// The verdict, only when a client answered.
+    pub fn verdict(&self) -> Option<&Verdict> {
+        self.wait.as_ref().and_then(WaitEnd::verdict)
+    }
+}
+
+/// The wait a hook asked for: 0 → the default (120 s); otherwise 1–120 s.
+pub fn answer_wait(timeout_ms: u32) -> Result<Duration> {
+    if timeout_ms == 0 {
+        return Ok(MAX_ANSWER_WAIT);
+    }
+    let wait = Duration::from_millis(u64::from(timeout_ms));
+    if !(MIN_ANSWER_WAIT..=MAX_ANSWER_WAIT).contains(&wait) {
+        return Err(Error::bad(format!(
+            "timeout_ms {timeout_ms} is out of range: give 1000-120000 (or 0 for 120000)"
+        )));
+    }
+    Ok(wait)
+}
+
+/// Outcome of installing, removing or inspecting one agent's hooks.
+#[derive(Clone, Debug)]
+pub struct HookReport {
+    /// The agent.
+    pub kind: AgentKind,
+    /// Its config file ("" when the kind has none).
+    pub path: PathBuf,
+    /// The state after the operation, when it could be read.
+    pub state: Option<HookState>,
+    /// Whether the file was written.
+    pub changed: bool,
+    /// What went wrong.
+    pub error: Option<String>,
+    /// Something the user must do themselves (e.g. trust the new hooks in Codex).
+    pub notice: Option<String>,
+}
+
+/// Agents whose hooks we can install.
+pub const INSTALLABLE: [AgentKind; 4] = [
+    AgentKind::Claude,
+    AgentKind::Codex,
+    AgentKind::Opencode,
+    AgentKind::Cursor,
+];
+
+/// The `signaltty` CLI the hooks run: the one installed next to this server binary, else
+/// whatever `signaltty` is on the agent's PATH.
+pub fn signaltty_program() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.join("signaltty")))
+        .filter(|cli| cli.is_file())
+        .map_or_else(|| "signaltty".to_owned(), |cli| cli.display().to_string())
+}
+
+impl Hub {
+    /// The home whose agent configs get our hooks: the configured one (tests), else
+    /// `$SIGNALTTY_HOOK_HOME`, else `$HOME`.
+    pub fn hook_home(&self) -> Option<PathBuf> {
+        self.config().hook_home.clone().or_else(|| {
+            ["SIGNALTTY_HOOK_HOME", "HOME"]
+                .into_iter()
+                .find_map(|var| std::env::var_os(var).filter(|v| !v.is_empty()))
+                .map(PathBuf::from)
+        })
+    }
+
+    /// Handles one hook call: checks the payload (size, JSON, field types) and the wait, maps
+    /// the event, attributes it, applies it, and with a wait holds the call until the decision
+    /// it created ends. An event that maps to no pane is accepted and changes nothing.
+    pub async fn report_hook_event(&self, call: HookCall) -> Result<HookOutcome> {
+        check_payload_size(call.payload.len()).map_err(|e| Error::bad(e.to_string()))?;
+        if call.wait.is_some() {
+            if !call.kind.supports_native_wait() {
+                return Err(Error::bad(format!(
+                    "{} cannot act on a verdict, so its hooks cannot wait for an answer",
+                    call.kind
+                )));
+            }
+            if call.event != "PermissionRequest" {
+                return Err(Error::bad(format!(
+                    "only PermissionRequest can wait for an answer, not {:?}",
+                    call.event
+                )));
+            }
+        }
+        let payload = parse_payload(&call.payload).map_err(|e| Error::bad(e.to_string()))?;
+        let effect =
+            map_hook(call.kind, &call.event, &payload).map_err(|e| Error::bad(e.to_string()))?;
+        let Some(pane) = self.attribute(call.pane, call.client_pid)? else {
+            return Ok(HookOutcome::default());
+        };
+        let wants_wait = call.wait.is_some() && effect.permission.is_some();
+        let (created, rx) = self.store().apply(|s, now| {
+            let (applied, events) =
+                s.apply_hook_event(&pane, call.kind, &effect, wants_wait, now)?;
+            for (id, reason) in &applied.cleared {
+                self.waiters().deliver(id, WaitEnd::Ended(*reason));
+            }
+            // Registered before the decision is published, so no answer can miss its waiter.
+            let rx = match (&applied.created, wants_wait) {
+                (Some(d), true) => Some(self.waiters().register(&d.id, &pane)),
+                _ => None,
+            };
+            Ok(((applied.created, rx), events))
+        })?;
+        let mut outcome = HookOutcome {
+            pane: Some(pane),
+            decision: created.as_ref().map(|d| d.id.clone()),
+            wait: None,
+        };
+        if let (Some(decision), Some(rx), Some(wait)) = (created, rx, call.wait) {
+            outcome.wait = Some(self.wait_for_answer(decision, rx, wait).await);
+        }
+        Ok(outcome)
+    }
+
+    /// Records an agent session for the pane the report is attributed to; returns the pane and
+    /// the agent info (with its resume argv), or nothing when no pane matches.
+    pub fn report_session(
+        &self,
+        kind: AgentKind,
+        session: &str,
+        pane: Option<PaneId>,
+        client_pid: u32,
+    ) -> Result<Option<(PaneId, AgentInfo)>> {
+        let session = SessionId::parse(session).map_err(|e| Error::bad(e.to_string()))?;
+        let Some(pane) = self.attribute(pane, client_pid)? else {
+            return Ok(None);
+        };
+        let info = self
+            .store()
+            .apply(|s, _| s.record_session(&pane, kind, session))?;
+        Ok(Some((pane, info)))
+    }
+
+    /// Installs (or with `uninstall`, removes) our hooks for `kinds` under `home` (default:
+    /// [`Hub::hook_home`]). One report per kind; failures are reported, not raised.
+    pub async fn install_hooks(
+        &self,
+        kinds: Vec<AgentKind>,
+        home: Option<PathBuf>,
+        uninstall: bool,
+    ) -> Result<Vec<HookReport>> {
+        let home = self.checked_home(home)?;
+        let program = signaltty_program();
+        blocking(move || {
+            kinds
+                .into_iter()
+                .map(|kind| {
+                    let done = if uninstall {
+                        install::uninstall(kind, &home)
+                    } else {
+                        install::install(kind, &home, &program)
+                    };
+                    let mut report = status_report(kind, &home, &program);
+                    match done {
+                        Ok(r) => {
+                            report.changed = r.outcome == install::WriteOutcome::Changed;
+                            report.notice = r.notice;
+                        }
+                        Err(e) => report.error = Some(e.to_string()),
+                    }
+                    report
+                })
+                .collect()
+        })
+        .await
+    }
+
+    /// Whether our hooks are installed for `kinds` under `home` (default: [`Hub::hook_home`]).
+    pub async fn hook_status(
+        &self,
+        kinds: Vec<AgentKind>,
+        home: Option<PathBuf>,
+    ) -> Result<Vec<HookReport>> {
+        let home = self.checked_home(home)?;
+        let program = signaltty_program();
+        blocking(move || {
+            kinds
+                .into_iter()
+                .map(|kind| status_report(kind, &home, &program))
+                .collect()
+        })
+        .await
+    }
+
+    fn checked_home(&self, home: Option<PathBuf>) -> Result<PathBuf> {
+        let home = home
+            .or_else(|| self.hook_home())
+            .ok_or_else(|| Error::bad("no home directory: set HOME or give home in the request"))?;
+        if !home.is_absolute() {
+            return Err(Error::bad(format!(
+                "home {} is relative: give an absolute directory",
+                home.display()
+            )));
+        }
+        Ok(home)
+    }
+
+    /// Before a pane launches a supported agent directly: make sure our hooks are in its config.
+    /// Failures are logged and never block the spawn.
+    pub(super) async fn install_hooks_for_launch(&self, kind: AgentKind) {
+        if !INSTALLABLE.contains(&kind) {
+            return;
+        }
+        let Some(home) = self.hook_home() else {
+            tracing::warn!(agent = %kind, "no home directory; hooks not installed");
+            return;
+        };
+        let program = signaltty_program();
+        let done = tokio::task::spawn_blocking(move || install::install(kind, &home, &program))
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| e.to_string()));
+        match done {
+            Ok(report) => {
+                tracing::debug!(agent = %kind, path = %report.path.display(), outcome = ?report.outcome, "hooks checked before launch");
+                if let Some(notice) = report.notice {
+                    tracing::info!(agent = %kind, "{notice}");
+                }
+            }
+            Err(e) => {
+                tracing::warn!(agent = %kind, error = %e, "installing hooks before launch failed")
+            }
+        }
+    }
+}
+
+/// The hook state of one agent as a report.
+fn status_report(kind: AgentKind, home: &Path, program: &str) -> HookReport {
+    let path = install::config_path(kind, home).unwrap_or_default();
+    let (state, error) = match install::status(kind, home, program) {
+        Ok(HookState::Malformed(reason)) => {
+            (Some(HookState::Malformed(reason.clone())), Some(reason))
+        }
+        Ok(state) => (Some(state), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    HookReport {
+        kind,
+        path,
+        state,
+        changed: false,
+        error,
+        notice: None,
+    }
+}
+
+/// Runs file-system work off the async runtime.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Error::Internal(format!("hook installer task failed: {e}")))
+}

@@ -1,0 +1,70 @@
+//! What a pane's own output and exit say about it: OSC 9/99/777 notifications and bells from the
+//! pane actor's terminal scan, the child's exit, and the explicit "the user looked" (MarkSeen and
+//! attaching with `mark_seen`). The rules themselves live in `State` (`model/state/awareness.rs`);
+//! this module feeds them and wakes the hook waiting on a decision the exit cleared.
+
+use crate::error::Result;
+use crate::model::decision::ClearReason;
+use crate::model::event::ChangeSource;
+use crate::model::ids::PaneId;
+use crate::model::notification::{Notification, NotificationSource, Severity};
+use crate::model::pane::Pane;
+use crate::term::TermEvent;
+
+use super::Hub;
+use super::decisions::WaitEnd;
+
+impl Hub {
+    /// Bells and notifications from a pane's output. An OSC notification is stored (info
+    /// severity: it raises `unread`) and becomes the pane's last message; a bell raises `unread`.
+    pub(super) fn on_term_event(&self, id: &PaneId, event: TermEvent) -> Result<()> {
+        match event {
+            TermEvent::Notify { title, body } => {
+                // The scanner does not say which OSC it was; both forms travel as "OSC" on the
+                // wire. A title only comes with OSC 777 (or kitty's 99).
+                let source = if title.is_some() {
+                    NotificationSource::Osc777
+                } else {
+                    NotificationSource::Osc9
+                };
+                let n = Notification::new(
+                    Some(id.clone()),
+                    title.as_deref().unwrap_or_default(),
+                    &body,
+                    Severity::Info,
+                    source,
+                    std::time::SystemTime::now(),
+                );
+                match n {
+                    Ok(n) => self
+                        .store()
+                        .apply(|s, now| s.notify(n, ChangeSource::Osc, now))
+                        .map(|_| ()),
+                    // The scanner already sanitized; nothing left means nothing to say.
+                    Err(_) => Ok(()),
+                }
+            }
+            TermEvent::Bell => self.store().apply(|s, now| s.ring_bell(id, now)),
+            TermEvent::Title(_) => Ok(()),
+        }
+    }
+
+    /// The child exited: tombstone, exit rules, and the decision (if any) cleared as
+    /// `pane_exited`, waking its hook with no verdict.
+    pub(super) fn on_exit(&self, id: &PaneId, code: i32) -> Result<()> {
+        self.store().apply(|s, now| {
+            let (cleared, events) = s.pane_exited(id, code, now)?;
+            if let Some(d) = cleared {
+                self.waiters()
+                    .deliver(&d.id, WaitEnd::Ended(ClearReason::PaneExited));
+            }
+            Ok(((), events))
+        })
+    }
+
+    /// Clears a pane's attention (a pending decision keeps `permission_required`) and marks its
+    /// notifications read. `source` is `api` for MarkSeen, `client` for an attach.
+    pub fn mark_seen(&self, id: &PaneId, source: ChangeSource) -> Result<Pane> {
+        self.store().apply(|s, now| s.mark_seen(id, source, now))
+    }
+}

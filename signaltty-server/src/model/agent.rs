@@ -1,0 +1,106 @@
+//! What is known of the coding agent running in a pane: its kind (detected from argv[0] at spawn,
+//! or first reported by a hook), its own session id (only ever from hook payloads), the argv that
+//! resumes that session, and the few launch environment variables a resume needs.
+//!
+//! Invariant: `resume_argv` is `Some` only together with `session_id`, and is always derived from
+//! it by `agents::session::resume_argv` (never copied from a client).
+
+use std::collections::BTreeMap;
+
+use crate::agents::AgentKind;
+use crate::agents::session::{SessionId, resume_argv};
+
+/// The agent of one pane.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AgentInfo {
+    /// Which agent.
+    pub kind: AgentKind,
+    /// The agent's session id, once a hook reported one.
+    #[serde(default)]
+    pub session_id: Option<SessionId>,
+    /// The command that resumes `session_id` (none for generic agents).
+    #[serde(default)]
+    pub resume_argv: Option<Vec<String>>,
+    /// The allow-listed launch variables (`agents::session::REMEMBERED_ENV`) a resume needs.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+impl AgentInfo {
+    /// An agent without a session yet.
+    pub fn new(kind: AgentKind, env: BTreeMap<String, String>) -> Self {
+        Self {
+            kind,
+            session_id: None,
+            resume_argv: None,
+            env,
+        }
+    }
+
+    /// Records a session id and derives its resume argv from the pane's launch argv[0].
+    /// Returns whether anything changed.
+    pub fn set_session(&mut self, session: SessionId, launch_argv0: Option<&str>) -> bool {
+        let argv = resume_argv(self.kind, &session, launch_argv0);
+        let changed = self.session_id.as_ref() != Some(&session) || self.resume_argv != argv;
+        self.session_id = Some(session);
+        self.resume_argv = argv;
+        changed
+    }
+
+    /// Takes the kind a hook reports. A specific kind wins over `generic` (a hook's own kind is
+    /// what the agent says it is); `generic` never demotes a specific kind. Returns whether the
+    /// kind changed, in which case the resume argv is re-derived.
+    pub fn adopt_kind(&mut self, kind: AgentKind, launch_argv0: Option<&str>) -> bool {
+        if kind == self.kind || kind == AgentKind::Generic {
+            return false;
+        }
+        self.kind = kind;
+        if let Some(session) = self.session_id.clone() {
+            self.resume_argv = resume_argv(kind, &session, launch_argv0);
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sid(s: &str) -> SessionId {
+        SessionId::parse(s).expect("valid id")
+    }
+
+    #[test]
+    fn a_session_yields_its_resume_argv() {
+        let mut a = AgentInfo::new(AgentKind::Claude, BTreeMap::new());
+        assert!(a.set_session(sid("s1"), Some("/opt/bin/claude")));
+        assert_eq!(
+            a.resume_argv,
+            Some(vec![
+                "/opt/bin/claude".into(),
+                "--resume".into(),
+                "s1".into()
+            ])
+        );
+        assert!(!a.set_session(sid("s1"), Some("/opt/bin/claude")));
+        assert!(a.set_session(sid("s2"), Some("sh")));
+        assert_eq!(
+            a.resume_argv.as_ref().map(|v| v[0].as_str()),
+            Some("claude")
+        );
+    }
+
+    #[test]
+    fn generic_never_demotes_a_known_kind() {
+        let mut a = AgentInfo::new(AgentKind::Generic, BTreeMap::new());
+        a.set_session(sid("s"), None);
+        assert_eq!(a.resume_argv, None);
+        assert!(a.adopt_kind(AgentKind::Codex, None));
+        assert_eq!(
+            a.resume_argv,
+            Some(vec!["codex".into(), "resume".into(), "s".into()])
+        );
+        assert!(!a.adopt_kind(AgentKind::Generic, None));
+        assert_eq!(a.kind, AgentKind::Codex);
+    }
+}
