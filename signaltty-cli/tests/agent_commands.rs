@@ -39,7 +39,6 @@ fn hook_event_with_bad_arguments_still_exits_0() {
 }
 
 #[test]
-#[ignore = "needs the server side of agent awareness (issue 4); un-ignored when it lands"]
 fn hook_event_with_a_server_prints_nothing() {
     let env = TestEnv::new();
     env.ok(&["server", "start"]);
@@ -56,7 +55,6 @@ fn hook_event_with_a_server_prints_nothing() {
 }
 
 #[test]
-#[ignore = "needs the server side of agent awareness (issue 4); un-ignored when it lands"]
 fn notifications_are_raised_listed_and_marked_read() {
     let env = TestEnv::new();
     let n = env.json(&[
@@ -81,7 +79,6 @@ fn notifications_are_raised_listed_and_marked_read() {
 }
 
 #[test]
-#[ignore = "needs the server side of agent awareness (issue 4); un-ignored when it lands"]
 fn answering_an_unknown_decision_says_so() {
     let env = TestEnv::new();
     let ws = env.workspace("decisions");
@@ -94,7 +91,6 @@ fn answering_an_unknown_decision_says_so() {
 }
 
 #[test]
-#[ignore = "needs the server side of agent awareness (issue 4); un-ignored when it lands"]
 fn pane_notification_and_decision_listings_are_valid_json() {
     let env = TestEnv::new();
     env.workspace("listings");

@@ -208,7 +208,6 @@ fn events_print_one_json_object_per_line() {
 }
 
 #[test]
-#[ignore = "needs the server side of agent awareness (issue 4); un-ignored when it lands"]
 fn pane_wait_returns_when_the_state_is_reached() {
     let env = TestEnv::new();
     let ws = env.workspace("wait");
@@ -219,11 +218,12 @@ fn pane_wait_returns_when_the_state_is_reached() {
         "wait",
         &pane,
         "--until",
-        "exited",
+        "failed",
         "--timeout",
         "10",
     ]);
-    assert_eq!(waited["pane"]["lifecycle"], "exited", "{waited}");
+    // A plain command follows the generic rule: a non-zero exit is `failed`.
+    assert_eq!(waited["pane"]["lifecycle"], "failed", "{waited}");
     assert_eq!(waited["pane"]["exit_code"], 3, "{waited}");
     assert!(waited["seq"].as_u64().is_some(), "{waited}");
 

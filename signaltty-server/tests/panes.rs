@@ -202,10 +202,13 @@ async fn signals_follow_the_allow_list_and_the_group_flag() {
     let marker = srv.dir_path().join("bg-alive");
     // A shell with a background child in its process group; the child touches a file when it dies.
     let script = format!(
-        "(trap '' HUP; trap 'touch {}; exit 0' TERM; while :; do sleep 0.2; done) & wait",
+        "(trap '' HUP; trap 'touch {}; exit 0' TERM; echo armed; while :; do sleep 0.2; done) & wait",
         marker.display()
     );
     let pane = spawn(&srv, &ws.id, &["sh", "-c", &script]).await;
+    // The job says "armed" once its trap is set, so the signal cannot arrive before it.
+    let (mut watch, _) = attach(&srv, &pane.id, 80, 24, true).await;
+    watch.until_output("armed").await;
     let mut panes = srv.panes();
     assert_error(
         panes

@@ -361,68 +361,9 @@ pub fn next_unread(candidates: impl IntoIterator<Item = AttentionCandidate>) -> 
         .map(|c| c.pane_id)
 }
 
-/// Makes untrusted text safe to store and display: removes escape sequences (CSI, OSC/DCS/APC/PM/
-/// SOS strings through BEL or ST, charset designations, other two-byte escapes; a lone trailing
-/// ESC), removes control characters (C0, DEL, C1) except `\n` and `\t`, keeps the first
-/// `max_chars` characters (not counting leading whitespace) and trims surrounding whitespace.
-pub fn sanitize_text(input: &str, max_chars: usize) -> String {
-    let mut out = String::with_capacity(input.len().min(max_chars * 4));
-    let mut kept = 0usize;
-    let mut chars = input.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            skip_escape(&mut chars);
-            continue;
-        }
-        if c.is_control() && c != '\n' && c != '\t' {
-            continue;
-        }
-        // Leading whitespace would be trimmed anyway; it must not eat the budget.
-        if out.is_empty() && c.is_whitespace() {
-            continue;
-        }
-        if kept == max_chars {
-            break;
-        }
-        out.push(c);
-        kept += 1;
-    }
-    out.trim().to_owned()
-}
-
-/// Skips the rest of an escape sequence whose ESC was just read.
-fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    match chars.next() {
-        // CSI: parameters and intermediates, then one final byte 0x40–0x7E.
-        Some('[') => {
-            for c in chars.by_ref() {
-                if ('\u{40}'..='\u{7e}').contains(&c) {
-                    break;
-                }
-            }
-        }
-        // OSC, DCS, SOS, PM, APC: a string through BEL or ST (ESC \).
-        Some(']' | 'P' | 'X' | '^' | '_') => {
-            while let Some(c) = chars.next() {
-                if c == '\u{07}' {
-                    break;
-                }
-                if c == '\u{1b}' {
-                    if chars.peek() == Some(&'\\') {
-                        chars.next();
-                    }
-                    break;
-                }
-            }
-        }
-        // Charset designation and line attributes take one more character.
-        Some('(' | ')' | '#' | '*' | '+') => {
-            chars.next();
-        }
-        // Any other ESC x is two characters long; a trailing lone ESC is simply dropped.
-        Some(_) | None => {}
-    }
-}
+/// Every text that reaches storage or clients is cleaned by the terminal model's sanitizer:
+/// one implementation, so notifications, decisions and titles follow the same rules.
+pub use crate::term::sanitize as sanitize_text;
 
 /// The first `max` characters of `s`, with an ellipsis when something was cut.
 pub fn truncate_chars(s: &str, max: usize) -> String {
@@ -455,7 +396,7 @@ mod tests {
 
     #[test]
     fn sanitize_strips_escapes_and_controls() {
-        let dirty = "\u{1b}[31mred\u{1b}[0m \u{1b}]0;title\u{07}x\u{1b}]8;;u\u{1b}\\y\u{1b}(Bz\r\u{7}\u{9b}\nnext\tcol\u{1b}";
+        let dirty = "\u{1b}[31mred\u{1b}[0m \u{1b}]0;title\u{07}x\u{1b}]8;;u\u{1b}\\y\u{1b}(Bz\r\u{7}\u{9b}1m\nnext\tcol\u{1b}";
         assert_eq!(sanitize_text(dirty, 100), "red xyz\nnext\tcol");
         assert_eq!(sanitize_text("  héllo wörld  ", 5), "héllo");
         assert_eq!(sanitize_text("\u{1b}", 10), "");
