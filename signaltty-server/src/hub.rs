@@ -1,7 +1,7 @@
 //! `Hub`: the core operations every RPC service calls — validation, the store, git reads and (in
 //! `hub/panes.rs`) the pane actors. Services only decode, call one hub method, and encode.
 
-mod panes;
+pub mod panes;
 mod tabs;
 mod workspaces;
 
@@ -25,6 +25,7 @@ struct Inner {
     config: Config,
     started_at: SystemTime,
     shutdown: CancellationToken,
+    panes: panes::Registry,
 }
 
 impl Hub {
@@ -36,6 +37,7 @@ impl Hub {
                 config,
                 started_at: SystemTime::now(),
                 shutdown,
+                panes: panes::Registry::default(),
             }),
         }
     }
@@ -80,7 +82,7 @@ impl Hub {
             .publish([crate::model::event::Event::ServerShuttingDown {
                 reason: reason.to_owned(),
             }]);
-        self.end_panes(&live).await;
+        self.end_all_panes().await;
         self.inner.shutdown.cancel();
         Ok(live.len())
     }

@@ -7,6 +7,7 @@
 //! another pane's terminal), every child is reaped exactly once, an idle pane costs no CPU and no
 //! wake-ups, and all `unsafe` is confined to the private `sys` module.
 
+pub mod actor;
 mod input;
 mod output;
 pub mod pty;

@@ -2,8 +2,10 @@
 //! (`convert.rs`), calls one `Hub` method, and encodes the answer; errors become statuses in
 //! `status.rs`. No business rules live here.
 
+mod attach;
 pub mod convert;
 mod event;
+mod pane;
 mod pending;
 mod server;
 mod status;
@@ -43,7 +45,7 @@ pub fn routes(hub: &Hub) -> Result<Routes, tonic_reflection::server::Error> {
         .add_service(EventServiceServer::new(event::EventService::new(
             hub.clone(),
         )))
-        .add_service(PaneServiceServer::new(pending::PaneService))
+        .add_service(PaneServiceServer::new(pane::PaneService::new(hub.clone())))
         .add_service(AgentServiceServer::new(pending::AgentService))
         .add_service(DecisionServiceServer::new(pending::DecisionService))
         .add_service(NotificationServiceServer::new(pending::NotificationService))

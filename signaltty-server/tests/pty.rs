@@ -1,5 +1,8 @@
 //! Real children on real pseudo-terminals through `pane::pty`. Every wait is on output or exit
-//! with a timeout; nothing sleeps to synchronise.
+//! with a timeout (a process we cannot wait for, a grandchild, is polled in /proc with a timeout);
+//! nothing sleeps to synchronise.
+
+#![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -112,7 +115,10 @@ async fn echo_through_cat() {
     assert_eq!(pty.write_input(b"hello pty\n", soon()).await.unwrap(), 10);
     let mut seen = Seen::default();
     // Once echoed by the line discipline, once printed by cat.
-    until(&mut rx, &mut seen, |s| s.text().matches("hello pty\r\n").count() == 2).await;
+    until(&mut rx, &mut seen, |s| {
+        s.text().matches("hello pty\r\n").count() == 2
+    })
+    .await;
     pty.signal(PaneSignal::Term, SignalScope::Child).unwrap();
     assert_eq!(pty.wait_exit().await, ExitStatus::Signaled { signal: 15 });
 }
@@ -122,19 +128,34 @@ async fn stty_size_follows_spawn_size_and_resize() {
     let mut s = sh("stty size; read x; stty size; read x; stty size");
     (s.cols, s.rows) = (100, 30);
     let (pty, mut rx) = spawn(&s);
-    assert_eq!(pty.size(), PtySize { cols: 100, rows: 30 });
+    assert_eq!(
+        pty.size(),
+        PtySize {
+            cols: 100,
+            rows: 30
+        }
+    );
     let mut seen = Seen::default();
     until_text(&mut rx, &mut seen, "30 100").await;
 
     assert_eq!(
         pty.resize(120, 40).unwrap(),
-        PtySize { cols: 120, rows: 40 }
+        PtySize {
+            cols: 120,
+            rows: 40
+        }
     );
     pty.write_input(b"\n", soon()).await.unwrap();
     until_text(&mut rx, &mut seen, "40 120").await;
 
     // Out of range sizes are clamped, not refused.
-    assert_eq!(pty.resize(1, 999).unwrap(), PtySize { cols: 20, rows: 200 });
+    assert_eq!(
+        pty.resize(1, 999).unwrap(),
+        PtySize {
+            cols: 20,
+            rows: 200
+        }
+    );
     pty.write_input(b"\n", soon()).await.unwrap();
     until(&mut rx, &mut seen, |s| s.closed).await;
     assert!(seen.text().contains("200 20"), "{}", seen.text());
@@ -203,7 +224,9 @@ async fn exit_codes_are_reported_once_after_all_output() {
     assert_eq!(ExitStatus::Signaled { signal: 9 }.code(), 137);
 
     // The last bytes before exit arrive before Exited (`until` asserts no output follows it).
-    let (_pty, mut rx) = spawn(&sh("head -c 300000 /dev/zero | tr '\\0' x; printf END; exit 7"));
+    let (_pty, mut rx) = spawn(&sh(
+        "head -c 300000 /dev/zero | tr '\\0' x; printf END; exit 7",
+    ));
     let seen = to_end(&mut rx).await;
     assert_eq!(seen.exit, Some(ExitStatus::Exited { code: 7 }));
     assert_eq!(seen.out.iter().filter(|&&b| b == b'x').count(), 300_000);
@@ -215,7 +238,7 @@ async fn exit_is_reported_while_a_survivor_holds_the_terminal() {
     // The background sleep ignores SIGHUP, so it outlives the shell (the kernel hangs up the
     // foreground group when the session leader exits) and keeps the slave open: no EOF comes,
     // and Exited must come anyway.
-    let (pty, mut rx) = spawn(&sh("(trap '' HUP; exec sleep 1000) & echo bg=$!; exit 5"));
+    let (pty, mut rx) = spawn(&sh("trap '' HUP; sleep 1000 & echo bg=$!; exit 5"));
     let mut seen = Seen::default();
     until(&mut rx, &mut seen, |s| s.exit.is_some()).await;
     assert_eq!(seen.exit, Some(ExitStatus::Exited { code: 5 }));
@@ -253,13 +276,20 @@ async fn spawn_failures_are_clear() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(err.to_string().contains("signaltty-no-such-program"), "{err}");
+    assert!(
+        err.to_string().contains("signaltty-no-such-program"),
+        "{err}"
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("not-executable");
     std::fs::write(&script, "#!/bin/sh\n").unwrap();
-    let err = Pty::spawn(PaneId::new(), Path::new("/s"), &spec(&[script.to_str().unwrap()]))
-        .unwrap_err();
+    let err = Pty::spawn(
+        PaneId::new(),
+        Path::new("/s"),
+        &spec(&[script.to_str().unwrap()]),
+    )
+    .unwrap_err();
     assert!(
         matches!(&err, SpawnError::Exec { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied),
         "{err:?}"
@@ -300,7 +330,10 @@ async fn a_child_that_never_reads_times_out_without_stalling_other_panes() {
     cat.write_input(b"ping\n", soon()).await.unwrap();
     let mut seen = Seen::default();
     until_text(&mut cat_rx, &mut seen, "ping\r\nping\r\n").await;
-    assert!(started.elapsed() < Duration::from_millis(1500), "cat waited for the stuck pane");
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "cat waited for the stuck pane"
+    );
     assert!(!stuck_write.is_finished());
 
     let result = stuck_write.await.unwrap();
@@ -322,7 +355,8 @@ async fn a_child_that_never_reads_times_out_without_stalling_other_panes() {
 async fn group_signal_reaches_background_children() {
     // The job ignores SIGHUP: otherwise the kernel's hangup of the foreground group, when the
     // shell (session leader) exits, would kill it too.
-    let script = "(trap '' HUP; exec sleep 1000) & echo bg=$!; wait";
+    // (It inherits the ignored disposition at fork, so there is no window.)
+    let script = "trap '' HUP; sleep 1000 & trap - HUP; echo bg=$!; wait";
     // Child scope: the shell dies, its background job survives.
     let (pty, mut rx) = spawn(&sh(script));
     let mut seen = Seen::default();
@@ -353,11 +387,14 @@ async fn group_signal_reaches_background_children() {
 
 #[tokio::test]
 async fn foreground_signal_goes_to_the_foreground_job() {
-    let (pty, mut rx) = spawn(&sh("trap 'echo caught' INT; echo ready; read x; echo after"));
+    let (pty, mut rx) = spawn(&sh(
+        "trap 'echo caught' INT; echo ready; read x; echo after",
+    ));
     let mut seen = Seen::default();
     until_text(&mut rx, &mut seen, "ready").await;
     assert_eq!(pty.foreground_process_group(), Some(pty.pid()));
-    pty.signal(PaneSignal::Int, SignalScope::Foreground).unwrap();
+    pty.signal(PaneSignal::Int, SignalScope::Foreground)
+        .unwrap();
     pty.write_input(b"\n", soon()).await.unwrap();
     until(&mut rx, &mut seen, |s| s.closed).await;
     assert!(seen.text().contains("caught"), "{}", seen.text());
@@ -379,7 +416,10 @@ async fn hangup_kills_a_child_that_ignores_sighup_after_the_grace() {
             status: ExitStatus::Signaled { signal: 9 }
         }
     );
-    assert!(elapsed >= grace && elapsed < Duration::from_secs(5), "{elapsed:?}");
+    assert!(
+        elapsed >= grace && elapsed < Duration::from_secs(5),
+        "{elapsed:?}"
+    );
     until(&mut rx, &mut seen, |s| s.closed).await;
     assert_eq!(seen.exit, Some(ExitStatus::Signaled { signal: 9 }));
 }

@@ -1,21 +1,488 @@
-//! Pane operations: spawning, input, capture, closing. The processes are owned by pane actors.
+//! Pane operations: spawning, input, capture, resizing, signals, closing. Each live pane has an
+//! actor ([`PaneHandle`]) registered here; the pane's record lives in the store. A pane is only
+//! spawned for a placement that exists, and its record is inserted before its actor starts
+//! reporting, so no exit or title is ever lost.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime};
 
 use signaltty_proto::v1 as pb;
 
-use crate::model::ids::PaneId;
-use crate::model::pane::Pane;
+use crate::error::{Error, Result};
+use crate::model::event::ChangeSource;
+use crate::model::ids::{PaneId, WorkspaceId};
+use crate::model::layout::Direction;
+use crate::model::lifecycle::Lifecycle;
+use crate::model::names::validate_name;
+use crate::model::pane::{Pane, PaneStatus, Size};
+use crate::model::state::Placement;
+use crate::model::tab::Tab;
+use crate::pane::actor::{PaneHandle, Report, Reporter};
+use crate::pane::pty::{MAX_INPUT_BYTES, Pty, WriteError};
+use crate::pane::signal::{SignalScope, parse_signal};
+use crate::pane::spawn::{SpawnError, SpawnSpec};
 use crate::rpc::convert::{PaneLive, pane_to_pb};
+use crate::term::{HistoryLimits, TermEvent};
 
 use super::Hub;
+use super::workspaces::checked_dir;
+
+/// Live pane actors by id.
+#[derive(Debug, Default)]
+pub struct Registry(Mutex<HashMap<PaneId, PaneHandle>>);
+
+impl Registry {
+    fn lock(&self) -> MutexGuard<'_, HashMap<PaneId, PaneHandle>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// What to start in a new pane.
+#[derive(Clone, Debug, Default)]
+pub struct Launch {
+    /// Command; `$SHELL` when empty.
+    pub argv: Vec<String>,
+    /// Working directory; a default applies when empty.
+    pub cwd: String,
+    /// Extra environment.
+    pub env: Vec<(String, String)>,
+    /// Requested size (0 = default).
+    pub cols: u32,
+    /// Requested size (0 = default).
+    pub rows: u32,
+    /// Title ("" = argv[0]).
+    pub title: String,
+}
+
+/// Longest input timeout a client may ask for.
+const MAX_INPUT_TIMEOUT: Duration = Duration::from_secs(60);
+/// Input timeout when the client gives none.
+const DEFAULT_INPUT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What ReadPane captures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Capture {
+    /// The visible screen.
+    Screen,
+    /// History plus screen, the last `lines` (0 = all).
+    Scrollback {
+        /// How many lines.
+        lines: usize,
+    },
+}
+
+fn default_shell() -> String {
+    std::env::var("SHELL")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "/bin/sh".to_owned())
+}
 
 impl Hub {
-    /// Ends the processes of panes already removed from the state.
+    fn registry(&self) -> &Registry {
+        &self.inner.panes
+    }
+
+    /// The actor of a live (or exited, not yet closed) pane.
+    pub fn handle(&self, id: &PaneId) -> Result<PaneHandle> {
+        if let Some(h) = self.registry().lock().get(id) {
+            return Ok(h.clone());
+        }
+        // Known but without a process (restored), or unknown.
+        self.store().read(|s| s.pane(id).map(|_| ()))?;
+        Err(Error::PaneExited(id.clone()))
+    }
+
+    /// Spawns a pane into `ws` (a new tab, or `tab`).
+    pub async fn spawn_pane(
+        &self,
+        ws: &WorkspaceId,
+        tab: Option<crate::model::ids::TabId>,
+        launch: Launch,
+    ) -> Result<(Pane, Tab)> {
+        let placement = match tab {
+            Some(tab) => Placement::IntoTab(tab),
+            None => Placement::NewTab {
+                title: String::new(),
+            },
+        };
+        let default_cwd = self.store().read(|s| {
+            s.check_placement(&placement)?;
+            let ws = s.workspace(ws)?;
+            if let Placement::IntoTab(tab) = &placement
+                && s.tab(tab)?.workspace_id != ws.id
+            {
+                return Err(crate::model::state::StateError::Bad(format!(
+                    "tab {tab} is not in workspace {}",
+                    ws.id
+                )));
+            }
+            Ok(ws.cwd.clone())
+        })?;
+        self.start_pane(ws.clone(), placement, launch, default_cwd)
+            .await
+    }
+
+    /// Splits `target` and starts a pane in the new half.
+    pub async fn split_pane(
+        &self,
+        target: &PaneId,
+        direction: Direction,
+        launch: Launch,
+    ) -> Result<(Pane, Tab)> {
+        let (ws, size, default_cwd) = self.store().read(|s| {
+            let p = s.pane(target)?;
+            Ok::<_, crate::model::state::StateError>((
+                p.workspace_id.clone(),
+                p.size,
+                p.cwd.clone(),
+            ))
+        })?;
+        // Start at the target's size; the clients' next resize arbitrates the real size.
+        let launch = Launch {
+            cols: if launch.cols == 0 {
+                u32::from(size.cols)
+            } else {
+                launch.cols
+            },
+            rows: if launch.rows == 0 {
+                u32::from(size.rows)
+            } else {
+                launch.rows
+            },
+            ..launch
+        };
+        let default_cwd = self
+            .handle(target)
+            .ok()
+            .and_then(|h| h.pty().cwd().ok())
+            .unwrap_or(default_cwd);
+        let placement = Placement::Split {
+            target: target.clone(),
+            direction,
+        };
+        self.start_pane(ws, placement, launch, default_cwd).await
+    }
+
+    async fn start_pane(
+        &self,
+        ws: WorkspaceId,
+        placement: Placement,
+        launch: Launch,
+        default_cwd: std::path::PathBuf,
+    ) -> Result<(Pane, Tab)> {
+        let cwd = if launch.cwd.is_empty() {
+            default_cwd
+        } else {
+            checked_dir(&launch.cwd)?
+        };
+        let argv = if launch.argv.is_empty() {
+            vec![default_shell()]
+        } else {
+            launch.argv
+        };
+        let title = if launch.title.trim().is_empty() {
+            argv[0].rsplit('/').next().unwrap_or(&argv[0]).to_owned()
+        } else {
+            validate_name("title", &launch.title).map_err(Error::BadParams)?
+        };
+        let size = Size::clamped(launch.cols, launch.rows);
+        let id = PaneId::new();
+        let spec = SpawnSpec {
+            argv: argv.clone(),
+            cwd: cwd.clone(),
+            env: launch.env,
+            cols: size.cols,
+            rows: size.rows,
+        };
+        let (pty, events) =
+            Pty::spawn(id.clone(), &self.config().socket, &spec).map_err(spawn_error)?;
+        let now = SystemTime::now();
+        let record = Pane {
+            id: id.clone(),
+            workspace_id: ws,
+            tab_id: crate::model::ids::TabId::new(),
+            title,
+            title_locked: !launch.title.trim().is_empty(),
+            argv,
+            cwd,
+            size,
+            status: PaneStatus::Live { pid: pty.pid() },
+            lifecycle: Lifecycle::Unknown,
+            attention: Default::default(),
+            lifecycle_since: now,
+            working_since: None,
+            last_run: None,
+            last_message: String::new(),
+            created_at: now,
+        };
+        let inserted = self
+            .store()
+            .apply(|s, now| s.add_pane(record, placement, now));
+        let (pane, tab) = match inserted {
+            Ok(v) => v,
+            Err(e) => {
+                // The workspace or tab went away while we spawned: leave nothing behind.
+                let grace = self.config().hangup_grace;
+                tokio::spawn(async move { pty.hangup(grace).await });
+                return Err(e);
+            }
+        };
+        let limits = HistoryLimits {
+            max_lines: self.config().scrollback_lines,
+            max_bytes: self.config().scrollback_bytes,
+        };
+        let handle = PaneHandle::start(id.clone(), pty, events, size, limits, self.reporter());
+        self.registry().lock().insert(id, handle);
+        Ok((pane, tab))
+    }
+
+    /// The callback pane actors report through. Holds the hub weakly so that a pane's task never
+    /// keeps a stopped server alive.
+    fn reporter(&self) -> Reporter {
+        let weak = Arc::downgrade(&self.inner);
+        Arc::new(move |id: &PaneId, report: Report| {
+            if let Some(inner) = weak.upgrade() {
+                Hub { inner }.on_report(id, report);
+            }
+        })
+    }
+
+    fn on_report(&self, id: &PaneId, report: Report) {
+        let result = match report {
+            Report::Term(TermEvent::Title(title)) => self
+                .store()
+                .apply(|s, _| {
+                    s.update_pane(id, |p| {
+                        if !p.title_locked {
+                            p.title = title;
+                        }
+                    })
+                })
+                .map(|_| ()),
+            Report::Term(event) => {
+                self.on_term_event(id, event);
+                Ok(())
+            }
+            Report::Exited { code } => self.on_exit(id, code),
+        };
+        if let Err(e) = result {
+            // The pane was closed meanwhile: nothing to record.
+            tracing::debug!(pane = %id, error = %e, "pane report after close");
+        }
+    }
+
+    /// Bells and notifications from a pane's output (agent awareness builds on this).
+    fn on_term_event(&self, id: &PaneId, event: TermEvent) {
+        tracing::debug!(pane = %id, ?event, "terminal event");
+    }
+
+    fn on_exit(&self, id: &PaneId, code: i32) -> Result<()> {
+        self.store().apply(|s, now| {
+            let (_, mut events) = s.update_pane(id, |p| {
+                p.status = PaneStatus::Exited { code, at: now };
+            })?;
+            events.push(crate::model::event::Event::PaneExited {
+                pane_id: id.clone(),
+                code,
+            });
+            let pane = s.pane_mut(id)?;
+            if pane.lifecycle != Lifecycle::Exited {
+                let prev = pane.lifecycle;
+                pane.lifecycle = Lifecycle::Exited;
+                pane.lifecycle_since = now;
+                events.push(crate::model::event::Event::LifecycleChanged {
+                    pane_id: id.clone(),
+                    prev,
+                    new: Lifecycle::Exited,
+                    source: ChangeSource::Exit,
+                    run: None,
+                });
+            }
+            Ok(((), events))
+        })
+    }
+
+    /// Writes input; bounded in size and time.
+    pub async fn write_input(&self, id: &PaneId, data: &[u8], timeout_ms: u32) -> Result<usize> {
+        if data.len() > MAX_INPUT_BYTES {
+            return Err(Error::InputTooLarge {
+                len: data.len(),
+                max: MAX_INPUT_BYTES,
+            });
+        }
+        let handle = self.handle(id)?;
+        let timeout = match timeout_ms {
+            0 => DEFAULT_INPUT_TIMEOUT,
+            ms => Duration::from_millis(u64::from(ms)).min(MAX_INPUT_TIMEOUT),
+        };
+        handle
+            .pty()
+            .write_input(data, Instant::now() + timeout)
+            .await
+            .map_err(|e| write_error(id, e))
+    }
+
+    /// Sets a pane's size explicitly.
+    pub fn resize_pane(&self, id: &PaneId, cols: u32, rows: u32) -> Result<Size> {
+        let size = Size::clamped(cols, rows);
+        let handle = self.handle(id)?;
+        handle.resize(size);
+        self.store().apply(|s, _| s.resize_pane(id, size))
+    }
+
+    /// Records a size chosen by client arbitration.
+    pub fn record_size(&self, id: &PaneId, size: Size) {
+        let _ = self.store().apply(|s, _| s.resize_pane(id, size));
+    }
+
+    /// Sends an allow-listed signal.
+    pub fn signal_pane(&self, id: &PaneId, name: &str, group: bool) -> Result<()> {
+        let signal = parse_signal(name).map_err(|e| Error::bad(e.to_string()))?;
+        let handle = self.handle(id)?;
+        let scope = if group {
+            SignalScope::Group
+        } else {
+            SignalScope::Child
+        };
+        handle.pty().signal(signal, scope).map_err(|e| match e {
+            crate::pane::pty::PtyError::Exited | crate::pane::pty::PtyError::Closed => {
+                Error::PaneExited(id.clone())
+            }
+            other => Error::Internal(format!("signal failed: {other}")),
+        })
+    }
+
+    /// Closes a pane: removes it from its tab and hangs up its process.
+    pub async fn close_pane(&self, id: &PaneId) -> Result<bool> {
+        let removal = self.store().apply(|s, now| s.remove_pane(id, now))?;
+        self.end_panes(std::slice::from_ref(id)).await;
+        Ok(removal.tab_closed)
+    }
+
+    /// Renames a pane; the program's titles no longer override it.
+    pub fn rename_pane(&self, id: &PaneId, title: &str) -> Result<Pane> {
+        let title = validate_name("title", title).map_err(Error::BadParams)?;
+        self.store().apply(|s, _| {
+            s.update_pane(id, |p| {
+                p.title = title;
+                p.title_locked = true;
+            })
+        })
+    }
+
+    /// Captures a pane's text.
+    pub fn read_pane(
+        &self,
+        id: &PaneId,
+        capture: Capture,
+        keep_ansi: bool,
+    ) -> Result<(Vec<String>, u64, Size)> {
+        let handle = self.handle(id)?;
+        Ok(handle.with_screen(|screen, offset| {
+            let (cols, rows) = screen.size();
+            let lines = match capture {
+                Capture::Screen => screen
+                    .contents(keep_ansi)
+                    .lines()
+                    .map(str::to_owned)
+                    .collect(),
+                Capture::Scrollback { lines } => {
+                    let n = if lines == 0 { usize::MAX } else { lines };
+                    screen.scrollback(n, keep_ansi)
+                }
+            };
+            (lines, offset, Size { cols, rows })
+        }))
+    }
+
+    /// Ends the processes of panes already removed from the state. Returns once SIGHUP was sent;
+    /// the escalation to SIGKILL runs in the background.
     pub async fn end_panes(&self, ids: &[PaneId]) {
-        let _ = ids;
+        let handles: Vec<PaneHandle> = {
+            let mut registry = self.registry().lock();
+            ids.iter().filter_map(|id| registry.remove(id)).collect()
+        };
+        let grace = self.config().hangup_grace;
+        for handle in handles {
+            handle.mark_closed();
+            tokio::spawn(async move { handle.pty().hangup(grace).await });
+        }
+    }
+
+    /// Hangs up every pane and waits (bounded) until each is gone; for shutdown.
+    pub async fn end_all_panes(&self) {
+        let handles: Vec<PaneHandle> = self.registry().lock().drain().map(|(_, h)| h).collect();
+        let grace = self.config().hangup_grace;
+        let waits = handles.into_iter().map(|h| async move {
+            h.mark_closed();
+            h.pty().hangup(grace).await
+        });
+        futures_util::future::join_all(waits).await;
+    }
+
+    /// Clears a pane's attention (a pending decision keeps PERMISSION_REQUIRED).
+    pub fn mark_seen(&self, id: &PaneId) -> Result<Pane> {
+        self.store().apply(|s, _| {
+            let pane = s.pane_mut(id)?;
+            let prev = pane.attention;
+            let mut events = Vec::new();
+            if prev != crate::model::lifecycle::Attention::None {
+                pane.attention = crate::model::lifecycle::Attention::None;
+                events.push(crate::model::event::Event::AttentionChanged {
+                    pane_id: id.clone(),
+                    prev,
+                    new: pane.attention,
+                    source: ChangeSource::Api,
+                });
+            }
+            Ok((pane.clone(), events))
+        })
     }
 
     /// A pane record on the wire, with its live numbers.
     pub fn pane_to_pb(&self, pane: &Pane) -> pb::Pane {
-        pane_to_pb(pane, PaneLive::default())
+        let live = self
+            .registry()
+            .lock()
+            .get(&pane.id)
+            .map(|h| PaneLive {
+                output_offset: h.offset(),
+                last_activity_at: h.last_activity(),
+            })
+            .unwrap_or_default();
+        pane_to_pb(pane, live)
+    }
+}
+
+fn spawn_error(e: SpawnError) -> Error {
+    match e {
+        SpawnError::EmptyArgv | SpawnError::InvalidArg { .. } | SpawnError::InvalidEnv { .. } => {
+            Error::bad(e.to_string())
+        }
+        SpawnError::RelativeCwd { .. } | SpawnError::Cwd { .. } => Error::bad(e.to_string()),
+        SpawnError::Exec { program, source } => Error::SpawnFailed {
+            program,
+            reason: source.to_string(),
+        },
+        other => Error::SpawnFailed {
+            program: String::new(),
+            reason: other.to_string(),
+        },
+    }
+}
+
+fn write_error(id: &PaneId, e: WriteError) -> Error {
+    match e {
+        WriteError::TooLarge { len, max } => Error::InputTooLarge { len, max },
+        WriteError::Timeout { written } => Error::Timeout {
+            what: "writing input to a pane that does not read".into(),
+            written: Some(written as u64),
+        },
+        WriteError::Exited | WriteError::Closed => Error::PaneExited(id.clone()),
+        WriteError::Io { written, source } => {
+            Error::io(format!("writing input ({written} bytes written)"), source)
+        }
     }
 }

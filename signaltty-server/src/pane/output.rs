@@ -103,7 +103,9 @@ pub(super) fn spawn_reader(
         buf: vec![0; CHUNK_BYTES],
         exit_sent: false,
     };
-    thread::Builder::new().name(name).spawn(move || reader.run())
+    thread::Builder::new()
+        .name(name)
+        .spawn(move || reader.run())
 }
 
 struct Reader {

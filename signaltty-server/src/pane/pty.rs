@@ -237,7 +237,10 @@ impl Pty {
 
     fn control(&self) -> MutexGuard<'_, Control> {
         // Sections under this lock are single syscalls; a poisoned value is still valid.
-        self.0.control.lock().unwrap_or_else(PoisonError::into_inner)
+        self.0
+            .control
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Sets the terminal size (clamped to the allowed range) and returns the size applied. The

@@ -117,7 +117,10 @@ impl ExitState {
     pub(super) fn reap(&self) -> ExitStatus {
         // Wait without reaping, so the pid stays ours until we hold the lock.
         loop {
-            match waitid(Id::Pid(self.pid), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
+            match waitid(
+                Id::Pid(self.pid),
+                WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT,
+            ) {
                 Err(Errno::EINTR) => continue,
                 Ok(_) => break,
                 Err(err) => {

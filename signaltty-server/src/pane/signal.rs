@@ -138,7 +138,16 @@ mod tests {
 
     #[test]
     fn refuses_everything_else() {
-        for name in ["STOP", "SIGSTOP", "9", "", "SIG", "SIGSIGINT", "CHLD", "RTMIN"] {
+        for name in [
+            "STOP",
+            "SIGSTOP",
+            "9",
+            "",
+            "SIG",
+            "SIGSIGINT",
+            "CHLD",
+            "RTMIN",
+        ] {
             assert!(parse_signal(name).is_err(), "{name} must be refused");
         }
     }

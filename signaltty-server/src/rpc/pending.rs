@@ -2,7 +2,7 @@
 //! naming the missing capability, so clients generated from the full contract fail clearly.
 
 use signaltty_proto::v1 as pb;
-use tonic::{Request, Response, Status, Streaming};
+use tonic::{Request, Response, Status};
 
 fn missing(capability: &str) -> Status {
     Status::unimplemented(format!(
@@ -24,10 +24,6 @@ macro_rules! pending_service {
     };
 }
 
-/// Placeholder for `signaltty.v1.PaneService` (PTY engine).
-#[derive(Debug)]
-pub struct PaneService;
-
 /// Placeholder for `signaltty.v1.AgentService` (agent hooks).
 #[derive(Debug)]
 pub struct AgentService;
@@ -43,29 +39,6 @@ pub struct NotificationService;
 /// Placeholder for `signaltty.v1.GitService` (worktrees and diffs).
 #[derive(Debug)]
 pub struct GitService;
-
-type AttachStream =
-    std::pin::Pin<Box<dyn futures_util::Stream<Item = Result<pb::AttachResponse, Status>> + Send>>;
-
-pending_service! {
-    pb::pane_service_server::PaneService, PaneService, { type AttachStream = AttachStream;
-        async fn attach(&self, _: Request<Streaming<pb::AttachRequest>>) -> Result<Response<AttachStream>, Status> {
-            Err(missing("attaching to panes (PTY engine)"))
-        } }
-        spawn_pane(pb::SpawnPaneRequest) -> pb::SpawnPaneResponse, "spawning panes (PTY engine)";
-        split_pane(pb::SplitPaneRequest) -> pb::SplitPaneResponse, "splitting panes (PTY engine)";
-        get_pane(pb::GetPaneRequest) -> pb::GetPaneResponse, "pane records (PTY engine)";
-        list_panes(pb::ListPanesRequest) -> pb::ListPanesResponse, "pane records (PTY engine)";
-        write_input(pb::WriteInputRequest) -> pb::WriteInputResponse, "pane input (PTY engine)";
-        resize_pane(pb::ResizePaneRequest) -> pb::ResizePaneResponse, "pane resize (PTY engine)";
-        signal_pane(pb::SignalPaneRequest) -> pb::SignalPaneResponse, "pane signals (PTY engine)";
-        close_pane(pb::ClosePaneRequest) -> pb::ClosePaneResponse, "closing panes (PTY engine)";
-        rename_pane(pb::RenamePaneRequest) -> pb::RenamePaneResponse, "renaming panes (PTY engine)";
-        mark_seen(pb::MarkSeenRequest) -> pb::MarkSeenResponse, "attention (agent awareness)";
-        read_pane(pb::ReadPaneRequest) -> pb::ReadPaneResponse, "pane capture (PTY engine)";
-        resume_pane(pb::ResumePaneRequest) -> pb::ResumePaneResponse, "resuming restored panes (persistence)";
-        wait_pane(pb::WaitPaneRequest) -> pb::WaitPaneResponse, "waiting on pane states (agent awareness)";
-}
 
 pending_service! {
     pb::agent_service_server::AgentService, AgentService, {  }

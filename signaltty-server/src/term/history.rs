@@ -24,7 +24,10 @@ pub struct HistoryLimits {
 
 impl Default for HistoryLimits {
     fn default() -> Self {
-        Self { max_lines: 10_000, max_bytes: 4 * 1024 * 1024 }
+        Self {
+            max_lines: 10_000,
+            max_bytes: 4 * 1024 * 1024,
+        }
     }
 }
 
@@ -43,7 +46,11 @@ const RESET: &[u8] = b"\x1b[m";
 impl History {
     /// An empty history with the given bounds.
     pub fn new(limits: HistoryLimits) -> Self {
-        Self { limits, text: VecDeque::new(), lens: VecDeque::new() }
+        Self {
+            limits,
+            text: VecDeque::new(),
+            lens: VecDeque::new(),
+        }
     }
 
     /// The bounds this history enforces.
@@ -66,7 +73,9 @@ impl History {
             body = &body[..body.floor_char_boundary(room)];
         }
         let len = body.len() + reset;
-        while self.lens.len() >= self.limits.max_lines || self.text.len() + len > self.limits.max_bytes {
+        while self.lens.len() >= self.limits.max_lines
+            || self.text.len() + len > self.limits.max_bytes
+        {
             self.pop_oldest();
         }
         reserve_bounded(&mut self.text, len, self.limits.max_bytes);
@@ -128,7 +137,11 @@ impl History {
             // Lines are pushed as whole `str`s and evicted whole, so the bytes are UTF-8; lossy
             // conversion only guards against that invariant being broken.
             let line = String::from_utf8_lossy(&buf);
-            lines.push(if keep_ansi { line.into_owned() } else { strip_sgr(&line) });
+            lines.push(if keep_ansi {
+                line.into_owned()
+            } else {
+                strip_sgr(&line)
+            });
             start = end;
         }
         lines
@@ -150,7 +163,10 @@ mod tests {
     use super::*;
 
     fn limits(max_lines: usize, max_bytes: usize) -> HistoryLimits {
-        HistoryLimits { max_lines, max_bytes }
+        HistoryLimits {
+            max_lines,
+            max_bytes,
+        }
     }
 
     #[test]
@@ -163,7 +179,11 @@ mod tests {
         assert_eq!(h.last_lines(10, false), vec!["one", "", "three ✓"]);
         assert_eq!(h.last_lines(2, false), vec!["", "three ✓"]);
         assert_eq!(h.last_lines(0, false), Vec::<String>::new());
-        assert_eq!(h.bytes(), 3 + 0 + "three ✓".len());
+        assert_eq!(
+            h.bytes(),
+            "one".len() + "three ✓".len(),
+            "the empty line costs only its index entry"
+        );
     }
 
     #[test]
@@ -174,7 +194,11 @@ mod tests {
         }
         assert_eq!(h.len(), 3);
         assert_eq!(h.last_lines(5, false), vec!["line 7", "line 8", "line 9"]);
-        assert!(h.lens.capacity() <= 3 + 1, "index allocation is bounded: {}", h.lens.capacity());
+        assert!(
+            h.lens.capacity() <= 3 + 1,
+            "index allocation is bounded: {}",
+            h.lens.capacity()
+        );
     }
 
     #[test]
@@ -185,8 +209,15 @@ mod tests {
             assert!(h.bytes() <= 1000);
         }
         assert_eq!(h.bytes(), h.len() * 37);
-        assert_eq!(h.last_lines(1, false), vec!["      9999 some text to fill the line"]);
-        assert!(h.text.capacity() <= 1000 + 64, "text allocation is bounded: {}", h.text.capacity());
+        assert_eq!(
+            h.last_lines(1, false),
+            vec!["      9999 some text to fill the line"]
+        );
+        assert!(
+            h.text.capacity() <= 1000 + 64,
+            "text allocation is bounded: {}",
+            h.text.capacity()
+        );
     }
 
     #[test]
@@ -194,7 +225,10 @@ mod tests {
         let mut h = History::new(HistoryLimits::default());
         h.push("\x1b[31mred\x1b[1m bold");
         h.push("plain");
-        assert_eq!(h.last_lines(2, true), vec!["\x1b[31mred\x1b[1m bold\x1b[m", "plain"]);
+        assert_eq!(
+            h.last_lines(2, true),
+            vec!["\x1b[31mred\x1b[1m bold\x1b[m", "plain"]
+        );
         assert_eq!(h.last_lines(2, false), vec!["red bold", "plain"]);
     }
 

@@ -19,7 +19,9 @@ enum State {
     /// Saw ESC (possibly as the last byte of the previous chunk).
     Escape,
     /// Inside an OSC with `len` payload bytes so far.
-    Osc { len: usize },
+    Osc {
+        len: usize,
+    },
 }
 
 /// OSC length filter state, carried across chunks.
@@ -30,7 +32,9 @@ pub(super) struct OscLimit {
 
 impl OscLimit {
     pub(super) fn new() -> Self {
-        Self { state: State::Ground }
+        Self {
+            state: State::Ground,
+        }
     }
 
     /// Passes `bytes` to `sink` in order, in one or more slices, minus the OSC payload bytes over
@@ -58,7 +62,9 @@ impl OscLimit {
                 }
                 State::Osc { len } => {
                     let rest = &bytes[i..];
-                    let end = rest.iter().position(|&b| matches!(b, 0x07 | 0x18 | 0x1a | ESC));
+                    let end = rest
+                        .iter()
+                        .position(|&b| matches!(b, 0x07 | 0x18 | 0x1a | ESC));
                     let run = end.unwrap_or(rest.len());
                     let keep = run.min(MAX_PARSER_OSC_BYTES.saturating_sub(len));
                     if keep < run {
@@ -66,9 +72,15 @@ impl OscLimit {
                         from = i + run;
                     }
                     i += run;
-                    self.state = State::Osc { len: len.saturating_add(run) };
+                    self.state = State::Osc {
+                        len: len.saturating_add(run),
+                    };
                     if let Some(end) = end {
-                        self.state = if rest[end] == ESC { State::Escape } else { State::Ground };
+                        self.state = if rest[end] == ESC {
+                            State::Escape
+                        } else {
+                            State::Ground
+                        };
                         i += 1;
                     }
                 }
@@ -95,7 +107,8 @@ mod tests {
 
     #[test]
     fn ordinary_output_passes_unchanged() {
-        let text: &[u8] = b"plain \x1b[31mred\x1b[m \x1b]0;title\x07 \x1b]8;;u\x1b\\l\x1b]8;;\x1b\\\x07";
+        let text: &[u8] =
+            b"plain \x1b[31mred\x1b[m \x1b]0;title\x07 \x1b]8;;u\x1b\\l\x1b]8;;\x1b\\\x07";
         assert_eq!(run(&[text]), text);
         for cut in 0..text.len() {
             assert_eq!(run(&[&text[..cut], &text[cut..]]), text, "split at {cut}");
@@ -122,6 +135,10 @@ mod tests {
         seq.extend(std::iter::repeat_n(b'x', 10));
         seq.extend_from_slice(b"\x18");
         seq.extend(std::iter::repeat_n(b'y', MAX_PARSER_OSC_BYTES * 2));
-        assert_eq!(run(&[&seq]), seq, "text after CAN is plain output and must not be dropped");
+        assert_eq!(
+            run(&[&seq]),
+            seq,
+            "text after CAN is plain output and must not be dropped"
+        );
     }
 }

@@ -79,7 +79,9 @@ pub(super) fn write_row(screen: &vt100::Screen, row: u16, keep_ansi: bool, out: 
     // Blank default cells are held back so trailing ones can be dropped.
     let mut pending_blanks = 0usize;
     for col in 0..cols.get() {
-        let Some(cell) = screen.cell(row, col) else { break };
+        let Some(cell) = screen.cell(row, col) else {
+            break;
+        };
         if cell.is_wide_continuation() {
             continue;
         }
@@ -165,12 +167,19 @@ mod tests {
     fn styled_rows_are_self_contained() {
         let p = screen_of(b"\x1b[1;31mred\x1b[0m plain \x1b[38;5;200;48;2;1;2;3mX\x1b[m");
         let styled = row(&p, 0, true);
-        assert_eq!(styled, "\x1b[0;1;31mred\x1b[m plain \x1b[0;38;5;200;48;2;1;2;3mX\x1b[m");
+        assert_eq!(
+            styled,
+            "\x1b[0;1;31mred\x1b[m plain \x1b[0;38;5;200;48;2;1;2;3mX\x1b[m"
+        );
         assert_eq!(strip_sgr(&styled), "red plain X");
         // Replaying the styled row in a fresh terminal gives the same cells.
         let q = screen_of(styled.as_bytes());
         for col in 0..20 {
-            assert_eq!(p.screen().cell(0, col), q.screen().cell(0, col), "col {col}");
+            assert_eq!(
+                p.screen().cell(0, col),
+                q.screen().cell(0, col),
+                "col {col}"
+            );
         }
     }
 

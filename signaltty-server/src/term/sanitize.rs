@@ -101,7 +101,10 @@ mod tests {
 
     #[test]
     fn plain_text_passes_through() {
-        assert_eq!(sanitize("Build finished: 3 warnings", 200), "Build finished: 3 warnings");
+        assert_eq!(
+            sanitize("Build finished: 3 warnings", 200),
+            "Build finished: 3 warnings"
+        );
         assert_eq!(sanitize("line one\nline\ttwo", 200), "line one\nline\ttwo");
         assert_eq!(sanitize("héllo wörld ✓ 日本", 200), "héllo wörld ✓ 日本");
     }
@@ -116,7 +119,10 @@ mod tests {
     #[test]
     fn osc_and_other_strings_are_removed() {
         assert_eq!(sanitize("a\x1b]0;title\x07b", 200), "ab");
-        assert_eq!(sanitize("a\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\b", 200), "alinkb");
+        assert_eq!(
+            sanitize("a\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\b", 200),
+            "alinkb"
+        );
         assert_eq!(sanitize("a\x1bPdcs stuff\x1b\\b", 200), "ab");
         assert_eq!(sanitize("a\x1b_apc\x1b\\b", 200), "ab");
         assert_eq!(sanitize("a\u{9d}2;t\u{9c}b", 200), "ab");
@@ -140,7 +146,10 @@ mod tests {
 
     #[test]
     fn control_characters_are_removed_except_newline_and_tab() {
-        assert_eq!(sanitize("a\x07b\x08c\rd\x00e\x7ff\u{85}g\u{9c}h", 200), "abcdefgh");
+        assert_eq!(
+            sanitize("a\x07b\x08c\rd\x00e\x7ff\u{85}g\u{9c}h", 200),
+            "abcdefgh"
+        );
         assert_eq!(sanitize("x\ny\tz", 200), "x\ny\tz");
     }
 
@@ -149,7 +158,10 @@ mod tests {
         let long = "é".repeat(5000);
         let cut = sanitize(&long, TITLE_MAX_CHARS);
         assert_eq!(cut.chars().count(), TITLE_MAX_CHARS);
-        assert_eq!(sanitize(&"b".repeat(3000), BODY_MAX_CHARS).chars().count(), BODY_MAX_CHARS);
+        assert_eq!(
+            sanitize(&"b".repeat(3000), BODY_MAX_CHARS).chars().count(),
+            BODY_MAX_CHARS
+        );
         assert_eq!(sanitize("  padded \n", 200), "padded");
         assert_eq!(sanitize("abc   def", 4), "abc");
         assert_eq!(sanitize("", 10), "");
@@ -159,5 +171,16 @@ mod tests {
     #[test]
     fn escapes_do_not_count_towards_the_cap() {
         assert_eq!(sanitize("\x1b[38;2;255;0;0mabcdef", 3), "abc");
+    }
+
+    proptest::proptest! {
+        /// Whatever the input, the output holds no ESC, no control character but `\n`/`\t`,
+        /// and no more than the cap.
+        #[test]
+        fn output_is_always_clean(text in "(\\PC|[\\x00-\\x1f\\x7f\\u{80}-\\u{9f}]|\\x1b[\\[\\]P_(#]){0,300}", cap in 0usize..50) {
+            let out = sanitize(&text, cap);
+            proptest::prop_assert!(out.chars().count() <= cap);
+            proptest::prop_assert!(out.chars().all(|c| c == '\n' || c == '\t' || !c.is_control()), "{:?}", out);
+        }
     }
 }

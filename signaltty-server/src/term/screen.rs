@@ -69,7 +69,8 @@ impl vt100::Callbacks for Capture {
         // A fresh state per row makes each line start from default attributes, so lines can be
         // evicted independently; `History::push` appends the closing reset. Writing to a String
         // cannot fail.
-        let _ = contents.write_formatted_basic(&mut self.scratch, &mut BasicFormattedCaptureState::new());
+        let _ = contents
+            .write_formatted_basic(&mut self.scratch, &mut BasicFormattedCaptureState::new());
         self.history.push(&self.scratch);
     }
 
@@ -121,7 +122,11 @@ impl Screen {
 
     /// A blank screen with explicit history bounds.
     pub fn with_history_limits(cols: u16, rows: u16, limits: HistoryLimits) -> Self {
-        let capture = Capture { history: History::new(limits), scratch: String::new(), title: None };
+        let capture = Capture {
+            history: History::new(limits),
+            scratch: String::new(),
+            title: None,
+        };
         Self {
             parser: vt100::Parser::new_with_callbacks(non_zero(rows), non_zero(cols), 0, capture),
             osc_limit: OscLimit::new(),
@@ -259,4 +264,4 @@ enum Trailing {
 
 #[cfg(test)]
 #[path = "screen_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -121,3 +121,168 @@ pub async fn next<T>(stream: &mut tonic::Streaming<T>) -> T {
         .expect("stream ok")
         .expect("stream not ended")
 }
+
+/// Spawns a pane running `argv` in a new tab of `ws`.
+pub async fn spawn(srv: &TestServer, ws: &str, argv: &[&str]) -> pb::Pane {
+    spawn_sized(srv, ws, argv, 80, 24).await
+}
+
+/// Spawns a pane of a given size.
+pub async fn spawn_sized(
+    srv: &TestServer,
+    ws: &str,
+    argv: &[&str],
+    cols: u32,
+    rows: u32,
+) -> pb::Pane {
+    srv.panes()
+        .spawn_pane(pb::SpawnPaneRequest {
+            workspace_id: ws.into(),
+            argv: argv.iter().map(|s| s.to_string()).collect(),
+            cols,
+            rows,
+            ..Default::default()
+        })
+        .await
+        .expect("spawn")
+        .into_inner()
+        .pane
+        .expect("pane")
+}
+
+/// An attached client: the request sender and the response stream.
+pub struct Attached {
+    pub tx: tokio::sync::mpsc::Sender<pb::AttachRequest>,
+    pub rx: tonic::Streaming<pb::AttachResponse>,
+    /// Output seen so far (starting with the first snapshot's repaint), and the offset reached.
+    pub seen: Vec<u8>,
+    pub offset: u64,
+}
+
+pub async fn attach(
+    srv: &TestServer,
+    pane: &str,
+    cols: u32,
+    rows: u32,
+    read_only: bool,
+) -> (Attached, pb::attach_response::Snapshot) {
+    let (tx, rx) = tokio::sync::mpsc::channel(16);
+    tx.send(pb::AttachRequest {
+        kind: Some(pb::attach_request::Kind::Start(pb::attach_request::Start {
+            pane_id: pane.into(),
+            cols,
+            rows,
+            mark_seen: false,
+            read_only,
+        })),
+    })
+    .await
+    .unwrap();
+    let mut stream = srv
+        .panes()
+        .attach(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await
+        .expect("attach")
+        .into_inner();
+    let first = next(&mut stream).await;
+    let Some(pb::attach_response::Kind::Snapshot(snap)) = first.kind else {
+        panic!("first attach message must be a Snapshot, got {first:?}")
+    };
+    let offset = snap.output_offset;
+    (
+        Attached {
+            tx,
+            rx: stream,
+            // The snapshot counts as seen: what was printed before attaching is on it.
+            seen: snap.screen.clone(),
+            offset,
+        },
+        snap,
+    )
+}
+
+impl Attached {
+    pub async fn input(&self, data: &[u8]) {
+        self.tx
+            .send(pb::AttachRequest {
+                kind: Some(pb::attach_request::Kind::Input(pb::attach_request::Input {
+                    data: data.to_vec(),
+                })),
+            })
+            .await
+            .unwrap();
+    }
+
+    pub async fn resize(&self, cols: u32, rows: u32) {
+        self.tx
+            .send(pb::AttachRequest {
+                kind: Some(pb::attach_request::Kind::Resize(
+                    pb::attach_request::Resize { cols, rows },
+                )),
+            })
+            .await
+            .unwrap();
+    }
+
+    /// Reads messages until the output seen contains `needle`; checks offsets are contiguous.
+    pub async fn until_output(&mut self, needle: &str) {
+        loop {
+            if String::from_utf8_lossy(&self.seen).contains(needle) {
+                return;
+            }
+            let msg = next(&mut self.rx).await;
+            match msg.kind {
+                Some(pb::attach_response::Kind::Output(o)) => {
+                    assert_eq!(
+                        o.end_offset,
+                        self.offset + o.data.len() as u64,
+                        "offsets must be contiguous"
+                    );
+                    self.offset = o.end_offset;
+                    self.seen.extend_from_slice(&o.data);
+                }
+                Some(pb::attach_response::Kind::Snapshot(s)) => {
+                    self.offset = s.output_offset;
+                    self.seen.extend_from_slice(&s.screen);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Reads until a message matching `pick` arrives.
+    pub async fn until<T>(
+        &mut self,
+        mut pick: impl FnMut(&pb::attach_response::Kind) -> Option<T>,
+    ) -> T {
+        loop {
+            let msg = next(&mut self.rx).await;
+            if let Some(kind) = &msg.kind {
+                if let pb::attach_response::Kind::Output(o) = kind {
+                    self.offset = o.end_offset;
+                    self.seen.extend_from_slice(&o.data);
+                }
+                if let Some(v) = pick(kind) {
+                    return v;
+                }
+            }
+        }
+    }
+}
+
+/// Waits for an event matching `pick` on a subscription.
+pub async fn until_event<T>(
+    stream: &mut tonic::Streaming<pb::SubscribeResponse>,
+    mut pick: impl FnMut(&pb::event::Kind) -> Option<T>,
+) -> T {
+    loop {
+        let msg = next(stream).await;
+        if let Some(pb::subscribe_response::Kind::Event(pb::Event {
+            kind: Some(kind), ..
+        })) = &msg.kind
+            && let Some(v) = pick(kind)
+        {
+            return v;
+        }
+    }
+}

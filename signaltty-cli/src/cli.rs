@@ -1,0 +1,124 @@
+//! The command line: one clap derive enum listing every command, the global flags, and the
+//! dispatch from a parsed [`Cli`] to the `cmd_xxx` function of its command group.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::cmd::{self, Ctx};
+use crate::connect::Target;
+use crate::error::CliResult;
+use crate::output::{Format, Output};
+
+/// signaltty: a terminal multiplexer server for AI coding agents and shells.
+///
+/// Any command except `server stop`, `server status` and `hook-event` starts the server in the
+/// background when none answers on the socket.
+#[derive(Debug, Parser)]
+#[command(name = "signaltty", version, propagate_version = true)]
+pub struct Cli {
+    /// The server's Unix socket [default: $SIGNALTTY_SOCKET, else
+    /// $XDG_RUNTIME_DIR/signaltty/signaltty.sock, else /tmp/signaltty-$UID/signaltty.sock].
+    #[arg(long, global = true, value_name = "PATH")]
+    pub socket: Option<PathBuf>,
+    /// Print machine-readable JSON on stdout instead of tables.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Every command.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start, stop or inspect the server.
+    Server(cmd::server::ServerArgs),
+    /// Manage workspaces (one per project or task).
+    #[command(visible_alias = "ws")]
+    Workspace(cmd::workspace::WorkspaceArgs),
+    /// Manage tabs and their split layouts.
+    Tab(cmd::tab::TabArgs),
+    /// Manage panes: spawn, split, type into, read, wait for.
+    Pane(cmd::pane::PaneArgs),
+    /// Follow the server's event stream.
+    Events(cmd::events::EventsArgs),
+    /// Open a workspace for a directory with one pane, and attach to it.
+    New(cmd::new::NewArgs),
+    /// Attach this terminal to a pane (detach with Ctrl-\).
+    ///
+    /// The terminal goes raw and shows the pane; what you type goes to the pane. Press the
+    /// detach key (Ctrl-\ by default; change it with --detach-key, e.g. `--detach-key C-a` or
+    /// `--detach-key 0x1d`) to leave: the pane's process keeps running. The attach also ends
+    /// when the pane's process exits, the server goes away, or on SIGTERM/SIGHUP; the terminal
+    /// is restored in every case.
+    Attach(cmd::attach::AttachArgs),
+    /// Report an agent hook call (run by the agents' hooks; always exits 0).
+    HookEvent(cmd::hook_event::HookEventArgs),
+    /// Raise a notification.
+    Notify(cmd::notify::NotifyArgs),
+    /// List notifications.
+    Notifications(cmd::notify::NotificationsArgs),
+    /// Mark notifications read.
+    MarkRead(cmd::notify::MarkReadArgs),
+    /// Show the pane that most needs you.
+    NextUnread(cmd::notify::NextUnreadArgs),
+    /// List and answer agents' permission requests.
+    Decision(cmd::decision::DecisionArgs),
+    /// Install, remove or check signaltty's hooks in the agents' configuration.
+    Integration(cmd::integration::IntegrationArgs),
+}
+
+/// Runs the parsed command line.
+pub async fn run(cli: Cli) -> CliResult {
+    let ctx = Ctx {
+        target: Target::resolve(cli.socket.as_deref()),
+        out: Output::new(if cli.json {
+            Format::Json
+        } else {
+            Format::Human
+        }),
+    };
+    match cli.command {
+        Command::Server(args) => cmd::server::cmd_server(&ctx, args).await,
+        Command::Workspace(args) => cmd::workspace::cmd_workspace(&ctx, args).await,
+        Command::Tab(args) => cmd::tab::cmd_tab(&ctx, args).await,
+        Command::Pane(args) => cmd::pane::cmd_pane(&ctx, args).await,
+        Command::Events(args) => cmd::events::cmd_events(&ctx, args).await,
+        Command::New(args) => cmd::new::cmd_new(&ctx, args).await,
+        Command::Attach(args) => cmd::attach::cmd_attach(&ctx, args).await,
+        Command::HookEvent(args) => cmd::hook_event::cmd_hook_event(&ctx, args).await,
+        Command::Notify(args) => cmd::notify::cmd_notify(&ctx, args).await,
+        Command::Notifications(args) => cmd::notify::cmd_notifications(&ctx, args).await,
+        Command::MarkRead(args) => cmd::notify::cmd_mark_read(&ctx, args).await,
+        Command::NextUnread(args) => cmd::notify::cmd_next_unread(&ctx, args).await,
+        Command::Decision(args) => cmd::decision::cmd_decision(&ctx, args).await,
+        Command::Integration(args) => cmd::integration::cmd_integration(&ctx, args).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn global_flags_work_after_the_subcommand() {
+        let cli =
+            Cli::try_parse_from(["signaltty", "workspace", "list", "--json", "--socket", "/s"])
+                .expect("valid");
+        assert!(cli.json);
+        assert_eq!(cli.socket, Some(PathBuf::from("/s")));
+    }
+
+    #[test]
+    fn a_missing_subcommand_is_a_usage_error() {
+        let err = Cli::try_parse_from(["signaltty"]).expect_err("needs a command");
+        assert_eq!(err.exit_code(), 2);
+    }
+}

@@ -1,0 +1,317 @@
+//! `signaltty attach PANE [--read-only] [--detach-key KEY]`: this terminal becomes the pane's
+//! terminal over the `Attach` bidirectional stream.
+//!
+//! The terminal goes raw (see [`crate::term_mode`]) only after the server's first message (a
+//! Snapshot) proves the attach works. Snapshot and Output bytes go to stdout as they are; stdin
+//! bytes go to the pane as Input; SIGWINCH becomes a Resize. The detach key (Ctrl-\ by default,
+//! `--detach-key`: `ctrl-X`, `C-X` or `^X` for a control key, or `0xNN` for any byte) ends the
+//! attach without sending that byte; the pane's process keeps running. An Exited message, the
+//! stream ending (server gone), SIGTERM, SIGHUP, SIGINT or SIGQUIT also end it; in every case the
+//! terminal is restored first.
+
+use std::io::{IsTerminal, Read};
+
+use clap::Args;
+use signaltty_proto::v1 as pb;
+use signaltty_proto::v1::attach_request::{self, Kind as ReqKind};
+use signaltty_proto::v1::attach_response::Kind as RespKind;
+use signaltty_proto::v1::pane_service_client::PaneServiceClient;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::transport::Channel;
+
+use super::{Ctx, terminal_size};
+use crate::error::{CliError, CliResult, ErrorKind};
+use crate::term_mode::{ModeTracker, RawMode};
+
+/// Ctrl-\ (FS), tmux-free and rarely used by programs.
+pub const DEFAULT_DETACH_KEY: u8 = 0x1c;
+
+/// `signaltty attach`
+#[derive(Debug, Args)]
+pub struct AttachArgs {
+    /// The pane's id.
+    pane: String,
+    /// Watch only: typing is not sent and this terminal's size does not count.
+    #[arg(long)]
+    read_only: bool,
+    /// The key that detaches: ctrl-X, C-X or ^X (X in A-Z @ [ \ ] ^ _), or 0xNN.
+    #[arg(long, value_name = "KEY", default_value = "ctrl-\\", value_parser = parse_detach_key)]
+    detach_key: DetachKey,
+    /// Do not clear the pane's attention on attach.
+    #[arg(long)]
+    no_mark_seen: bool,
+}
+
+/// The byte that detaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DetachKey(pub u8);
+
+/// Parses `ctrl-\`, `C-a`, `^]`, `0x1d`.
+pub fn parse_detach_key(text: &str) -> Result<DetachKey, String> {
+    let lower = text.to_ascii_lowercase();
+    if let Some(hex) = lower.strip_prefix("0x") {
+        return u8::from_str_radix(hex, 16)
+            .map(DetachKey)
+            .map_err(|_| format!("bad byte {text:?}: expected 0x00–0xff"));
+    }
+    let key = ["ctrl-", "ctrl+", "c-", "^"]
+        .iter()
+        .find_map(|prefix| lower.strip_prefix(prefix))
+        .ok_or_else(|| format!("bad detach key {text:?}: expected ctrl-X, C-X, ^X or 0xNN"))?;
+    match key.as_bytes() {
+        [c @ (b'a'..=b'z')] => Ok(DetachKey(c - b'a' + 1)),
+        [c @ (b'@' | b'[' | b'\\' | b']' | b'^' | b'_')] => Ok(DetachKey(c ^ 0x40)),
+        _ => Err(format!(
+            "bad detach key {text:?}: no control key for {key:?}"
+        )),
+    }
+}
+
+/// How an attach is set up.
+#[derive(Debug, Clone, Copy)]
+pub struct AttachOptions {
+    /// Watch only.
+    pub read_only: bool,
+    /// The byte that detaches.
+    pub detach_key: DetachKey,
+    /// Clear the pane's attention on attach.
+    pub mark_seen: bool,
+}
+
+impl Default for AttachOptions {
+    fn default() -> Self {
+        AttachOptions {
+            read_only: false,
+            detach_key: DetachKey(DEFAULT_DETACH_KEY),
+            mark_seen: true,
+        }
+    }
+}
+
+/// Why an attach ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum AttachEnd {
+    Detached,
+    Exited(i32),
+    StreamEnded,
+    Failed(CliError),
+    Signal(&'static str),
+}
+
+/// Runs `signaltty attach`.
+pub async fn cmd_attach(ctx: &Ctx, args: AttachArgs) -> CliResult {
+    let options = AttachOptions {
+        read_only: args.read_only,
+        detach_key: args.detach_key,
+        mark_seen: !args.no_mark_seen,
+    };
+    attach(ctx.channel().await?, &args.pane, options).await
+}
+
+/// Attaches this terminal to `pane` until detached; restores the terminal whatever happens.
+pub async fn attach(channel: Channel, pane: &str, options: AttachOptions) -> CliResult {
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return Err(CliError::usage(
+            "attach needs a terminal on stdin and stdout",
+        ));
+    }
+    let (cols, rows) = terminal_size().unwrap_or((80, 24));
+    let (requests, outgoing) = mpsc::channel::<pb::AttachRequest>(64);
+    let start = attach_request::Start {
+        pane_id: pane.to_string(),
+        cols: cols.into(),
+        rows: rows.into(),
+        mark_seen: options.mark_seen,
+        read_only: options.read_only,
+    };
+    send(&requests, ReqKind::Start(start)).await;
+    let mut client = PaneServiceClient::new(channel);
+    let mut stream = client
+        .attach(ReceiverStream::new(outgoing))
+        .await?
+        .into_inner();
+    // Wait for the first message before touching the terminal: a bad pane id fails here with
+    // the terminal as it was.
+    let first = stream.message().await?.ok_or_else(|| {
+        CliError::with_reason(
+            ErrorKind::NoServer,
+            "the server closed the attach",
+            "UNAVAILABLE",
+        )
+    })?;
+
+    let mut sigwinch = signal(SignalKind::window_change())?;
+    let mut sigterm = signal(SignalKind::terminate())?;
+    let mut sighup = signal(SignalKind::hangup())?;
+    let mut sigint = signal(SignalKind::interrupt())?;
+    let mut sigquit = signal(SignalKind::quit())?;
+    let guard = RawMode::enter()?;
+    let mut keys = spawn_stdin_reader();
+    let mut tracker = ModeTracker::default();
+    let mut pending = Some(first);
+    let end = loop {
+        if let Some(message) = pending.take() {
+            if let Some(end) = show(&mut tracker, message) {
+                break end;
+            }
+            continue;
+        }
+        tokio::select! {
+            message = stream.message() => match message {
+                Ok(Some(message)) => pending = Some(message),
+                Ok(None) => break AttachEnd::StreamEnded,
+                Err(status) => break AttachEnd::Failed(status.into()),
+            },
+            input = keys.recv() => match input {
+                Some(bytes) => {
+                    let (forward, detach) = split_at_detach(&bytes, options.detach_key);
+                    if !forward.is_empty() && !options.read_only {
+                        send(&requests, ReqKind::Input(attach_request::Input { data: forward.to_vec() })).await;
+                    }
+                    if detach {
+                        break AttachEnd::Detached;
+                    }
+                }
+                // stdin closed: nothing more can be typed, so leave.
+                None => break AttachEnd::Detached,
+            },
+            _ = sigwinch.recv() => {
+                if let Some((cols, rows)) = terminal_size() {
+                    let resize = attach_request::Resize { cols: cols.into(), rows: rows.into() };
+                    send(&requests, ReqKind::Resize(resize)).await;
+                }
+            }
+            _ = sigterm.recv() => break AttachEnd::Signal("SIGTERM"),
+            _ = sighup.recv() => break AttachEnd::Signal("SIGHUP"),
+            _ = sigint.recv() => break AttachEnd::Signal("SIGINT"),
+            _ = sigquit.recv() => break AttachEnd::Signal("SIGQUIT"),
+        }
+    };
+    drop(guard);
+    // Closing our half of the stream is the detach; the pane's process lives on.
+    drop(requests);
+    // Park the cursor on the last line so the shell's prompt comes after the pane's screen.
+    let park = "\x1b[999;1H\r\n";
+    match end {
+        AttachEnd::Detached => {
+            print_stdout(&format!("{park}[detached]\n"));
+            Ok(())
+        }
+        AttachEnd::Exited(code) => {
+            print_stdout(&format!("{park}[pane exited with code {code}]\n"));
+            Ok(())
+        }
+        AttachEnd::StreamEnded => {
+            print_stdout(park);
+            Err(CliError::with_reason(
+                ErrorKind::NoServer,
+                "lost the connection to the server",
+                "UNAVAILABLE",
+            ))
+        }
+        AttachEnd::Failed(err) => {
+            print_stdout(park);
+            Err(err)
+        }
+        AttachEnd::Signal(name) => {
+            print_stdout(&format!("{park}[detached: {name}]\n"));
+            Err(CliError::local(format!("attach ended by {name}")))
+        }
+    }
+}
+
+/// Writes one server message to the terminal; `Some` when it ends the attach.
+fn show(tracker: &mut ModeTracker, message: pb::AttachResponse) -> Option<AttachEnd> {
+    let data = match message.kind? {
+        RespKind::Snapshot(snapshot) => snapshot.screen,
+        RespKind::Output(output) => output.data,
+        RespKind::Exited(exited) => return Some(AttachEnd::Exited(exited.code)),
+        // A Snapshot follows a Resync at once and repaints; a size change needs nothing here.
+        RespKind::Resync(_) | RespKind::Resized(_) => return None,
+    };
+    tracker.observe(&data);
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(&data).and_then(|()| stdout.flush()) {
+        Ok(()) => None,
+        Err(err) => Some(AttachEnd::Failed(err.into())),
+    }
+}
+
+/// The bytes to forward before the detach key, and whether the key was pressed.
+pub fn split_at_detach(bytes: &[u8], key: DetachKey) -> (&[u8], bool) {
+    match bytes.iter().position(|&b| b == key.0) {
+        Some(at) => (&bytes[..at], true),
+        None => (bytes, false),
+    }
+}
+
+async fn send(requests: &mpsc::Sender<pb::AttachRequest>, kind: ReqKind) {
+    // A closed channel means the stream is over; the select loop sees that on the next message.
+    let _ = requests.send(pb::AttachRequest { kind: Some(kind) }).await;
+}
+
+fn print_stdout(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+}
+
+/// Reads stdin on a plain thread (a blocking read cannot be cancelled; the thread simply dies
+/// with the process) and hands chunks to the async loop. The receiver yields `None` at EOF.
+fn spawn_stdin_reader() -> mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel(16);
+    std::thread::spawn(move || {
+        let mut stdin = std::io::stdin().lock();
+        let mut buf = [0u8; 4096];
+        loop {
+            match stdin.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if tx.blocking_send(buf[..n].to_vec()).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    rx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detach_keys_parse_in_every_spelling() {
+        assert_eq!(parse_detach_key("ctrl-\\"), Ok(DetachKey(0x1c)));
+        assert_eq!(parse_detach_key("C-a"), Ok(DetachKey(0x01)));
+        assert_eq!(parse_detach_key("^]"), Ok(DetachKey(0x1d)));
+        assert_eq!(parse_detach_key("Ctrl+Q"), Ok(DetachKey(0x11)));
+        assert_eq!(parse_detach_key("0x1f"), Ok(DetachKey(0x1f)));
+        assert!(parse_detach_key("alt-x").is_err());
+        assert!(parse_detach_key("ctrl-1").is_err());
+        assert!(parse_detach_key("0x100").is_err());
+    }
+
+    #[test]
+    fn input_is_cut_at_the_detach_key() {
+        let key = DetachKey(DEFAULT_DETACH_KEY);
+        assert_eq!(split_at_detach(b"ls\x1crest", key), (&b"ls"[..], true));
+        assert_eq!(split_at_detach(b"ls -l\r", key), (&b"ls -l\r"[..], false));
+    }
+
+    #[test]
+    fn the_default_detach_key_is_ctrl_backslash() {
+        use crate::cli::{Cli, Command};
+        use clap::Parser;
+        let cli = Cli::try_parse_from(["signaltty", "attach", "pane_1"]).expect("valid");
+        let Command::Attach(args) = cli.command else {
+            panic!("attach")
+        };
+        assert_eq!(args.detach_key, DetachKey(0x1c));
+    }
+}

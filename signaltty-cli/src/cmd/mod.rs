@@ -1,0 +1,66 @@
+//! One module per command group, each with its `XxxArgs` (clap) and `cmd_xxx` (the work), plus
+//! the [`Ctx`] every command receives: where the server is and where output goes.
+
+pub mod attach;
+pub mod decision;
+pub mod events;
+pub mod hook_event;
+pub mod integration;
+pub mod new;
+pub mod notify;
+pub mod pane;
+pub mod pane_io;
+pub mod server;
+pub mod tab;
+pub mod workspace;
+
+use std::path::Path;
+
+use tonic::transport::Channel;
+
+use crate::connect::{self, AutoStart, Target};
+use crate::error::{CliError, CliResult};
+use crate::output::Output;
+
+/// What every command needs.
+#[derive(Debug)]
+pub struct Ctx {
+    /// How to reach the server.
+    pub target: Target,
+    /// Where results go.
+    pub out: Output,
+}
+
+impl Ctx {
+    /// A channel to the server, starting one if none answers.
+    pub async fn channel(&self) -> CliResult<Channel> {
+        connect::connect(&self.target, AutoStart::Yes).await
+    }
+
+    /// A channel to a server that must already run.
+    pub async fn existing_channel(&self) -> CliResult<Channel> {
+        connect::connect(&self.target, AutoStart::No).await
+    }
+}
+
+/// An existing directory made absolute (the server refuses relative paths); the current
+/// directory when `dir` is `None`.
+pub fn absolute_dir(dir: Option<&Path>) -> CliResult<String> {
+    let dir = match dir {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::current_dir()
+            .map_err(|e| CliError::local(format!("cannot read the current directory: {e}")))?,
+    };
+    // canonicalize also proves the directory exists; fall back to a plain absolute path and let
+    // the server say what is wrong with it.
+    let absolute = std::fs::canonicalize(&dir).unwrap_or_else(|_| connect::absolute(&dir));
+    absolute
+        .into_os_string()
+        .into_string()
+        .map_err(|p| CliError::usage(format!("path is not UTF-8: {}", p.to_string_lossy())))
+}
+
+/// The size of the terminal on stdout (or stdin), if either is one.
+pub fn terminal_size() -> Option<(u16, u16)> {
+    crate::sys::window_size(std::io::stdout()).or_else(|| crate::sys::window_size(std::io::stdin()))
+}

@@ -1,0 +1,117 @@
+//! `signaltty new [--name N] [--cwd DIR] [--detach] [-- CMD…]`: a workspace for a directory
+//! (default: the current one) with one pane running CMD or `$SHELL`, then an attach to it.
+//!
+//! It does not attach with `--detach`, with `--json`, or when stdin or stdout is not a terminal;
+//! it prints the pane id (or workspace, pane and tab as JSON) instead.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use clap::Args;
+use serde::Serialize;
+use signaltty_proto::v1 as pb;
+use signaltty_proto::v1::pane_service_client::PaneServiceClient;
+use signaltty_proto::v1::workspace_service_client::WorkspaceServiceClient;
+
+use super::attach::{AttachOptions, attach};
+use super::{Ctx, terminal_size, workspace};
+use crate::error::{CliError, CliResult};
+use crate::json::{JsonPane, JsonTab, JsonWorkspace};
+
+/// `signaltty new`
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// Workspace name [default: the directory's name].
+    #[arg(long)]
+    name: Option<String>,
+    /// The directory [default: the current directory].
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// Do not attach; print the pane's id.
+    #[arg(long, short = 'd')]
+    detach: bool,
+    /// The command [default: $SHELL].
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct JsonNew {
+    workspace: JsonWorkspace,
+    pane: Option<JsonPane>,
+    tab: Option<JsonTab>,
+}
+
+/// Runs `signaltty new`.
+pub async fn cmd_new(ctx: &Ctx, args: NewArgs) -> CliResult {
+    let channel = ctx.channel().await?;
+    let mut workspaces = WorkspaceServiceClient::new(channel.clone());
+    let ws = workspace::create(&mut workspaces, args.name, args.cwd.as_deref()).await?;
+    let argv = if args.command.is_empty() {
+        // The user's shell, not the server's: they may differ when the server was started by
+        // another tool.
+        std::env::var("SHELL")
+            .ok()
+            .filter(|s| !s.is_empty())
+            .into_iter()
+            .collect()
+    } else {
+        args.command
+    };
+    let (cols, rows) = terminal_size().unwrap_or((0, 0));
+    let mut panes = PaneServiceClient::new(channel.clone());
+    let spawned = panes
+        .spawn_pane(pb::SpawnPaneRequest {
+            workspace_id: ws.id.clone(),
+            argv,
+            cols: cols.into(),
+            rows: rows.into(),
+            ..Default::default()
+        })
+        .await?
+        .into_inner();
+    let pane = spawned
+        .pane
+        .as_ref()
+        .ok_or_else(|| CliError::local("the server's reply carried no pane"))?;
+
+    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if args.detach || ctx.out.is_json() || !interactive {
+        if ctx.out.is_json() {
+            return ctx.out.json(&JsonNew {
+                workspace: JsonWorkspace::from(&ws),
+                pane: Some(JsonPane::from(pane)),
+                tab: spawned.tab.as_ref().map(JsonTab::from),
+            });
+        }
+        return ctx.out.line(&pane.id);
+    }
+    attach(channel, &pane.id, AttachOptions::default()).await
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    #[test]
+    fn new_takes_a_command_after_dashes() {
+        let cli = Cli::try_parse_from([
+            "signaltty",
+            "new",
+            "--name",
+            "api",
+            "-d",
+            "--",
+            "claude",
+            "-c",
+        ])
+        .expect("valid");
+        let Command::New(args) = cli.command else {
+            panic!("new")
+        };
+        assert_eq!(args.name.as_deref(), Some("api"));
+        assert!(args.detach);
+        assert_eq!(args.command, ["claude", "-c"]);
+    }
+}

@@ -1,0 +1,410 @@
+//! `signaltty pane …`: spawn, split, list, get, rename, close, resize, signal, seen, resume,
+//! respawn here; the I/O commands (send, read, wait) in [`super::pane_io`].
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use clap::{ArgGroup, Args, Subcommand};
+use serde::Serialize;
+use signaltty_proto::v1 as pb;
+use signaltty_proto::v1::pane_service_client::PaneServiceClient;
+use tonic::transport::Channel;
+
+use super::pane_io::{self, ReadArgs, SendArgs, WaitArgs};
+use super::{Ctx, absolute_dir};
+use crate::error::{CliError, CliResult};
+use crate::human;
+use crate::json::{self, JsonPane, JsonTab};
+
+/// `signaltty pane …`
+#[derive(Debug, Args)]
+pub struct PaneArgs {
+    #[command(subcommand)]
+    command: PaneCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum PaneCommand {
+    /// Start a process in a new pane (in a new tab unless --tab).
+    Spawn(SpawnArgs),
+    /// Split a pane and start a process in the new half.
+    Split(SplitArgs),
+    /// List panes with their status, lifecycle and attention.
+    #[command(visible_alias = "ls")]
+    List {
+        /// Only this workspace's panes.
+        #[arg(long, value_name = "WS")]
+        workspace: Option<String>,
+        /// Only this tab's panes.
+        #[arg(long, value_name = "TAB")]
+        tab: Option<String>,
+    },
+    /// Show one pane.
+    Get {
+        /// The pane's id.
+        pane: String,
+    },
+    /// Type text into a pane, followed by Enter.
+    Send(SendArgs),
+    /// Set a pane's terminal size.
+    Resize {
+        /// The pane's id.
+        pane: String,
+        /// Width in columns.
+        cols: u32,
+        /// Height in rows.
+        rows: u32,
+    },
+    /// Send a signal (INT TERM KILL HUP QUIT WINCH USR1 USR2) to the pane's process.
+    Signal {
+        /// The pane's id.
+        pane: String,
+        /// The signal's name, e.g. INT or SIGTERM.
+        signal: String,
+        /// Signal the pane's whole process group.
+        #[arg(long)]
+        group: bool,
+    },
+    /// Set a pane's title.
+    Rename {
+        /// The pane's id.
+        pane: String,
+        /// The new title.
+        title: String,
+    },
+    /// End a pane's process and remove the pane.
+    Close {
+        /// The pane's id.
+        pane: String,
+    },
+    /// Print a pane's screen (or scrollback) as text.
+    Read(ReadArgs),
+    /// Clear a pane's attention (a pending decision keeps its own).
+    Seen {
+        /// The pane's id.
+        pane: String,
+    },
+    /// Re-spawn a restored pane from its agent's session (or its command with --respawn).
+    Resume {
+        /// The pane's id.
+        pane: String,
+        /// Start the pane's original command instead of resuming the agent session.
+        #[arg(long)]
+        respawn: bool,
+    },
+    /// Re-spawn a restored or exited pane from its original command (= resume --respawn).
+    Respawn {
+        /// The pane's id.
+        pane: String,
+    },
+    /// Wait until a pane reaches one of the given states.
+    Wait(WaitArgs),
+}
+
+/// `signaltty pane spawn`
+#[derive(Debug, Args)]
+pub struct SpawnArgs {
+    /// The workspace's id.
+    workspace: String,
+    /// Put the pane in this tab [default: a new tab].
+    #[arg(long)]
+    tab: Option<String>,
+    #[command(flatten)]
+    common: NewPaneArgs,
+}
+
+/// `signaltty pane split`
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("direction").required(true).args(["right", "down"])))]
+pub struct SplitArgs {
+    /// The pane to split.
+    pane: String,
+    /// Put the new pane on the right.
+    #[arg(long)]
+    right: bool,
+    /// Put the new pane below.
+    #[arg(long)]
+    down: bool,
+    #[command(flatten)]
+    common: NewPaneArgs,
+}
+
+/// What spawn and split share.
+#[derive(Debug, Args)]
+pub struct NewPaneArgs {
+    /// Working directory [default: the workspace's (spawn) or the split pane's (split)].
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// Title [default: the command's name until the program sets one].
+    #[arg(long)]
+    title: Option<String>,
+    /// Extra environment for the process (repeatable).
+    #[arg(long, value_name = "K=V", value_parser = parse_env)]
+    env: Vec<(String, String)>,
+    /// Do not install signaltty's hooks into a directly launched agent's configuration.
+    #[arg(long)]
+    skip_hook_install: bool,
+    /// The command [default: the server's $SHELL].
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+fn parse_env(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_string(), value.to_string())),
+        _ => Err(format!("expected K=V, got {text:?}")),
+    }
+}
+
+impl NewPaneArgs {
+    fn cwd(&self) -> CliResult<String> {
+        match &self.cwd {
+            Some(dir) => absolute_dir(Some(dir)),
+            None => Ok(String::new()),
+        }
+    }
+
+    fn env(&self) -> HashMap<String, String> {
+        self.env.iter().cloned().collect()
+    }
+}
+
+/// A new pane and the tab holding it, as printed by spawn, split and `new`.
+#[derive(Debug, Serialize)]
+pub struct JsonSpawned {
+    /// The new pane.
+    pub pane: Option<JsonPane>,
+    /// Its tab.
+    pub tab: Option<JsonTab>,
+}
+
+/// Runs `signaltty pane …`.
+pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
+    let mut client = PaneServiceClient::new(ctx.channel().await?);
+    match args.command {
+        PaneCommand::Spawn(args) => {
+            let request = pb::SpawnPaneRequest {
+                workspace_id: args.workspace,
+                tab_id: args.tab.unwrap_or_default(),
+                argv: args.common.command.clone(),
+                cwd: args.common.cwd()?,
+                env: args.common.env(),
+                cols: 0,
+                rows: 0,
+                title: args.common.title.clone().unwrap_or_default(),
+                skip_hook_install: args.common.skip_hook_install,
+            };
+            let reply = client.spawn_pane(request).await?.into_inner();
+            print_spawned(ctx, reply.pane.as_ref(), reply.tab.as_ref())
+        }
+        PaneCommand::Split(args) => {
+            let direction = if args.down {
+                pb::Direction::Down
+            } else {
+                pb::Direction::Right
+            };
+            let request = pb::SplitPaneRequest {
+                pane_id: args.pane,
+                direction: direction as i32,
+                argv: args.common.command.clone(),
+                cwd: args.common.cwd()?,
+                env: args.common.env(),
+                title: args.common.title.clone().unwrap_or_default(),
+                skip_hook_install: args.common.skip_hook_install,
+            };
+            let reply = client.split_pane(request).await?.into_inner();
+            print_spawned(ctx, reply.pane.as_ref(), reply.tab.as_ref())
+        }
+        PaneCommand::List { workspace, tab } => {
+            let request = pb::ListPanesRequest {
+                workspace_id: workspace.unwrap_or_default(),
+                tab_id: tab.unwrap_or_default(),
+            };
+            let panes = client.list_panes(request).await?.into_inner().panes;
+            if ctx.out.is_json() {
+                return ctx.out.json(&json::list::<_, JsonPane>(&panes));
+            }
+            ctx.out.text(&human::pane_table(&panes))
+        }
+        PaneCommand::Get { pane } => {
+            let reply = client
+                .get_pane(pb::GetPaneRequest { pane_id: pane })
+                .await?;
+            print_pane(ctx, reply.into_inner().pane)
+        }
+        PaneCommand::Send(args) => pane_io::send(ctx, &mut client, args).await,
+        PaneCommand::Resize { pane, cols, rows } => {
+            let request = pb::ResizePaneRequest {
+                pane_id: pane.clone(),
+                cols,
+                rows,
+            };
+            let reply = client.resize_pane(request).await?.into_inner();
+            if ctx.out.is_json() {
+                return ctx.out.json(&serde_json::json!({
+                    "pane_id": pane, "cols": reply.cols, "rows": reply.rows,
+                }));
+            }
+            ctx.out
+                .line(format_args!("{pane} is {}x{}", reply.cols, reply.rows))
+        }
+        PaneCommand::Signal {
+            pane,
+            signal,
+            group,
+        } => {
+            let request = pb::SignalPaneRequest {
+                pane_id: pane.clone(),
+                signal: signal.clone(),
+                group,
+            };
+            client.signal_pane(request).await?;
+            if ctx.out.is_json() {
+                return ctx.out.json(&serde_json::json!({
+                    "pane_id": pane, "signal": signal, "group": group, "sent": true,
+                }));
+            }
+            Ok(())
+        }
+        PaneCommand::Rename { pane, title } => {
+            let reply = client
+                .rename_pane(pb::RenamePaneRequest {
+                    pane_id: pane,
+                    title,
+                })
+                .await?;
+            print_pane(ctx, reply.into_inner().pane)
+        }
+        PaneCommand::Close { pane } => {
+            let reply = client
+                .close_pane(pb::ClosePaneRequest {
+                    pane_id: pane.clone(),
+                })
+                .await?;
+            let tab_closed = reply.into_inner().tab_closed;
+            if ctx.out.is_json() {
+                return ctx.out.json(&serde_json::json!({
+                    "pane_id": pane, "closed": true, "tab_closed": tab_closed,
+                }));
+            }
+            ctx.out.line(format_args!(
+                "closed {pane}{}",
+                if tab_closed {
+                    " (its tab closed too)"
+                } else {
+                    ""
+                }
+            ))
+        }
+        PaneCommand::Read(args) => pane_io::read(ctx, &mut client, args).await,
+        PaneCommand::Seen { pane } => {
+            let reply = client
+                .mark_seen(pb::MarkSeenRequest { pane_id: pane })
+                .await?;
+            print_pane(ctx, reply.into_inner().pane)
+        }
+        PaneCommand::Resume { pane, respawn } => resume(ctx, &mut client, pane, respawn).await,
+        PaneCommand::Respawn { pane } => resume(ctx, &mut client, pane, true).await,
+        PaneCommand::Wait(args) => pane_io::wait(ctx, &mut client, args).await,
+    }
+}
+
+async fn resume(
+    ctx: &Ctx,
+    client: &mut PaneServiceClient<Channel>,
+    pane: String,
+    respawn: bool,
+) -> CliResult {
+    let mode = if respawn {
+        pb::ResumeMode::RespawnArgv
+    } else {
+        pb::ResumeMode::AgentSession
+    };
+    let reply = client
+        .resume_pane(pb::ResumePaneRequest {
+            pane_id: pane,
+            mode: mode as i32,
+        })
+        .await?;
+    print_pane(ctx, reply.into_inner().pane)
+}
+
+/// Prints one pane (details, or JSON).
+pub fn print_pane(ctx: &Ctx, pane: Option<pb::Pane>) -> CliResult {
+    let pane = pane.ok_or_else(|| CliError::local("the server's reply carried no pane"))?;
+    if ctx.out.is_json() {
+        return ctx.out.json(&JsonPane::from(&pane));
+    }
+    ctx.out.text(&human::pane_details(&pane))
+}
+
+/// Prints a new pane: its id for humans (handy in scripts), pane and tab for `--json`.
+pub fn print_spawned(ctx: &Ctx, pane: Option<&pb::Pane>, tab: Option<&pb::Tab>) -> CliResult {
+    if ctx.out.is_json() {
+        return ctx.out.json(&JsonSpawned {
+            pane: pane.map(JsonPane::from),
+            tab: tab.map(JsonTab::from),
+        });
+    }
+    let pane = pane.ok_or_else(|| CliError::local("the server's reply carried no pane"))?;
+    ctx.out.line(&pane.id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn pane_command(args: &[&str]) -> Result<PaneCommand, clap::Error> {
+        let cli = Cli::try_parse_from(["signaltty", "pane"].iter().chain(args))?;
+        match cli.command {
+            Command::Pane(p) => Ok(p.command),
+            other => panic!("not a pane command: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn spawn_takes_env_and_a_command_after_dashes() {
+        let cmd = pane_command(&[
+            "spawn", "ws_1", "--tab", "tab_1", "--env", "A=1", "--env", "B=x=y", "--", "sleep",
+            "--help",
+        ])
+        .expect("valid");
+        let PaneCommand::Spawn(args) = cmd else {
+            panic!("spawn")
+        };
+        assert_eq!(args.workspace, "ws_1");
+        assert_eq!(args.tab.as_deref(), Some("tab_1"));
+        assert_eq!(args.common.command, ["sleep", "--help"]);
+        assert_eq!(args.common.env()["B"], "x=y");
+    }
+
+    #[test]
+    fn spawn_refuses_a_bad_env_pair() {
+        assert!(pane_command(&["spawn", "ws_1", "--env", "NOVALUE"]).is_err());
+    }
+
+    #[test]
+    fn split_needs_exactly_one_direction() {
+        assert!(pane_command(&["split", "pane_1"]).is_err());
+        assert!(pane_command(&["split", "pane_1", "--right", "--down"]).is_err());
+        let PaneCommand::Split(args) = pane_command(&["split", "pane_1", "--down"]).expect("valid")
+        else {
+            panic!("split")
+        };
+        assert!(args.down && !args.right);
+    }
+
+    #[test]
+    fn respawn_and_resume_parse() {
+        assert!(matches!(
+            pane_command(&["resume", "pane_1", "--respawn"]),
+            Ok(PaneCommand::Resume { respawn: true, .. })
+        ));
+        assert!(matches!(
+            pane_command(&["respawn", "pane_1"]),
+            Ok(PaneCommand::Respawn { .. })
+        ));
+    }
+}

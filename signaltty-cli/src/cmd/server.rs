@@ -1,0 +1,152 @@
+//! `signaltty server start|stop|status`.
+//!
+//! `start` is idempotent (a server already answering is reported, not an error). `stop` and
+//! `status` never start a server: with none running they exit 3 with "no server running on …".
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use signaltty_proto::v1 as pb;
+use signaltty_proto::v1::server_service_client::ServerServiceClient;
+
+use super::Ctx;
+use crate::connect::{self, STOP_TIMEOUT, Target};
+use crate::error::{CliError, CliResult, ErrorKind};
+use crate::human::compact_duration;
+use crate::json::JsonStatus;
+use crate::table::key_values;
+
+/// `signaltty server …`
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    #[command(subcommand)]
+    command: ServerCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum ServerCommand {
+    /// Start the server in the background (if none runs) and wait until it answers.
+    Start {
+        /// State directory for the server [default: $SIGNALTTY_STATE_DIR, else the server's
+        /// own default].
+        #[arg(long, value_name = "DIR")]
+        state_dir: Option<PathBuf>,
+    },
+    /// Stop the server; refused while panes run unless --force.
+    Stop {
+        /// Stop even though panes run: they are hung up like a closing terminal.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Show the server's version, uptime and counts.
+    Status,
+}
+
+/// Runs `signaltty server …`.
+pub async fn cmd_server(ctx: &Ctx, args: ServerArgs) -> CliResult {
+    match args.command {
+        ServerCommand::Start { state_dir } => start(ctx, state_dir).await,
+        ServerCommand::Stop { force } => stop(ctx, force).await,
+        ServerCommand::Status => status(ctx).await,
+    }
+}
+
+async fn start(ctx: &Ctx, state_dir: Option<PathBuf>) -> CliResult {
+    if let Ok(channel) = ctx.existing_channel().await {
+        let status = connect::status(channel).await?;
+        return print_start(ctx, &status, "already running");
+    }
+    let target = Target {
+        socket: ctx.target.socket.clone(),
+        state_dir: state_dir
+            .map(|d| connect::absolute(&d))
+            .or_else(|| ctx.target.state_dir.clone()),
+    };
+    let status = connect::start_server(&target).await?;
+    print_start(ctx, &status, "started")
+}
+
+fn print_start(ctx: &Ctx, status: &pb::GetStatusResponse, what: &str) -> CliResult {
+    if ctx.out.is_json() {
+        return ctx.out.json(&JsonStatus::from(status));
+    }
+    ctx.out.line(format_args!(
+        "server {what} on {} (pid {}, version {})",
+        ctx.target.socket.display(),
+        status.pid,
+        status.version
+    ))
+}
+
+async fn stop(ctx: &Ctx, force: bool) -> CliResult {
+    let channel = ctx.existing_channel().await?;
+    let mut client = ServerServiceClient::new(channel);
+    let reply = client
+        .shutdown(pb::ShutdownRequest { force })
+        .await?
+        .into_inner();
+    // Shutdown answers just before the server stops listening; wait for that so that a
+    // following `server start` does not find the old one still answering.
+    if !connect::wait_until_gone(&ctx.target.socket, STOP_TIMEOUT).await {
+        return Err(CliError::with_reason(
+            ErrorKind::Local,
+            format!(
+                "the server accepted the shutdown but still answers on {} after {}s",
+                ctx.target.socket.display(),
+                STOP_TIMEOUT.as_secs()
+            ),
+            "TIMEOUT",
+        ));
+    }
+    if ctx.out.is_json() {
+        return ctx.out.json(&serde_json::json!({
+            "stopped": true,
+            "hung_up_panes": reply.hung_up_panes,
+        }));
+    }
+    match reply.hung_up_panes {
+        0 => ctx.out.line("server stopped"),
+        n => ctx
+            .out
+            .line(format_args!("server stopped ({n} live panes hung up)")),
+    }
+}
+
+async fn status(ctx: &Ctx) -> CliResult {
+    let status = connect::status(ctx.existing_channel().await?).await?;
+    if ctx.out.is_json() {
+        return ctx.out.json(&JsonStatus::from(&status));
+    }
+    ctx.out.text(&key_values(&[
+        ("version", status.version.clone()),
+        ("pid", status.pid.to_string()),
+        ("uptime", compact_duration(status.uptime_seconds)),
+        ("socket", status.socket_path.clone()),
+        ("state dir", status.state_dir.clone()),
+        ("workspaces", status.workspace_count.to_string()),
+        ("tabs", status.tab_count.to_string()),
+        (
+            "panes",
+            format!("{} ({} live)", status.pane_count, status.live_pane_count),
+        ),
+        ("head seq", status.head_seq.to_string()),
+    ]))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    #[test]
+    fn stop_takes_force() {
+        let cli = Cli::try_parse_from(["signaltty", "server", "stop", "--force"]).expect("valid");
+        let Command::Server(args) = cli.command else {
+            panic!("server command")
+        };
+        assert!(matches!(
+            args.command,
+            super::ServerCommand::Stop { force: true }
+        ));
+    }
+}

@@ -1,0 +1,58 @@
+//! The `signaltty` command-line client: a pure gRPC client of the signaltty server.
+//!
+//! One clap enum ([`cli::Command`]) with one file per command group under [`cmd`] (`XxxArgs` +
+//! `cmd_xxx`). Every command returns a [`error::CliError`] whose kind alone decides the exit code
+//! (1 server error, 2 usage error, 3 no server). Human output by default, `--json` for scripts
+//! ([`json`]). [`connect`] reaches the server and starts one when none answers.
+
+pub mod cli;
+pub mod cmd;
+pub mod connect;
+pub mod error;
+pub mod event_view;
+pub mod human;
+pub mod json;
+pub mod layout_json;
+pub mod names;
+pub mod output;
+mod sys;
+pub mod table;
+pub mod term_mode;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// Parses the command line, runs the command and turns its outcome into an exit code.
+pub fn main_entry() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            // An agent hook must never fail the agent, not even on a flag this version does not
+            // know: report on stderr and exit 0.
+            if err.use_stderr() && std::env::args().any(|a| a == "hook-event") {
+                eprintln!("signaltty hook-event: {}", err.render());
+                return ExitCode::SUCCESS;
+            }
+            err.exit();
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("error: cannot start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(cli::run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) if err.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::from(err.exit_code())
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! End to end: `signaltty attach` inside a real pseudo-terminal. The terminal must come back
+//! exactly as it was after a detach key, a SIGTERM, or the server going away.
+//! Needs `cargo build -p signaltty-server` first (see tests/common).
+
+mod common;
+
+use std::io::{Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
+use std::process::{Child, Stdio};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use common::TestEnv;
+use nix::pty::{OpenptyResult, Winsize, openpty};
+use nix::sys::termios::{LocalFlags, tcgetattr};
+
+/// Output of the terminal's master side, collected by a reader thread.
+#[derive(Clone, Default)]
+struct Screen(Arc<(Mutex<Vec<u8>>, Condvar)>);
+
+impl Screen {
+    fn follow(master: OwnedFd) -> Screen {
+        let screen = Screen::default();
+        let feed = screen.clone();
+        std::thread::spawn(move || {
+            let mut master = std::fs::File::from(master);
+            let mut buf = [0u8; 4096];
+            // EIO once every slave is closed: the end of the terminal's life.
+            while let Ok(n) = master.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let (data, changed) = &*feed.0;
+                data.lock()
+                    .expect("screen lock")
+                    .extend_from_slice(&buf[..n]);
+                changed.notify_all();
+            }
+        });
+        screen
+    }
+
+    /// Waits until the output contains `needle` `times` times.
+    fn wait_for(&self, needle: &str, times: usize, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        let (data, changed) = &*self.0;
+        let mut data = data.lock().expect("screen lock");
+        loop {
+            let text = String::from_utf8_lossy(&data);
+            if text.matches(needle).count() >= times {
+                return;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(
+                !left.is_zero(),
+                "timed out waiting for {needle:?} x{times} in {text:?}"
+            );
+            data = changed.wait_timeout(data, left).expect("screen lock").0;
+        }
+    }
+}
+
+struct Attached {
+    child: Child,
+    master_writer: std::fs::File,
+    slave: OwnedFd,
+    screen: Screen,
+}
+
+fn attach(env: &TestEnv, pane: &str) -> Attached {
+    let size = Winsize {
+        ws_row: 24,
+        ws_col: 80,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    let OpenptyResult { master, slave } = openpty(Some(&size), None).expect("openpty");
+    let slave_io = |fd: &OwnedFd| Stdio::from(fd.try_clone().expect("dup slave"));
+    let child = env
+        .command(&["attach", pane])
+        .stdin(slave_io(&slave))
+        .stdout(slave_io(&slave))
+        .stderr(slave_io(&slave))
+        .spawn()
+        .expect("spawn attach");
+    let master_writer = std::fs::File::from(master.try_clone().expect("dup master"));
+    Attached {
+        child,
+        master_writer,
+        slave,
+        screen: Screen::follow(master),
+    }
+}
+
+fn cooked(fd: impl AsFd) -> bool {
+    let flags = tcgetattr(fd).expect("tcgetattr").local_flags;
+    flags.contains(LocalFlags::ICANON) && flags.contains(LocalFlags::ECHO)
+}
+
+fn wait_exit(child: &mut Child, timeout: Duration) -> Option<i32> {
+    let deadline = Instant::now() + timeout;
+    let mut delay = Duration::from_millis(5);
+    loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            return status.code();
+        }
+        assert!(Instant::now() < deadline, "attach did not exit");
+        std::thread::sleep(delay);
+        delay = (delay * 2).min(Duration::from_millis(100));
+    }
+}
+
+fn cat_pane(env: &TestEnv) -> String {
+    let ws = env.workspace("attach");
+    let spawned = env.json(&["pane", "spawn", &ws, "--", "cat"]);
+    spawned["pane"]["id"].as_str().expect("pane id").to_string()
+}
+
+#[test]
+fn typing_reaches_the_pane_and_the_detach_key_restores_the_terminal() {
+    let env = TestEnv::new();
+    let pane = cat_pane(&env);
+    let mut a = attach(&env, &pane);
+    assert!(cooked(&a.slave), "a fresh pty starts cooked");
+    a.master_writer.write_all(b"ping\r").expect("type");
+    // The pane's terminal echoes "ping", then cat prints it again.
+    a.screen.wait_for("ping", 2, Duration::from_secs(10));
+    a.master_writer.write_all(&[0x1c]).expect("detach key");
+    assert_eq!(wait_exit(&mut a.child, Duration::from_secs(10)), Some(0));
+    a.screen.wait_for("[detached]", 1, Duration::from_secs(5));
+    assert!(cooked(&a.slave), "the terminal is back in cooked mode");
+    let pane_state = env.json(&["pane", "get", &pane]);
+    assert_eq!(
+        pane_state["status"], "live",
+        "detaching never stops the process"
+    );
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    let env = TestEnv::new();
+    let pane = cat_pane(&env);
+    let mut a = attach(&env, &pane);
+    a.master_writer.write_all(b"plugh\r").expect("type");
+    a.screen.wait_for("plugh", 2, Duration::from_secs(10));
+    assert!(!cooked(&a.slave), "raw while attached");
+    let pid = nix::unistd::Pid::from_raw(a.child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("kill");
+    assert_eq!(wait_exit(&mut a.child, Duration::from_secs(10)), Some(1));
+    assert!(cooked(&a.slave), "the terminal is restored after SIGTERM");
+}
+
+#[test]
+fn losing_the_server_restores_the_terminal_and_exits_3() {
+    let env = TestEnv::new();
+    let pane = cat_pane(&env);
+    let mut a = attach(&env, &pane);
+    a.master_writer.write_all(b"xyzzy\r").expect("type");
+    a.screen.wait_for("xyzzy", 2, Duration::from_secs(10));
+    env.ok(&["server", "stop", "--force"]);
+    // The hung-up pane may report its exit (0) before the stream ends (3): both end the attach.
+    let code = wait_exit(&mut a.child, Duration::from_secs(10));
+    assert!(matches!(code, Some(0 | 3)), "exit code {code:?}");
+    assert!(
+        cooked(&a.slave),
+        "the terminal is restored when the server goes away"
+    );
+}

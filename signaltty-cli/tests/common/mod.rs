@@ -1,0 +1,231 @@
+//! Harness for the end-to-end tests: the real `signaltty` binary against the real
+//! `signaltty-server` binary, each test in its own temp dir (socket, state dir, HOME).
+//!
+//! The server binary is not built by this crate's tests. Build it first:
+//! `cargo build -p signaltty-server`, or point `SIGNALTTY_SERVER_BIN` at one.
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// Longest a single CLI invocation may take before the test kills it and fails.
+pub const RUN_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The `signaltty-server` binary: `$SIGNALTTY_SERVER_BIN`, else next to the `signaltty` binary
+/// under test, else `target/debug/signaltty-server` of this workspace.
+pub fn server_bin() -> PathBuf {
+    if let Some(path) = std::env::var_os("SIGNALTTY_SERVER_BIN").filter(|p| !p.is_empty()) {
+        return PathBuf::from(path);
+    }
+    let cli = PathBuf::from(env!("CARGO_BIN_EXE_signaltty"));
+    let candidates = [
+        cli.with_file_name("signaltty-server"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/debug/signaltty-server"),
+    ];
+    for candidate in &candidates {
+        if candidate.is_file() {
+            return candidate.clone();
+        }
+    }
+    panic!(
+        "signaltty-server not found (looked at {candidates:?}); build it first with \
+         `cargo build -p signaltty-server` or set SIGNALTTY_SERVER_BIN"
+    );
+}
+
+/// One finished CLI run.
+#[derive(Debug)]
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+}
+
+/// A private server world: temp dir with socket, state dir and HOME. Dropping it stops the
+/// server (forcefully) if one runs.
+pub struct TestEnv {
+    pub dir: TempDir,
+    pub socket: PathBuf,
+    pub state: PathBuf,
+    pub home: PathBuf,
+}
+
+impl TestEnv {
+    pub fn new() -> TestEnv {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::Builder::new()
+            .prefix("stty")
+            .tempdir()
+            .expect("tempdir");
+        // The server refuses a socket in a directory others can enter.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))
+            .expect("chmod 700 the temp dir");
+        let socket = dir.path().join("s.sock");
+        let state = dir.path().join("state");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&home).expect("home");
+        TestEnv {
+            dir,
+            socket,
+            state,
+            home,
+        }
+    }
+
+    /// A `signaltty --socket <ours> ARGS…` command with a clean, private environment.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_signaltty"));
+        cmd.arg("--socket")
+            .arg(&self.socket)
+            .args(args)
+            .current_dir(self.dir.path())
+            .env("SIGNALTTY_SERVER_BIN", server_bin())
+            .env("SIGNALTTY_STATE_DIR", &self.state)
+            .env("HOME", &self.home)
+            .env("XDG_STATE_HOME", self.dir.path().join("xdg-state"))
+            .env("XDG_CONFIG_HOME", self.dir.path().join("xdg-config"))
+            .env("XDG_RUNTIME_DIR", self.dir.path().join("run"))
+            .env("SHELL", "/bin/sh")
+            // The tests may themselves run inside a signaltty pane.
+            .env_remove("SIGNALTTY_SOCKET")
+            .env_remove("SIGNALTTY_PANE");
+        cmd
+    }
+
+    /// Runs `signaltty ARGS…` with stdin closed.
+    pub fn run(&self, args: &[&str]) -> Run {
+        self.run_with_stdin(args, None)
+    }
+
+    /// Runs `signaltty ARGS…` feeding `stdin` (or /dev/null).
+    pub fn run_with_stdin(&self, args: &[&str], stdin: Option<&[u8]>) -> Run {
+        let (run, killed) = self.run_watched(args, stdin);
+        assert!(
+            !killed,
+            "signaltty {args:?} ran longer than {RUN_TIMEOUT:?} and was killed"
+        );
+        run
+    }
+
+    /// Runs under a watchdog; also says whether the watchdog had to kill it.
+    fn run_watched(&self, args: &[&str], stdin: Option<&[u8]>) -> (Run, bool) {
+        let mut cmd = self.command(args);
+        cmd.stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn signaltty");
+        if let Some(data) = stdin {
+            let mut pipe = child.stdin.take().expect("stdin pipe");
+            // The command may exit without reading (e.g. on a usage error).
+            let _ = pipe.write_all(data);
+        }
+        let pid = child.id();
+        let (done, watchdog) = mpsc::channel::<()>();
+        let killer = std::thread::spawn(move || {
+            if let Err(mpsc::RecvTimeoutError::Timeout) = watchdog.recv_timeout(RUN_TIMEOUT) {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid as i32),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+                return true;
+            }
+            false
+        });
+        let output = child.wait_with_output().expect("wait for signaltty");
+        drop(done);
+        let killed = killer.join().unwrap_or(false);
+        let run = Run {
+            code: output.status.code(),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        };
+        (run, killed)
+    }
+
+    /// Runs and asserts success; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let run = self.run(args);
+        assert!(run.success(), "signaltty {args:?} failed: {run:?}");
+        run.stdout
+    }
+
+    /// Runs with `--json`, asserts success and parses stdout.
+    pub fn json(&self, args: &[&str]) -> Value {
+        // First, so that it never lands after a `--` among a pane's command words.
+        let mut with_json = vec!["--json"];
+        with_json.extend_from_slice(args);
+        let out = self.ok(&with_json);
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: bad JSON ({e}): {out}"))
+    }
+
+    /// Runs and asserts the exit code; returns the run.
+    pub fn fails(&self, args: &[&str], code: i32) -> Run {
+        let run = self.run(args);
+        assert_eq!(run.code, Some(code), "signaltty {args:?}: {run:?}");
+        run
+    }
+
+    /// A fresh workspace on the temp dir; returns its id.
+    pub fn workspace(&self, name: &str) -> String {
+        let ws = self.json(&[
+            "workspace",
+            "create",
+            "--name",
+            name,
+            "--cwd",
+            &self.dir_str(),
+        ]);
+        ws["id"].as_str().expect("workspace id").to_string()
+    }
+
+    pub fn dir_str(&self) -> String {
+        self.dir
+            .path()
+            .to_str()
+            .expect("UTF-8 temp dir")
+            .to_string()
+    }
+}
+
+impl Drop for TestEnv {
+    fn drop(&mut self) {
+        // Stop whatever server this test started, even when the test failed.
+        if self.socket.exists() {
+            let _ = self.run_watched(&["server", "stop", "--force"], None);
+        }
+    }
+}
+
+/// Polls `probe` until it returns `Some`, with a short backoff, failing after `timeout`.
+pub fn wait_for<T>(what: &str, timeout: Duration, mut probe: impl FnMut() -> Option<T>) -> T {
+    let deadline = std::time::Instant::now() + timeout;
+    let mut delay = Duration::from_millis(10);
+    loop {
+        if let Some(value) = probe() {
+            return value;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(delay);
+        delay = (delay * 2).min(Duration::from_millis(200));
+    }
+}

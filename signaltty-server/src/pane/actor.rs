@@ -1,0 +1,310 @@
+//! The pane actor: the one owner of a pane's terminal model and fan-out. A task per pane drains
+//! the PTY's events: each chunk is fed to the [`Screen`] and the OSC scanner, advances the output
+//! offset, and is broadcast to attached clients — all under one short lock, so a client that
+//! takes a snapshot and subscribes under the same lock gets exactly the bytes after it.
+//!
+//! Clients never slow the PTY: the broadcast is bounded and never waits; a client that falls
+//! behind gets `Lagged` on its next receive and re-synchronises from a fresh snapshot. The task
+//! sleeps while the pane is idle (no timers).
+//!
+//! Size: every attached, non-read-only client reports its size; the pane follows the smallest
+//! (cols and rows separately, like tmux's `smallest`). With no such client the last size stays.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use tokio::sync::{broadcast, watch};
+
+use super::pty::{Pty, PtyEvent, PtyEvents};
+use crate::model::ids::PaneId;
+use crate::model::pane::Size;
+use crate::term::{HistoryLimits, OscScanner, Screen, ScreenSnapshot, TermEvent};
+
+/// Chunks a client may fall behind before it is resynchronised (each up to 64 KiB).
+pub const FANOUT_CHUNKS: usize = 64;
+
+/// One piece of output as clients see it.
+#[derive(Clone, Debug)]
+pub struct Chunk {
+    /// The bytes.
+    pub data: Bytes,
+    /// Offset after them.
+    pub end_offset: u64,
+}
+
+/// What the actor tells the rest of the server (title changes, notifications, exit).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Report {
+    /// The program set a title, a notification or rang the bell.
+    Term(TermEvent),
+    /// The child exited with this code (128+n for signal n), after all its output.
+    Exited {
+        /// Exit code.
+        code: i32,
+    },
+}
+
+/// Receives the actor's reports. Called from the actor task; must not block.
+pub type Reporter = Arc<dyn Fn(&PaneId, Report) + Send + Sync>;
+
+/// Identifies one attached client of a pane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ClientId(u64);
+
+struct Model {
+    screen: Screen,
+    offset: u64,
+    clients: HashMap<ClientId, Option<Size>>,
+    next_client: u64,
+}
+
+struct Shared {
+    id: PaneId,
+    pty: Pty,
+    model: Mutex<Model>,
+    fanout: broadcast::Sender<Chunk>,
+    size: watch::Sender<Size>,
+    exit: watch::Sender<Option<i32>>,
+    /// Set when the pane is closed: attached clients are detached.
+    closed: watch::Sender<bool>,
+    /// Milliseconds since the epoch of the last output (0 = none yet).
+    last_activity_ms: AtomicU64,
+}
+
+/// Handle to a pane's actor. Cheap to clone.
+#[derive(Clone)]
+pub struct PaneHandle {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for PaneHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PaneHandle")
+            .field("id", &self.shared.id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A client's view at the moment it (re)subscribed.
+#[derive(Debug)]
+pub struct Subscribed {
+    /// The screen to repaint.
+    pub snapshot: ScreenSnapshot,
+    /// Offset of that screen.
+    pub offset: u64,
+    /// The chunks after it.
+    pub chunks: broadcast::Receiver<Chunk>,
+}
+
+impl PaneHandle {
+    /// Starts the actor task for a freshly spawned PTY.
+    pub fn start(
+        id: PaneId,
+        pty: Pty,
+        events: PtyEvents,
+        size: Size,
+        limits: HistoryLimits,
+        report: Reporter,
+    ) -> Self {
+        let (fanout, _) = broadcast::channel(FANOUT_CHUNKS);
+        let (size_tx, _) = watch::channel(size);
+        let (exit_tx, _) = watch::channel(None);
+        let (closed, _) = watch::channel(false);
+        let shared = Arc::new(Shared {
+            id,
+            pty,
+            model: Mutex::new(Model {
+                screen: Screen::with_history_limits(size.cols, size.rows, limits),
+                offset: 0,
+                clients: HashMap::new(),
+                next_client: 1,
+            }),
+            fanout,
+            size: size_tx,
+            exit: exit_tx,
+            closed,
+            last_activity_ms: AtomicU64::new(0),
+        });
+        tokio::spawn(run(Arc::clone(&shared), events, report));
+        PaneHandle { shared }
+    }
+
+    fn model(&self) -> MutexGuard<'_, Model> {
+        lock(&self.shared.model)
+    }
+
+    /// The pane's id.
+    pub fn id(&self) -> &PaneId {
+        &self.shared.id
+    }
+
+    /// The PTY (input, signals, resize, hangup).
+    pub fn pty(&self) -> &Pty {
+        &self.shared.pty
+    }
+
+    /// Total output bytes so far.
+    pub fn offset(&self) -> u64 {
+        self.model().offset
+    }
+
+    /// When the pane last produced output.
+    pub fn last_activity(&self) -> Option<SystemTime> {
+        match self.shared.last_activity_ms.load(Ordering::Relaxed) {
+            0 => None,
+            ms => Some(UNIX_EPOCH + Duration::from_millis(ms)),
+        }
+    }
+
+    /// Snapshot + subscription, atomically with respect to output.
+    pub fn subscribe(&self) -> Subscribed {
+        let model = self.model();
+        Subscribed {
+            snapshot: model.screen.snapshot(),
+            offset: model.offset,
+            chunks: self.shared.fanout.subscribe(),
+        }
+    }
+
+    /// Runs `f` over the screen (captures).
+    pub fn with_screen<R>(&self, f: impl FnOnce(&Screen, u64) -> R) -> R {
+        let model = self.model();
+        f(&model.screen, model.offset)
+    }
+
+    /// The title the program set, if any.
+    pub fn title(&self) -> Option<String> {
+        self.model().screen.title().map(str::to_owned)
+    }
+
+    /// Watches the pane's size.
+    pub fn watch_size(&self) -> watch::Receiver<Size> {
+        self.shared.size.subscribe()
+    }
+
+    /// Watches for the exit code.
+    pub fn watch_exit(&self) -> watch::Receiver<Option<i32>> {
+        self.shared.exit.subscribe()
+    }
+
+    /// Watches for the pane being closed.
+    pub fn watch_closed(&self) -> watch::Receiver<bool> {
+        self.shared.closed.subscribe()
+    }
+
+    /// Marks the pane closed: attached clients are detached.
+    pub fn mark_closed(&self) {
+        self.shared.closed.send_replace(true);
+    }
+
+    /// The exit code once the child exited.
+    pub fn exit_code(&self) -> Option<i32> {
+        *self.shared.exit.borrow()
+    }
+
+    /// Registers an attached client; `size` is `None` for read-only clients. Returns the id and
+    /// the pane's size after arbitration.
+    pub fn join(&self, size: Option<Size>) -> (ClientId, Option<Size>) {
+        let mut model = self.model();
+        let id = ClientId(model.next_client);
+        model.next_client += 1;
+        model.clients.insert(id, size);
+        let changed = self.arbitrate(&mut model);
+        (id, changed)
+    }
+
+    /// A client's new size.
+    pub fn client_resized(&self, client: ClientId, size: Size) -> Option<Size> {
+        let mut model = self.model();
+        match model.clients.get_mut(&client) {
+            Some(slot @ Some(_)) => *slot = Some(size),
+            _ => return None,
+        }
+        self.arbitrate(&mut model)
+    }
+
+    /// A client detached; the last size stays when it was the last one.
+    pub fn leave(&self, client: ClientId) -> Option<Size> {
+        let mut model = self.model();
+        model.clients.remove(&client);
+        self.arbitrate(&mut model)
+    }
+
+    /// Sets the size explicitly (ResizePane). Returns the size applied when it changed.
+    pub fn resize(&self, size: Size) -> Option<Size> {
+        let mut model = self.model();
+        self.apply_size(&mut model, size)
+    }
+
+    /// The smallest size of the attached, size-reporting clients; applies it when it differs.
+    fn arbitrate(&self, model: &mut Model) -> Option<Size> {
+        let smallest = model
+            .clients
+            .values()
+            .flatten()
+            .fold(None, |acc: Option<Size>, s| {
+                Some(match acc {
+                    None => *s,
+                    Some(a) => Size {
+                        cols: a.cols.min(s.cols),
+                        rows: a.rows.min(s.rows),
+                    },
+                })
+            })?;
+        self.apply_size(model, smallest)
+    }
+
+    fn apply_size(&self, model: &mut Model, size: Size) -> Option<Size> {
+        if *self.shared.size.borrow() == size {
+            return None;
+        }
+        model.screen.resize(size.cols, size.rows);
+        // An exited child has no terminal to resize; the screen still follows.
+        let _ = self.shared.pty.resize(size.cols, size.rows);
+        self.shared.size.send_replace(size);
+        Some(size)
+    }
+}
+
+fn lock(model: &Mutex<Model>) -> MutexGuard<'_, Model> {
+    // The model is only mutated by short, panic-free sections; a poisoned lock still holds a
+    // usable screen, and refusing to serve the pane would be worse.
+    model.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+async fn run(shared: Arc<Shared>, mut events: PtyEvents, report: Reporter) {
+    let mut scanner = OscScanner::new();
+    while let Some(event) = events.recv().await {
+        match event {
+            PtyEvent::Output { bytes } => {
+                let term_events = scanner.scan(&bytes);
+                {
+                    let mut model = lock(&shared.model);
+                    model.screen.feed(&bytes);
+                    model.offset += bytes.len() as u64;
+                    let end_offset = model.offset;
+                    // No receivers is fine; a lagging one finds out on its next receive.
+                    let _ = shared.fanout.send(Chunk {
+                        data: bytes,
+                        end_offset,
+                    });
+                }
+                let now_ms = SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(1, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+                shared.last_activity_ms.store(now_ms, Ordering::Relaxed);
+                for e in term_events {
+                    report(&shared.id, Report::Term(e));
+                }
+            }
+            PtyEvent::Exited { status } => {
+                let code = status.code();
+                shared.exit.send_replace(Some(code));
+                report(&shared.id, Report::Exited { code });
+            }
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! `PaneService.Attach`: one task per attached client. It sends a Snapshot first, then Output
+//! chunks whose offsets are contiguous, Resized/Exited as they happen, and a Resync + fresh
+//! Snapshot when the client fell behind. Input goes to a separate writer task so that a child
+//! that stops reading never stops this client's output (a `cat` echoing its input would
+//! otherwise deadlock with us).
+
+use std::pin::Pin;
+use std::time::{Duration, Instant};
+
+use futures_util::Stream;
+use signaltty_proto::v1 as pb;
+use tokio::sync::{broadcast::error::RecvError, broadcast::error::TryRecvError, mpsc};
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Response, Status, Streaming};
+
+use super::convert::pane_id;
+use crate::error::Error;
+use crate::hub::Hub;
+use crate::model::pane::Size;
+use crate::pane::actor::{ClientId, PaneHandle, Subscribed};
+use crate::pane::pty::MAX_INPUT_BYTES;
+
+/// The server side of an attach stream.
+pub type AttachStream = Pin<Box<dyn Stream<Item = Result<pb::AttachResponse, Status>> + Send>>;
+
+/// How long a client has to send its Start message.
+const START_TIMEOUT: Duration = Duration::from_secs(10);
+/// Output coalesced into one message at most (fewer, larger messages for slow clients).
+const MAX_MESSAGE_BYTES: usize = 256 * 1024;
+/// Deadline for one piece of typed input.
+const INPUT_DEADLINE: Duration = Duration::from_secs(5);
+
+/// Handles an Attach call.
+pub async fn attach(
+    hub: Hub,
+    mut inbound: Streaming<pb::AttachRequest>,
+) -> Result<Response<AttachStream>, Status> {
+    let first = tokio::time::timeout(START_TIMEOUT, inbound.message())
+        .await
+        .map_err(|_| Error::Timeout {
+            what: "waiting for the attach Start message".into(),
+            written: None,
+        })??;
+    let Some(pb::AttachRequest {
+        kind: Some(pb::attach_request::Kind::Start(start)),
+    }) = first
+    else {
+        return Err(Error::bad("the first attach message must be Start").into());
+    };
+    let id = pane_id(&start.pane_id)?;
+    let handle = hub.handle(&id)?;
+    if start.mark_seen {
+        hub.mark_seen(&id)?;
+    }
+    let size = (!start.read_only).then(|| Size::clamped(start.cols, start.rows));
+    let (client, changed) = handle.join(size);
+    if let Some(size) = changed {
+        hub.record_size(&id, size);
+    }
+    let (tx, rx) = mpsc::channel(4);
+    let session = Session {
+        hub,
+        handle,
+        client,
+        read_only: start.read_only,
+        tx,
+    };
+    tokio::spawn(session.run(inbound));
+    Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+}
+
+struct Session {
+    hub: Hub,
+    handle: PaneHandle,
+    client: ClientId,
+    read_only: bool,
+    tx: mpsc::Sender<Result<pb::AttachResponse, Status>>,
+}
+
+fn msg(kind: pb::attach_response::Kind) -> Result<pb::AttachResponse, Status> {
+    Ok(pb::AttachResponse { kind: Some(kind) })
+}
+
+impl Session {
+    async fn send(&self, kind: pb::attach_response::Kind) -> bool {
+        self.tx.send(msg(kind)).await.is_ok()
+    }
+
+    async fn send_snapshot(&self, sub: &Subscribed) -> bool {
+        let s = &sub.snapshot;
+        let title = self.handle.title().unwrap_or_default();
+        self.send(pb::attach_response::Kind::Snapshot(
+            pb::attach_response::Snapshot {
+                screen: s.repaint.clone(),
+                output_offset: sub.offset,
+                cols: u32::from(s.cols),
+                rows: u32::from(s.rows),
+                cursor_row: u32::from(s.cursor_row),
+                cursor_col: u32::from(s.cursor_col),
+                title,
+            },
+        ))
+        .await
+    }
+
+    async fn run(self, mut inbound: Streaming<pb::AttachRequest>) {
+        let input = self.start_input_writer();
+        let mut sub = self.handle.subscribe();
+        let mut size_rx = self.handle.watch_size();
+        size_rx.borrow_and_update();
+        let mut exit_rx = self.handle.watch_exit();
+        let mut closed_rx = self.handle.watch_closed();
+        let shutdown = self.hub.shutdown_token().clone();
+        let mut alive = self.send_snapshot(&sub).await;
+        let exited = *exit_rx.borrow_and_update();
+        if let Some(code) = exited {
+            alive &= self
+                .send(pb::attach_response::Kind::Exited(
+                    pb::attach_response::Exited { code },
+                ))
+                .await;
+        }
+        while alive {
+            tokio::select! {
+                received = sub.chunks.recv() => match received {
+                    Ok(chunk) => {
+                        let (data, end_offset, lagged) = coalesce(chunk, &mut sub);
+                        alive = self.send(pb::attach_response::Kind::Output(pb::attach_response::Output {
+                            data, end_offset,
+                        })).await;
+                        if alive && lagged {
+                            alive = self.resync(&mut sub).await;
+                        }
+                    }
+                    Err(RecvError::Lagged(n)) => {
+                        tracing::debug!(skipped = n, "attached client lagged; resyncing");
+                        alive = self.resync(&mut sub).await;
+                    }
+                    Err(RecvError::Closed) => break,
+                },
+                Ok(()) = size_rx.changed() => {
+                    let size = *size_rx.borrow_and_update();
+                    alive = self.send(pb::attach_response::Kind::Resized(pb::attach_response::Resized {
+                        cols: u32::from(size.cols), rows: u32::from(size.rows),
+                    })).await;
+                }
+                Ok(()) = exit_rx.changed() => {
+                    let exited = *exit_rx.borrow_and_update();
+                    if let Some(code) = exited {
+                        alive = self.send(pb::attach_response::Kind::Exited(pb::attach_response::Exited { code })).await;
+                    }
+                }
+                _ = closed_rx.changed() => break,
+                () = shutdown.cancelled() => break,
+                request = inbound.message() => match request {
+                    Ok(Some(req)) => self.on_request(req, &input),
+                    Ok(None) | Err(_) => break,
+                },
+            }
+        }
+        if let Some(size) = self.handle.leave(self.client) {
+            self.hub.record_size(self.handle.id(), size);
+        }
+    }
+
+    async fn resync(&self, sub: &mut Subscribed) -> bool {
+        *sub = self.handle.subscribe();
+        self.send(pb::attach_response::Kind::Resync(
+            pb::attach_response::Resync {
+                reason: "client fell behind the pane's output; repainting".into(),
+            },
+        ))
+        .await
+            && self.send_snapshot(sub).await
+    }
+
+    fn on_request(&self, req: pb::AttachRequest, input: &mpsc::Sender<Vec<u8>>) {
+        match req.kind {
+            Some(pb::attach_request::Kind::Input(i)) => {
+                if self.read_only {
+                    tracing::debug!("input from a read-only client ignored");
+                } else if i.data.len() > MAX_INPUT_BYTES {
+                    tracing::warn!(len = i.data.len(), "oversized attach input dropped");
+                } else if input.try_send(i.data).is_err() {
+                    // The child is not reading and the queue is full: typing on is pointless.
+                    tracing::warn!(pane = %self.handle.id(), "attach input dropped: pane not reading");
+                }
+            }
+            Some(pb::attach_request::Kind::Resize(r)) => {
+                if !self.read_only
+                    && let Some(size) = self
+                        .handle
+                        .client_resized(self.client, Size::clamped(r.cols, r.rows))
+                {
+                    self.hub.record_size(self.handle.id(), size);
+                }
+            }
+            Some(pb::attach_request::Kind::Start(_)) | None => {
+                tracing::debug!("ignored a repeated or empty attach message");
+            }
+        }
+    }
+
+    /// Writes typed input in order on its own task.
+    fn start_input_writer(&self) -> mpsc::Sender<Vec<u8>> {
+        let (tx, mut rx) = mpsc::channel::<Vec<u8>>(256);
+        let pty = self.handle.pty().clone();
+        tokio::spawn(async move {
+            while let Some(data) = rx.recv().await {
+                if let Err(e) = pty
+                    .write_input(&data, Instant::now() + INPUT_DEADLINE)
+                    .await
+                {
+                    tracing::debug!(error = %e, "attach input not written");
+                }
+            }
+        });
+        tx
+    }
+}
+
+/// Joins the chunks already waiting into one message. Returns whether the receiver lagged
+/// while draining (the caller then resyncs after sending what it has, which stays contiguous).
+fn coalesce(first: crate::pane::actor::Chunk, sub: &mut Subscribed) -> (Vec<u8>, u64, bool) {
+    let mut data = first.data.to_vec();
+    let mut end = first.end_offset;
+    while data.len() < MAX_MESSAGE_BYTES {
+        match sub.chunks.try_recv() {
+            Ok(chunk) => {
+                data.extend_from_slice(&chunk.data);
+                end = chunk.end_offset;
+            }
+            Err(TryRecvError::Lagged(_)) => return (data, end, true),
+            Err(TryRecvError::Empty | TryRecvError::Closed) => break,
+        }
+    }
+    (data, end, false)
+}

@@ -1,0 +1,218 @@
+//! `PaneService`: decode, call the hub, encode. `Attach` lives in `attach.rs`.
+
+use signaltty_proto::v1 as pb;
+use tonic::{Request, Response, Status, Streaming};
+
+use super::attach::{self, AttachStream};
+use super::convert::{direction_from_pb, optional, pane_id, tab_id, tab_to_pb, workspace_id};
+use crate::error::Error;
+use crate::hub::Hub;
+use crate::hub::panes::{Capture, Launch};
+
+/// Serves `signaltty.v1.PaneService`.
+#[derive(Debug)]
+pub struct PaneService {
+    hub: Hub,
+}
+
+impl PaneService {
+    /// A service over the hub.
+    pub fn new(hub: Hub) -> Self {
+        PaneService { hub }
+    }
+}
+
+type Answer<T> = Result<Response<T>, Status>;
+
+fn env_pairs(env: std::collections::HashMap<String, String>) -> Vec<(String, String)> {
+    let mut pairs: Vec<_> = env.into_iter().collect();
+    pairs.sort();
+    pairs
+}
+
+#[tonic::async_trait]
+impl pb::pane_service_server::PaneService for PaneService {
+    type AttachStream = AttachStream;
+
+    async fn spawn_pane(
+        &self,
+        req: Request<pb::SpawnPaneRequest>,
+    ) -> Answer<pb::SpawnPaneResponse> {
+        let req = req.into_inner();
+        let ws = workspace_id(&req.workspace_id)?;
+        let tab = optional(&req.tab_id, tab_id)?;
+        let launch = Launch {
+            argv: req.argv,
+            cwd: req.cwd,
+            env: env_pairs(req.env),
+            cols: req.cols,
+            rows: req.rows,
+            title: req.title,
+        };
+        let (pane, tab) = self.hub.spawn_pane(&ws, tab, launch).await?;
+        Ok(Response::new(pb::SpawnPaneResponse {
+            pane: Some(self.hub.pane_to_pb(&pane)),
+            tab: Some(tab_to_pb(&tab)),
+        }))
+    }
+
+    async fn split_pane(
+        &self,
+        req: Request<pb::SplitPaneRequest>,
+    ) -> Answer<pb::SplitPaneResponse> {
+        let req = req.into_inner();
+        let target = pane_id(&req.pane_id)?;
+        let direction = direction_from_pb(req.direction)?;
+        let launch = Launch {
+            argv: req.argv,
+            cwd: req.cwd,
+            env: env_pairs(req.env),
+            title: req.title,
+            ..Launch::default()
+        };
+        let (pane, tab) = self.hub.split_pane(&target, direction, launch).await?;
+        Ok(Response::new(pb::SplitPaneResponse {
+            pane: Some(self.hub.pane_to_pb(&pane)),
+            tab: Some(tab_to_pb(&tab)),
+        }))
+    }
+
+    async fn get_pane(&self, req: Request<pb::GetPaneRequest>) -> Answer<pb::GetPaneResponse> {
+        let id = pane_id(&req.into_inner().pane_id)?;
+        let pane = self
+            .hub
+            .store()
+            .read(|s| s.pane(&id).cloned())
+            .map_err(Error::from)?;
+        Ok(Response::new(pb::GetPaneResponse {
+            pane: Some(self.hub.pane_to_pb(&pane)),
+        }))
+    }
+
+    async fn list_panes(
+        &self,
+        req: Request<pb::ListPanesRequest>,
+    ) -> Answer<pb::ListPanesResponse> {
+        let req = req.into_inner();
+        let ws = optional(&req.workspace_id, workspace_id)?;
+        let tab = optional(&req.tab_id, tab_id)?;
+        let panes = self.hub.store().read(|s| {
+            if let Some(ws) = &ws {
+                s.workspace(ws)?;
+            }
+            if let Some(tab) = &tab {
+                s.tab(tab)?;
+            }
+            Ok::<_, crate::model::state::StateError>(
+                s.all_panes()
+                    .into_iter()
+                    .filter(|p| ws.as_ref().is_none_or(|w| &p.workspace_id == w))
+                    .filter(|p| tab.as_ref().is_none_or(|t| &p.tab_id == t))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            )
+        });
+        let panes = panes.map_err(Error::from)?;
+        Ok(Response::new(pb::ListPanesResponse {
+            panes: panes.iter().map(|p| self.hub.pane_to_pb(p)).collect(),
+        }))
+    }
+
+    async fn write_input(
+        &self,
+        req: Request<pb::WriteInputRequest>,
+    ) -> Answer<pb::WriteInputResponse> {
+        let req = req.into_inner();
+        let id = pane_id(&req.pane_id)?;
+        let written = self.hub.write_input(&id, &req.data, req.timeout_ms).await?;
+        Ok(Response::new(pb::WriteInputResponse {
+            bytes_written: written as u64,
+        }))
+    }
+
+    async fn resize_pane(
+        &self,
+        req: Request<pb::ResizePaneRequest>,
+    ) -> Answer<pb::ResizePaneResponse> {
+        let req = req.into_inner();
+        let size = self
+            .hub
+            .resize_pane(&pane_id(&req.pane_id)?, req.cols, req.rows)?;
+        Ok(Response::new(pb::ResizePaneResponse {
+            cols: u32::from(size.cols),
+            rows: u32::from(size.rows),
+        }))
+    }
+
+    async fn signal_pane(
+        &self,
+        req: Request<pb::SignalPaneRequest>,
+    ) -> Answer<pb::SignalPaneResponse> {
+        let req = req.into_inner();
+        self.hub
+            .signal_pane(&pane_id(&req.pane_id)?, &req.signal, req.group)?;
+        Ok(Response::new(pb::SignalPaneResponse {}))
+    }
+
+    async fn close_pane(
+        &self,
+        req: Request<pb::ClosePaneRequest>,
+    ) -> Answer<pb::ClosePaneResponse> {
+        let id = pane_id(&req.into_inner().pane_id)?;
+        let tab_closed = self.hub.close_pane(&id).await?;
+        Ok(Response::new(pb::ClosePaneResponse { tab_closed }))
+    }
+
+    async fn rename_pane(
+        &self,
+        req: Request<pb::RenamePaneRequest>,
+    ) -> Answer<pb::RenamePaneResponse> {
+        let req = req.into_inner();
+        let pane = self.hub.rename_pane(&pane_id(&req.pane_id)?, &req.title)?;
+        Ok(Response::new(pb::RenamePaneResponse {
+            pane: Some(self.hub.pane_to_pb(&pane)),
+        }))
+    }
+
+    async fn mark_seen(&self, req: Request<pb::MarkSeenRequest>) -> Answer<pb::MarkSeenResponse> {
+        let id = pane_id(&req.into_inner().pane_id)?;
+        let pane = self.hub.mark_seen(&id)?;
+        Ok(Response::new(pb::MarkSeenResponse {
+            pane: Some(self.hub.pane_to_pb(&pane)),
+        }))
+    }
+
+    async fn read_pane(&self, req: Request<pb::ReadPaneRequest>) -> Answer<pb::ReadPaneResponse> {
+        let req = req.into_inner();
+        let id = pane_id(&req.pane_id)?;
+        let capture = match pb::ReadMode::try_from(req.mode) {
+            Ok(pb::ReadMode::Unspecified | pb::ReadMode::Screen) => Capture::Screen,
+            Ok(pb::ReadMode::Scrollback) => Capture::Scrollback {
+                lines: req.lines as usize,
+            },
+            Err(_) => return Err(Error::bad("mode must be SCREEN or SCROLLBACK").into()),
+        };
+        let (lines, offset, size) = self.hub.read_pane(&id, capture, req.keep_ansi)?;
+        Ok(Response::new(pb::ReadPaneResponse {
+            lines,
+            output_offset: offset,
+            cols: u32::from(size.cols),
+            rows: u32::from(size.rows),
+        }))
+    }
+
+    async fn resume_pane(
+        &self,
+        _: Request<pb::ResumePaneRequest>,
+    ) -> Answer<pb::ResumePaneResponse> {
+        Err(Error::Unimplemented("resuming restored panes (persistence)").into())
+    }
+
+    async fn attach(&self, req: Request<Streaming<pb::AttachRequest>>) -> Answer<AttachStream> {
+        attach::attach(self.hub.clone(), req.into_inner()).await
+    }
+
+    async fn wait_pane(&self, _: Request<pb::WaitPaneRequest>) -> Answer<pb::WaitPaneResponse> {
+        Err(Error::Unimplemented("waiting on pane states (agent awareness)").into())
+    }
+}
