@@ -196,6 +196,9 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
     }
     .context("create the temp dir")?;
     let dir = root.path().to_path_buf();
+    // The servers refuse a socket directory that others can enter.
+    std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+        .context("chmod 700 the temp dir")?;
     let tmux_config = dir.join("tmux.conf");
     std::fs::write(&tmux_config, tmux::CONFIG).context("write tmux.conf")?;
     let needs_corpus = options

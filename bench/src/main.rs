@@ -106,6 +106,7 @@ async fn run(args: Args) -> i32 {
         "date": signaltty_bench::report::utc_timestamp(started),
         "command": command,
         "quick": args.quick,
+        "commit": git_commit(),
         "machine": machine,
         "load_after": std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim(),
         "sizes": format!("{:?}", options.sizes),
@@ -119,4 +120,21 @@ async fn run(args: Args) -> i32 {
     }
     let failed_sections = report.rows.iter().any(|r| r.name.contains(": ERROR"));
     i32::from(failed_sections)
+}
+
+/// The checkout's commit, for the report (empty outside a git checkout).
+fn git_commit() -> String {
+    std::process::Command::new("git")
+        .args([
+            "-C",
+            env!("CARGO_MANIFEST_DIR"),
+            "rev-parse",
+            "--short",
+            "HEAD",
+        ])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default()
 }

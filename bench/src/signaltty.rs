@@ -46,6 +46,8 @@ impl SignalttyServer {
         let socket = dir.join(format!("{name}.sock"));
         let state = dir.join(format!("{name}-state"));
         let log = dir.join(format!("{name}.log"));
+        let stderr = std::fs::File::create(dir.join(format!("{name}.stderr")))
+            .context("create the server's stderr file")?;
         let started = Instant::now();
         let child = Command::new(bin)
             .arg("--socket")
@@ -57,7 +59,7 @@ impl SignalttyServer {
             .env_remove("SIGNALTTY_SOCKET")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .with_context(|| format!("start {}", bin.display()))?;
         // From here the guard owns the child, so an error below still ends it.
@@ -71,8 +73,8 @@ impl SignalttyServer {
                 && let Ok(Some(status)) = child.try_wait()
             {
                 bail!(
-                    "signaltty-server exited at start ({status}); see {}",
-                    log.display()
+                    "signaltty-server exited at start ({status}): {}",
+                    last_words(dir, name)
                 );
             }
             if let Ok(channel) = signaltty_proto::connect(&socket).await
@@ -84,8 +86,8 @@ impl SignalttyServer {
             }
             if Instant::now() > deadline {
                 bail!(
-                    "signaltty-server did not answer within 15 s; see {}",
-                    log.display()
+                    "signaltty-server did not answer within 15 s: {}",
+                    last_words(dir, name)
                 );
             }
             // A short blocking pause keeps the poll fine-grained (tokio timers tick in ms).
@@ -194,6 +196,16 @@ impl SignalttyServer {
             other => bail!("Attach began with {other:?}, not a Snapshot"),
         }
     }
+}
+
+/// The server's stderr and the end of its log (they vanish with the temp dir).
+fn last_words(dir: &Path, name: &str) -> String {
+    let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}")));
+    let stderr = read("stderr").unwrap_or_default();
+    let log = read("log").unwrap_or_default();
+    let tail: Vec<&str> = log.lines().rev().take(5).collect();
+    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    format!("stderr: {} log: {}", stderr.trim(), tail.join(" / "))
 }
 
 impl Drop for ServerProcess {

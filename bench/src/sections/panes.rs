@@ -121,7 +121,8 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
 
     let mut output = SectionOutput::default();
     for step in &steps {
-        let mut row = Row::new(format!("server RSS, {} idle panes", step.panes))
+        let plural = if step.panes == 1 { "" } else { "s" };
+        let mut row = Row::new(format!("server RSS, {} idle pane{plural}", step.panes))
             .tmux(mib(step.tmux_kib as f64));
         if let Some(s) = step.signaltty_kib {
             row = row

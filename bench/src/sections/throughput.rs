@@ -118,8 +118,12 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         .tmux(rate(&tmx));
         let tmux_cell = tmux_ratio.map_or(String::new(), |t| format!("tmux {}", times(t)));
         if let Some(s) = sig_ratio {
+            let resyncs: u64 = rounds
+                .iter()
+                .filter_map(|r| r.signaltty.map(|t| t.resyncs))
+                .sum();
             row = row
-                .signaltty(rate(&sig))
+                .signaltty(format!("{} ({resyncs} resyncs)", rate(&sig)))
                 .ratio(format!("{} raw; {tmux_cell}", times(s)))
                 .target(format!("≤ {target}× raw"), Some(s <= *target));
         } else {
@@ -145,9 +149,10 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
     output.notes.push(
         "throughput: time from typing the newline that starts `cat FILE; printf END-MARKER` to \
          the client receiving the marker; MB/s = file bytes / median time; ratio = median of \
-         per-round (time / raw time). raw: bare PTY, 64 KiB reads. signaltty: Attach Output \
-         (Resync + Snapshot allowed). tmux: marker seen in the output of an attached `tmux \
-         attach` client on a drained PTY (not capture-pane polling). All panes 80×24."
+         per-round (time / raw time). raw: bare PTY, 64 KiB reads. signaltty: Attach Output, \
+         or the Snapshot after a Resync when the client lagged (resyncs summed over rounds). \
+         tmux: marker seen in the output of an attached `tmux attach` client on a drained PTY \
+         (not capture-pane polling). All panes 80×24."
             .into(),
     );
     Ok(output)
