@@ -30,6 +30,7 @@ const TARGET_PER_PANE_KIB: f64 = 64.0;
 struct Step {
     panes: usize,
     signaltty_kib: Option<u64>,
+    signaltty_threads: Option<u64>,
     tmux_kib: u64,
     /// Time spent creating panes so far (shows whether creation slows as panes accumulate).
     signaltty_create: Duration,
@@ -86,12 +87,11 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         }
         created = target;
         let sig_pid = signaltty.as_ref().map(|(s, _)| s.pid());
+        let sig_sample = sig_pid.map(ProcSample::read).transpose()?;
         steps.push(Step {
             panes: target,
-            signaltty_kib: sig_pid
-                .map(ProcSample::read)
-                .transpose()?
-                .map(|s| s.rss_kib),
+            signaltty_kib: sig_sample.map(|s| s.rss_kib),
+            signaltty_threads: sig_sample.map(|s| s.threads),
             tmux_kib: ProcSample::read(tmux.pid()?)?.rss_kib,
             signaltty_create: sig_create,
             tmux_create,
@@ -198,6 +198,7 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
     output.details = json!({
         "rss_kib": steps.iter().map(|s| json!({
             "panes": s.panes, "signaltty": s.signaltty_kib, "tmux": s.tmux_kib,
+            "signaltty_threads": s.signaltty_threads,
         })).collect::<Vec<_>>(),
         "create_ms_cumulative": steps.iter().map(|s| json!({
             "panes": s.panes,
@@ -226,8 +227,9 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
     );
     output.notes.push(
         "idle: both servers idle at once over the same window (after 1 s to settle, no client \
-         attached); CPU = on-CPU time of all threads (schedstat), wake-ups = voluntary context \
-         switches summed over threads. Target: fewer wake-ups in the window than panes."
+         attached); CPU = on-CPU time of all threads (schedstat, ns) and utime+stime of \
+         /proc/<pid>/stat (clock ticks); wake-ups = voluntary context switches summed over \
+         threads. Target: fewer wake-ups in the window than panes."
             .into(),
     );
     Ok(output)
@@ -252,13 +254,20 @@ async fn idle_window(signaltty: Option<u32>, tmux: u32, window: Duration) -> any
 
 fn idle_rows(idle: &Idle, panes: usize) -> Vec<Row> {
     let secs = idle.seconds;
-    let cpu = |s: &ProcSample| s.cpu_ns as f64 / 1e6;
+    let hz = clock_ticks_per_second();
+    let cpu = |s: &ProcSample| {
+        format!(
+            "{} ({} ms utime+stime)",
+            ms(s.cpu_ns as f64 / 1e6),
+            s.cpu_ticks * 1000 / hz
+        )
+    };
     let mut cpu_row =
-        Row::new(format!("idle CPU, {panes} panes, {secs:.0} s window")).tmux(ms(cpu(&idle.tmux)));
+        Row::new(format!("idle CPU, {panes} panes, {secs:.0} s window")).tmux(cpu(&idle.tmux));
     let mut wake_row = Row::new(format!("idle wake-ups, {panes} panes, {secs:.0} s window"))
         .tmux(idle.tmux.voluntary_switches.to_string());
     if let Some(s) = &idle.signaltty {
-        cpu_row = cpu_row.signaltty(ms(cpu(s)));
+        cpu_row = cpu_row.signaltty(cpu(s));
         wake_row = wake_row
             .signaltty(s.voluntary_switches.to_string())
             .ratio(format!(
