@@ -254,14 +254,8 @@ async fn idle_window(signaltty: Option<u32>, tmux: u32, window: Duration) -> any
 
 fn idle_rows(idle: &Idle, panes: usize) -> Vec<Row> {
     let secs = idle.seconds;
-    let hz = clock_ticks_per_second();
-    let cpu = |s: &ProcSample| {
-        format!(
-            "{} ({} ms utime+stime)",
-            ms(s.cpu_ns as f64 / 1e6),
-            s.cpu_ticks * 1000 / hz
-        )
-    };
+    // schedstat's nanoseconds, then utime+stime in clock ticks (too coarse for an idle server).
+    let cpu = |s: &ProcSample| format!("{} ({} ticks)", ms(s.cpu_ns as f64 / 1e6), s.cpu_ticks);
     let mut cpu_row =
         Row::new(format!("idle CPU, {panes} panes, {secs:.0} s window")).tmux(cpu(&idle.tmux));
     let mut wake_row = Row::new(format!("idle wake-ups, {panes} panes, {secs:.0} s window"))
