@@ -13,6 +13,9 @@ use crate::listen::{self, ListenError};
 use crate::model::state::Policy;
 use crate::store::Store;
 
+/// How long a stopping server waits for clients to hang up.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// Why the daemon could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -70,12 +73,22 @@ impl Daemon {
         let stop = shutdown.clone();
         tasks.spawn(async move {
             let incoming = listen::incoming(listener);
-            let served = tonic::transport::Server::builder()
+            let serve = tonic::transport::Server::builder()
                 .add_routes(routes)
-                .serve_with_incoming_shutdown(incoming, shutdown.cancelled())
-                .await;
-            if let Err(e) = served {
-                tracing::error!(error = %e, "gRPC server stopped with an error");
+                .serve_with_incoming_shutdown(incoming, shutdown.cancelled());
+            // Graceful shutdown waits for every connection to close; a client that never hangs
+            // up must not keep the server alive, so the wait is bounded.
+            let bounded_grace = async {
+                shutdown.cancelled().await;
+                tokio::time::sleep(SHUTDOWN_GRACE).await;
+            };
+            tokio::select! {
+                served = serve => {
+                    if let Err(e) = served {
+                        tracing::error!(error = %e, "gRPC server stopped with an error");
+                    }
+                }
+                () = bounded_grace => tracing::warn!("clients still connected after shutdown; closing anyway"),
             }
             // However serving ended, the other tasks (the saver) end with it.
             stop.cancel();

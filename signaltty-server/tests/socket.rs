@@ -44,7 +44,7 @@ async fn a_second_server_on_the_same_socket_exits_non_zero_with_a_clear_message(
         .unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stale_socket_file_is_replaced() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");

@@ -1,0 +1,39 @@
+//! The benchmark's sections, one file each. Every section starts its own servers and lets
+//! their guards end them, so sections are independent and a failure stays local.
+
+pub mod echo;
+pub mod panes;
+pub mod scrollback;
+pub mod startup;
+pub mod throughput;
+
+use std::time::Duration;
+
+use crate::pty::PtyChild;
+
+/// The command every idle pane runs, in both multiplexers.
+pub fn idle_argv() -> Vec<String> {
+    vec!["sleep".into(), "100000".into()]
+}
+
+/// `sh -c SCRIPT`.
+pub fn sh(script: &str) -> Vec<String> {
+    vec!["sh".into(), "-c".into(), script.into()]
+}
+
+/// Median of durations in milliseconds (0 when there are none).
+pub fn median_ms(samples: &[Duration]) -> f64 {
+    crate::stats::median(&crate::stats::millis(samples)).unwrap_or(0.0)
+}
+
+/// Runs a blocking step on a PTY on the blocking pool and hands the PTY back with the result.
+pub async fn blocking<T: Send + 'static>(
+    mut pty: PtyChild,
+    step: impl FnOnce(&mut PtyChild) -> anyhow::Result<T> + Send + 'static,
+) -> anyhow::Result<(PtyChild, T)> {
+    tokio::task::spawn_blocking(move || {
+        let out = step(&mut pty)?;
+        Ok((pty, out))
+    })
+    .await?
+}
