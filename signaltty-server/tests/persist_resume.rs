@@ -222,6 +222,8 @@ async fn two_resumes_at_once_start_one_process_and_closing_a_restored_pane_lets_
     let b = srv.spawn(&ws.id, "", &["recorder", "b"]).await;
     wait_file_contains(&root.tail(&a.id), &["recorder-started a"]).await;
     wait_file_contains(&root.tail(&b.id), &["recorder-started b"]).await;
+    // Tails are written just before the snapshot of the same save: wait for the snapshot too.
+    wait_file_contains(&root.snapshot(), &[&a.id, &b.id]).await;
     srv.kill();
     std::fs::remove_file(&record).unwrap();
 
