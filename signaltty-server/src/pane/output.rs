@@ -100,7 +100,7 @@ pub(super) fn spawn_reader(
         wake,
         exit,
         tx,
-        buf: vec![0; CHUNK_BYTES],
+        buf: Vec::new(),
         exit_sent: false,
     };
     thread::Builder::new()
@@ -115,9 +115,14 @@ struct Reader {
     wake: Arc<Wake>,
     exit: Arc<ExitState>,
     tx: mpsc::Sender<PtyEvent>,
+    /// Read buffer, sized to the traffic: empty while idle (an idle pane holds no buffer), a
+    /// small one for interactive output, [`CHUNK_BYTES`] while a read fills the small one.
     buf: Vec<u8>,
     exit_sent: bool,
 }
+
+/// Buffer for interactive output; a pass that fills it switches to [`CHUNK_BYTES`].
+const SMALL_CHUNK_BYTES: usize = 4 * 1024;
 
 impl Reader {
     fn run(mut self) {
@@ -203,6 +208,9 @@ impl Reader {
         let Some(master) = &self.master else {
             return Pass::Eof;
         };
+        if self.buf.is_empty() {
+            self.buf = vec![0; SMALL_CHUNK_BYTES];
+        }
         let mut filled = 0;
         let mut eof = false;
         while filled < self.buf.len() {
@@ -233,10 +241,18 @@ impl Reader {
                 return Pass::ConsumerGone;
             }
         }
+        let full = filled == self.buf.len();
+        if full && self.buf.len() < CHUNK_BYTES {
+            // A burst: read in large chunks until it ends.
+            self.buf = vec![0; CHUNK_BYTES];
+        } else if !full && filled < SMALL_CHUNK_BYTES {
+            // Quiet again: give the memory back until the next output.
+            self.buf = Vec::new();
+        }
         if eof {
             self.master = None;
             Pass::Eof
-        } else if filled == self.buf.len() {
+        } else if full {
             Pass::Full
         } else {
             Pass::Drained
