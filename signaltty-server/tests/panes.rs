@@ -777,3 +777,34 @@ async fn closing_a_pane_hangs_up_even_a_child_that_ignores_sighup() {
 fn nz(n: u16) -> std::num::NonZeroU16 {
     std::num::NonZeroU16::new(n).expect("non-zero")
 }
+
+#[tokio::test]
+async fn the_pane_cwd_follows_the_process() {
+    let srv = TestServer::start().await;
+    let ws = srv.workspace("w").await;
+    let pane = spawn(&srv, &ws.id, &["sh"]).await;
+    let target = srv.dir_path().join("elsewhere");
+    std::fs::create_dir_all(&target).unwrap();
+    let (mut c, _) = attach(&srv, &pane.id, 80, 24, false).await;
+    c.input(format!("cd {} && echo MOVED-$((40+2))\n", target.display()).as_bytes())
+        .await;
+    // The shell prints the marker only after the cd ran.
+    c.until_output("MOVED-42").await;
+    let got = srv
+        .panes()
+        .get_pane(pb::GetPaneRequest {
+            pane_id: pane.id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .pane
+        .unwrap();
+    assert_eq!(
+        got.cwd,
+        std::fs::canonicalize(&target)
+            .unwrap()
+            .display()
+            .to_string()
+    );
+}

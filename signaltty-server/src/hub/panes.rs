@@ -438,6 +438,8 @@ impl Hub {
             .map(|h| PaneLive {
                 output_offset: h.offset(),
                 last_activity_at: h.last_activity(),
+                // Read when asked (no per-pane timer): one readlink of /proc/<pid>/cwd.
+                cwd: h.pty().cwd().ok(),
             })
             .unwrap_or_default();
         pane_to_pb(pane, live)

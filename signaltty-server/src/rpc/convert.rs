@@ -278,12 +278,14 @@ pub fn source_to_pb(s: ChangeSource) -> pb::ChangeSource {
 }
 
 /// Live numbers of a pane that are not events (they change on every byte of output).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct PaneLive {
     /// Bytes of output so far.
     pub output_offset: u64,
     /// Last output time.
     pub last_activity_at: Option<SystemTime>,
+    /// The process's current directory (from `/proc`), when it runs.
+    pub cwd: Option<std::path::PathBuf>,
 }
 
 /// A pane on the wire.
@@ -302,7 +304,7 @@ pub fn pane_to_pb(p: &Pane, live: PaneLive) -> pb::Pane {
         tab_id: p.tab_id.to_string(),
         title: p.title.clone(),
         argv: p.argv.clone(),
-        cwd: p.cwd.display().to_string(),
+        cwd: live.cwd.as_ref().unwrap_or(&p.cwd).display().to_string(),
         cols: u32::from(p.size.cols),
         rows: u32::from(p.size.rows),
         status: status.into(),
