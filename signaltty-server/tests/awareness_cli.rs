@@ -8,6 +8,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod clients;
 mod common;
 
 use common::{TestServer, assert_error, cli_bin, fixtures, until_event};

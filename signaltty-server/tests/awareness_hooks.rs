@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod clients;
 mod common;
 
 use common::{Attached, TestServer, WAIT, assert_error, attach, fixtures, spawn, until_event};

@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod clients;
 mod common;
 
 use common::{TestServer, WAIT, assert_error, spawn, until_event};

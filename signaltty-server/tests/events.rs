@@ -1,5 +1,6 @@
 //! EventService: ordering, replay from a cursor, history lost, filters, and slow subscribers.
 
+mod clients;
 mod common;
 
 use common::{TestServer, WAIT, next};

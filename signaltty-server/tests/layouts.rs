@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod clients;
 mod common;
 
 use common::{TestServer, assert_error, spawn};

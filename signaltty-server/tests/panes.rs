@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod clients;
 mod common;
 
 use common::{TestServer, WAIT, assert_error, attach, spawn, spawn_sized, until_event};

@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod clients;
 mod server_process;
 
 use std::os::unix::fs::PermissionsExt;

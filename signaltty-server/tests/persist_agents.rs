@@ -6,6 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod clients;
 mod server_process;
 
 use server_process::{RealServer, Root, wait_file, wait_file_contains};

@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod clients;
 mod server_process;
 
 use server_process::{Root, next, wait_file_contains};

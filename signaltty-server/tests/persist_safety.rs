@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod clients;
 mod server_process;
 
 use server_process::Root;

@@ -1,6 +1,7 @@
 //! The socket's security and single-server rules, with the real server binary where a second
 //! process is needed.
 
+mod clients;
 mod common;
 
 use std::os::unix::fs::PermissionsExt;
@@ -64,7 +65,7 @@ async fn a_stale_socket_file_is_replaced() {
         .stdin(Stdio::null())
         .spawn()
         .unwrap();
-    let channel = wait_for_server(&socket).await;
+    let channel = clients::wait_for_server(&socket, common::WAIT).await;
     signaltty_proto::v1::server_service_client::ServerServiceClient::new(channel)
         .shutdown(pb::ShutdownRequest { force: true })
         .await
@@ -140,23 +141,4 @@ except (ConnectionResetError, BrokenPipeError):
         .get_status(pb::GetStatusRequest {})
         .await
         .unwrap();
-}
-
-async fn wait_for_server(socket: &std::path::Path) -> tonic::transport::Channel {
-    let deadline = std::time::Instant::now() + common::WAIT;
-    loop {
-        if let Ok(ch) = signaltty_proto::connect(socket).await {
-            let mut c =
-                signaltty_proto::v1::server_service_client::ServerServiceClient::new(ch.clone());
-            if c.get_status(pb::GetStatusRequest {}).await.is_ok() {
-                return ch;
-            }
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "server did not come up"
-        );
-        tokio::task::yield_now().await;
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
 }

@@ -1,5 +1,6 @@
 //! WorkspaceService, TabService and ServerService against a real server over its socket.
 
+mod clients;
 mod common;
 
 use common::{TestServer, assert_error};

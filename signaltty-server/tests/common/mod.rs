@@ -7,13 +7,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use signaltty_proto::v1 as pb;
-use signaltty_proto::v1::{
-    agent_service_client::AgentServiceClient, decision_service_client::DecisionServiceClient,
-    event_service_client::EventServiceClient,
-    notification_service_client::NotificationServiceClient, pane_service_client::PaneServiceClient,
-    server_service_client::ServerServiceClient, tab_service_client::TabServiceClient,
-    workspace_service_client::WorkspaceServiceClient,
-};
 use signaltty_server::config::Config;
 use signaltty_server::daemon::Daemon;
 use tonic::transport::Channel;
@@ -53,30 +46,7 @@ impl TestServer {
         self.daemon.socket()
     }
 
-    pub fn server(&self) -> ServerServiceClient<Channel> {
-        ServerServiceClient::new(self.channel.clone())
-    }
-    pub fn workspaces(&self) -> WorkspaceServiceClient<Channel> {
-        WorkspaceServiceClient::new(self.channel.clone())
-    }
-    pub fn tabs(&self) -> TabServiceClient<Channel> {
-        TabServiceClient::new(self.channel.clone())
-    }
-    pub fn panes(&self) -> PaneServiceClient<Channel> {
-        PaneServiceClient::new(self.channel.clone())
-    }
-    pub fn events(&self) -> EventServiceClient<Channel> {
-        EventServiceClient::new(self.channel.clone())
-    }
-    pub fn agents(&self) -> AgentServiceClient<Channel> {
-        AgentServiceClient::new(self.channel.clone())
-    }
-    pub fn decisions(&self) -> DecisionServiceClient<Channel> {
-        DecisionServiceClient::new(self.channel.clone())
-    }
-    pub fn notifications(&self) -> NotificationServiceClient<Channel> {
-        NotificationServiceClient::new(self.channel.clone())
-    }
+    crate::clients::client_accessors!();
 
     /// A live event stream of the given kinds (all when empty), already synced.
     pub async fn subscribe(

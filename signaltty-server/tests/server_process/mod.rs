@@ -13,12 +13,6 @@ use std::time::{Duration, Instant};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
 use signaltty_proto::v1 as pb;
-use signaltty_proto::v1::{
-    agent_service_client::AgentServiceClient,
-    notification_service_client::NotificationServiceClient, pane_service_client::PaneServiceClient,
-    server_service_client::ServerServiceClient, tab_service_client::TabServiceClient,
-    workspace_service_client::WorkspaceServiceClient,
-};
 use tonic::transport::Channel;
 
 /// Upper bound for any single wait: generous, the machine is shared.
@@ -135,20 +129,7 @@ impl Root {
 }
 
 async fn wait_for_server(socket: &Path) -> Channel {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        if let Ok(ch) = signaltty_proto::connect(socket).await
-            && ServerServiceClient::new(ch.clone())
-                .get_status(pb::GetStatusRequest {})
-                .await
-                .is_ok()
-        {
-            return ch;
-        }
-        assert!(Instant::now() < deadline, "server did not come up");
-        // A stale socket from a killed server refuses at once; retry shortly.
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    crate::clients::wait_for_server(socket, WAIT).await
 }
 
 /// A running server process.
@@ -158,24 +139,7 @@ pub struct RealServer {
 }
 
 impl RealServer {
-    pub fn workspaces(&self) -> WorkspaceServiceClient<Channel> {
-        WorkspaceServiceClient::new(self.channel.clone())
-    }
-    pub fn tabs(&self) -> TabServiceClient<Channel> {
-        TabServiceClient::new(self.channel.clone())
-    }
-    pub fn panes(&self) -> PaneServiceClient<Channel> {
-        PaneServiceClient::new(self.channel.clone())
-    }
-    pub fn server(&self) -> ServerServiceClient<Channel> {
-        ServerServiceClient::new(self.channel.clone())
-    }
-    pub fn agents(&self) -> AgentServiceClient<Channel> {
-        AgentServiceClient::new(self.channel.clone())
-    }
-    pub fn notifications(&self) -> NotificationServiceClient<Channel> {
-        NotificationServiceClient::new(self.channel.clone())
-    }
+    crate::clients::client_accessors!();
 
     /// SIGKILL: no chance to save anything.
     pub fn kill(mut self) {

@@ -1,0 +1,66 @@
+//! Shared by the test harnesses (in-process `common`, real-process `server_process`, and the
+//! socket tests): one typed gRPC client per service over a harness's channel, and the wait for a
+//! freshly started server process to answer.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use signaltty_proto::v1 as pb;
+use signaltty_proto::v1::server_service_client::ServerServiceClient;
+use tonic::transport::Channel;
+
+/// Writes `server()`, `workspaces()`, `tabs()`, `panes()`, `events()`, `agents()`,
+/// `decisions()` and `notifications()` accessors over `self.channel`.
+macro_rules! client_accessors {
+    () => {
+        pub fn server(&self) -> signaltty_proto::v1::server_service_client::ServerServiceClient<tonic::transport::Channel> {
+            signaltty_proto::v1::server_service_client::ServerServiceClient::new(self.channel.clone())
+        }
+        pub fn workspaces(&self) -> signaltty_proto::v1::workspace_service_client::WorkspaceServiceClient<tonic::transport::Channel> {
+            signaltty_proto::v1::workspace_service_client::WorkspaceServiceClient::new(self.channel.clone())
+        }
+        pub fn tabs(&self) -> signaltty_proto::v1::tab_service_client::TabServiceClient<tonic::transport::Channel> {
+            signaltty_proto::v1::tab_service_client::TabServiceClient::new(self.channel.clone())
+        }
+        pub fn panes(&self) -> signaltty_proto::v1::pane_service_client::PaneServiceClient<tonic::transport::Channel> {
+            signaltty_proto::v1::pane_service_client::PaneServiceClient::new(self.channel.clone())
+        }
+        pub fn events(&self) -> signaltty_proto::v1::event_service_client::EventServiceClient<tonic::transport::Channel> {
+            signaltty_proto::v1::event_service_client::EventServiceClient::new(self.channel.clone())
+        }
+        pub fn agents(&self) -> signaltty_proto::v1::agent_service_client::AgentServiceClient<tonic::transport::Channel> {
+            signaltty_proto::v1::agent_service_client::AgentServiceClient::new(self.channel.clone())
+        }
+        pub fn decisions(&self) -> signaltty_proto::v1::decision_service_client::DecisionServiceClient<tonic::transport::Channel> {
+            signaltty_proto::v1::decision_service_client::DecisionServiceClient::new(self.channel.clone())
+        }
+        pub fn notifications(&self) -> signaltty_proto::v1::notification_service_client::NotificationServiceClient<tonic::transport::Channel> {
+            signaltty_proto::v1::notification_service_client::NotificationServiceClient::new(self.channel.clone())
+        }
+    };
+}
+pub(crate) use client_accessors;
+
+/// Waits (polling the socket with a short backoff, failing after `limit`) until a server process
+/// just started on `socket` answers GetStatus. A stale socket refuses at once, so retry.
+pub async fn wait_for_server(socket: &Path, limit: Duration) -> Channel {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Ok(ch) = signaltty_proto::connect(socket).await
+            && ServerServiceClient::new(ch.clone())
+                .get_status(pb::GetStatusRequest {})
+                .await
+                .is_ok()
+        {
+            return ch;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "server did not come up on {}",
+            socket.display()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
