@@ -1,6 +1,6 @@
 //! Process-wide properties of `pane::pty` that other tests running in the same process would
 //! disturb, so they live in their own test binary and take turns: a failed spawn leaves no
-//! descriptor and no child behind, and idle panes never wake up.
+//! descriptor and no child behind, and idle panes never wake up and hold no threads.
 
 #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
@@ -102,7 +102,16 @@ async fn until_output(rx: &mut PtyEvents, needle: &str) {
 #[test]
 fn idle_panes_never_wake_up() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    runtime().block_on(async {
+    // Named workers, so their wake-ups can be counted; the test itself runs on the
+    // `block_on` thread, which is not one of them.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("idle-worker")
+        .enable_all()
+        .build()
+        .unwrap();
+    let threads_before = std::fs::read_dir("/proc/self/task").unwrap().count();
+    runtime.block_on(async {
         let mut panes = Vec::new();
         for argv in [
             &["cat"][..],
@@ -111,7 +120,7 @@ fn idle_panes_never_wake_up() {
         ] {
             panes.push(Pty::spawn(PaneId::new(), Path::new("/s"), &spec(argv)).unwrap());
         }
-        // Some traffic first, so every thread has run and gone back to sleep.
+        // Some traffic first, so every task has run and gone back to sleep.
         let (cat, cat_rx) = &mut panes[0];
         cat.write_input(b"warm\n", Instant::now() + Duration::from_secs(10))
             .await
@@ -119,17 +128,20 @@ fn idle_panes_never_wake_up() {
         until_output(cat_rx, "warm\r\nwarm\r\n").await;
         until_output(&mut panes[2].1, "up").await;
 
-        // Measuring, not synchronising: give the threads a moment to block, then watch.
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        let before = switches("pty-");
-        tokio::time::sleep(Duration::from_millis(1000)).await;
-        let after = switches("pty-");
-        assert_eq!(
-            before.len(),
-            6,
-            "a reader and a reaper per pane: {before:?}"
+        // Measuring, not synchronising: give the workers a moment to park, then watch them
+        // while this thread blocks (no timer of ours runs in the window).
+        std::thread::sleep(Duration::from_millis(200));
+        let before = switches("idle-worker");
+        std::thread::sleep(Duration::from_millis(1000));
+        let after = switches("idle-worker");
+        assert_eq!(before.len(), 2, "the runtime's workers: {before:?}");
+        assert_eq!(before, after, "the runtime woke up for idle panes");
+        // Panes hold no threads of their own: only the runtime's were added.
+        let threads = std::fs::read_dir("/proc/self/task").unwrap().count();
+        assert!(
+            threads <= threads_before + 2,
+            "{threads} threads with 3 panes, {threads_before} before the runtime"
         );
-        assert_eq!(before, after, "idle pane threads woke up");
         for (pty, _) in &panes {
             pty.hangup(Duration::from_secs(2)).await;
         }

@@ -13,6 +13,7 @@
 use std::io;
 use std::os::fd::OwnedFd;
 
+use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 use tokio::sync::Mutex;
 use tokio::time::{Instant, timeout_at};
@@ -76,7 +77,7 @@ impl Input {
     /// Registers `fd` (a nonblocking master copy) with the current runtime.
     pub(super) fn new(fd: OwnedFd) -> io::Result<Self> {
         Ok(Self {
-            fd: Mutex::new(Some(sys::register_writer(fd)?)),
+            fd: Mutex::new(Some(sys::register(fd, Interest::WRITABLE)?)),
             closed: CancellationToken::new(),
         })
     }

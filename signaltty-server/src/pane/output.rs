@@ -1,10 +1,11 @@
-//! The output side of a pane: one OS thread per pane that moves bytes from the PTY master into
+//! The output side of a pane: a tokio task per pane that moves bytes from the PTY master into
 //! the pane's bounded event channel, and reports the child's exit in order with its output.
 //!
-//! The thread sleeps in `poll(2)` on the master and a wake pipe with no timeout, so an idle pane
-//! costs no CPU and no wake-ups. When the master is readable it reads everything available, up
-//! to one 64 KiB buffer, and sends it as one chunk: under load the chunks grow, so the consumer
-//! pays its per-chunk costs less often. The channel is bounded and the send blocks: a slow
+//! The master is registered with tokio's reactor, so an idle pane is a parked future: no
+//! thread, no CPU and no wake-ups (an OS thread per pane cost ~30 KiB of RSS and a context
+//! switch per chunk). When the master is readable the task reads everything available, up to
+//! one 64 KiB buffer, and sends it as one chunk: under load the chunks grow, so the consumer
+//! pays its per-chunk costs less often. The channel is bounded and the send waits: a slow
 //! consumer stops the reader, the terminal's kernel buffer fills, and the child blocks in
 //! `write` — backpressure all the way to the producer, and no byte is ever dropped.
 //!
@@ -16,49 +17,43 @@
 //! was reported, or as soon as the consumer drops its receiver.
 
 use std::io;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::{self, JoinHandle};
 
 use bytes::Bytes;
 use nix::errno::Errno;
-use nix::fcntl::OFlag;
-use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
-use tokio::sync::mpsc;
+use tokio::io::Interest;
+use tokio::io::unix::AsyncFd;
+use tokio::sync::{Notify, mpsc};
 
 use super::pty::PtyEvent;
 use super::reaper::ExitState;
+use super::sys;
 
 /// Size of one read buffer, hence the largest output chunk.
 pub const CHUNK_BYTES: usize = 64 * 1024;
+
+/// Buffer for interactive output; a pass that fills it switches to [`CHUNK_BYTES`].
+const SMALL_CHUNK_BYTES: usize = 4 * 1024;
 
 /// How many bytes the reader forwards after the exit before reporting it. The kernel buffers
 /// at most 64 KiB (flip buffers) + 4 KiB (line discipline) per direction, so this covers all the
 /// child left behind while bounding the delay a chatty surviving grandchild could cause.
 const DRAIN_AFTER_EXIT_BYTES: usize = 1024 * 1024;
 
-/// Wakes the reader thread out of `poll`: on exit (from the reaper) and on stop (hangup/drop).
+/// Wakes the reader: on exit (from the reaper) and on stop (hangup/drop).
+#[derive(Default)]
 pub(super) struct Wake {
-    write: OwnedFd,
+    notify: Notify,
     stop: AtomicBool,
 }
 
 impl Wake {
-    /// A wake handle and the pipe end the reader polls.
-    pub(super) fn new() -> io::Result<(Arc<Self>, OwnedFd)> {
-        let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)?;
-        let wake = Self {
-            write,
-            stop: AtomicBool::new(false),
-        };
-        Ok((Arc::new(wake), read))
-    }
-
-    /// Makes the reader look at the exit status and the stop flag.
+    /// Makes the reader look at the exit status and the stop flag. A ring while the reader is
+    /// busy is kept (one permit) and seen at its next wait.
     pub(super) fn ring(&self) {
-        // EAGAIN means the pipe already holds unread wake-ups, which is just as good.
-        let _ = nix::unistd::write(&self.write, &[1]);
+        self.notify.notify_one();
     }
 
     /// Tells the reader to close its master copy and forward no more output. It still reports
@@ -85,33 +80,30 @@ enum Pass {
     ConsumerGone,
 }
 
-/// Starts the reader thread for one pane.
+/// Starts the reader task for one pane. `master` must be nonblocking. Must be called within a
+/// tokio runtime.
 pub(super) fn spawn_reader(
-    name: String,
     master: OwnedFd,
-    wake_rx: OwnedFd,
     wake: Arc<Wake>,
     exit: Arc<ExitState>,
     tx: mpsc::Sender<PtyEvent>,
-) -> io::Result<JoinHandle<()>> {
+) -> io::Result<()> {
+    let master = sys::register(master, Interest::READABLE)?;
     let reader = Reader {
         master: Some(master),
-        wake_rx,
         wake,
         exit,
         tx,
         buf: Vec::new(),
         exit_sent: false,
     };
-    thread::Builder::new()
-        .name(name)
-        .spawn(move || reader.run())
+    tokio::spawn(reader.run());
+    Ok(())
 }
 
 struct Reader {
-    /// The reader's own copy of the master, nonblocking; `None` after EOF or stop.
-    master: Option<OwnedFd>,
-    wake_rx: OwnedFd,
+    /// The reader's own copy of the master; `None` after EOF or stop.
+    master: Option<AsyncFd<OwnedFd>>,
     wake: Arc<Wake>,
     exit: Arc<ExitState>,
     tx: mpsc::Sender<PtyEvent>,
@@ -121,36 +113,24 @@ struct Reader {
     exit_sent: bool,
 }
 
-/// Buffer for interactive output; a pass that fills it switches to [`CHUNK_BYTES`].
-const SMALL_CHUNK_BYTES: usize = 4 * 1024;
-
 impl Reader {
-    fn run(mut self) {
+    async fn run(mut self) {
         while self.master.is_some() || !self.exit_sent {
-            let (master_ready, woken) = match self.wait() {
-                Ok(ready) => ready,
-                Err(err) => {
-                    tracing::error!(%err, "polling a pane's terminal failed; output stops");
-                    return;
-                }
-            };
-            if woken {
-                self.drain_wake_pipe();
-            }
+            let master_ready = self.wait().await;
             if self.wake.stopped() {
                 self.master = None;
             }
-            // One pass per poll, so stop and exit are noticed even under a flood.
-            if master_ready && matches!(self.pass(), Pass::ConsumerGone) {
+            // One pass per wait, so stop and exit are noticed even under a flood.
+            if master_ready && matches!(self.pass(Read::Ready).await, Pass::ConsumerGone) {
                 return;
             }
             if !self.exit_sent
                 && let Some(status) = self.exit.status()
             {
-                if !self.drain_after_exit() {
+                if !self.drain_after_exit().await {
                     return;
                 }
-                if self.tx.blocking_send(PtyEvent::Exited { status }).is_err() {
+                if self.tx.send(PtyEvent::Exited { status }).await.is_err() {
                     return;
                 }
                 self.exit_sent = true;
@@ -158,43 +138,26 @@ impl Reader {
         }
     }
 
-    /// Sleeps until the master or the wake pipe is readable (or hung up).
-    fn wait(&self) -> nix::Result<(bool, bool)> {
-        let ready = |fd: &PollFd<'_>| fd.any().unwrap_or(true);
-        loop {
-            let wake = PollFd::new(self.wake_rx.as_fd(), PollFlags::POLLIN);
-            let result = match &self.master {
-                Some(master) => {
-                    let mut fds = [PollFd::new(master.as_fd(), PollFlags::POLLIN), wake];
-                    poll(&mut fds, PollTimeout::NONE).map(|_| (ready(&fds[0]), ready(&fds[1])))
-                }
-                None => {
-                    let mut fds = [wake];
-                    poll(&mut fds, PollTimeout::NONE).map(|_| (false, ready(&fds[0])))
-                }
-            };
-            match result {
-                Err(Errno::EINTR) => continue,
-                other => return other,
-            }
-        }
-    }
-
-    fn drain_wake_pipe(&self) {
-        let mut sink = [0u8; 64];
-        while let Ok(n) = nix::unistd::read(&self.wake_rx, &mut sink) {
-            if n == 0 {
-                break;
-            }
+    /// Waits until the master is readable (true) or the reader is rung (false).
+    async fn wait(&self) -> bool {
+        let Some(master) = &self.master else {
+            self.wake.notify.notified().await;
+            return false;
+        };
+        tokio::select! {
+            biased;
+            () = self.wake.notify.notified() => false,
+            // An error from the reactor is treated as readable: the read then reports it.
+            _ = master.readable() => true,
         }
     }
 
     /// Forwards what the child left in the terminal before it exited. False if the consumer
     /// is gone.
-    fn drain_after_exit(&mut self) -> bool {
+    async fn drain_after_exit(&mut self) -> bool {
         let mut forwarded = 0;
         while self.master.is_some() && forwarded < DRAIN_AFTER_EXIT_BYTES {
-            match self.pass() {
+            match self.pass(Read::Now).await {
                 Pass::Full => forwarded += CHUNK_BYTES,
                 Pass::Drained | Pass::Eof => break,
                 Pass::ConsumerGone => return false,
@@ -204,39 +167,17 @@ impl Reader {
     }
 
     /// Reads until the master has nothing more or the buffer is full, then sends one chunk.
-    fn pass(&mut self) -> Pass {
+    async fn pass(&mut self, how: Read) -> Pass {
         let Some(master) = &self.master else {
             return Pass::Eof;
         };
         if self.buf.is_empty() {
             self.buf = vec![0; SMALL_CHUNK_BYTES];
         }
-        let mut filled = 0;
-        let mut eof = false;
-        while filled < self.buf.len() {
-            match nix::unistd::read(master, &mut self.buf[filled..]) {
-                Ok(0) => {
-                    eof = true;
-                    break;
-                }
-                Ok(n) => filled += n,
-                Err(Errno::EINTR) => {}
-                Err(Errno::EAGAIN) => break,
-                // EIO: every slave descriptor is closed (the child and its heirs are gone).
-                Err(Errno::EIO) => {
-                    eof = true;
-                    break;
-                }
-                Err(err) => {
-                    tracing::warn!(%err, "reading a pane's terminal failed; treating as EOF");
-                    eof = true;
-                    break;
-                }
-            }
-        }
+        let (filled, eof) = read_available(master, &mut self.buf, how).await;
         if filled > 0 {
             let bytes = Bytes::copy_from_slice(&self.buf[..filled]);
-            if self.tx.blocking_send(PtyEvent::Output { bytes }).is_err() {
+            if self.tx.send(PtyEvent::Output { bytes }).await.is_err() {
                 self.master = None;
                 return Pass::ConsumerGone;
             }
@@ -258,4 +199,78 @@ impl Reader {
             Pass::Drained
         }
     }
+}
+
+/// How a pass reads.
+#[derive(Clone, Copy)]
+enum Read {
+    /// The reactor said the master is readable: read under its readiness, clearing it when the
+    /// master runs dry so the next wait sleeps until new output.
+    Ready,
+    /// Take whatever the kernel holds right now without waiting and without touching the
+    /// readiness (after the exit, when there may be nothing left to read).
+    Now,
+}
+
+/// What one `read(2)` on the master means.
+enum Step {
+    Got(usize),
+    Dry,
+    Eof,
+}
+
+fn read_once(master: &OwnedFd, buf: &mut [u8]) -> io::Result<Step> {
+    loop {
+        return match nix::unistd::read(master, buf) {
+            Ok(0) => Ok(Step::Eof),
+            Ok(n) => Ok(Step::Got(n)),
+            Err(Errno::EINTR) => continue,
+            Err(Errno::EAGAIN) => Ok(Step::Dry),
+            // EIO: every slave descriptor is closed (the child and its heirs are gone).
+            Err(Errno::EIO) => Ok(Step::Eof),
+            Err(err) => {
+                tracing::warn!(%err, "reading a pane's terminal failed; treating as EOF");
+                Ok(Step::Eof)
+            }
+        };
+    }
+}
+
+/// Reads into `buf` until it is full, the master has nothing more or the terminal is closed.
+/// Returns (bytes read, EOF).
+async fn read_available(master: &AsyncFd<OwnedFd>, buf: &mut [u8], how: Read) -> (usize, bool) {
+    let mut filled = 0;
+    match how {
+        Read::Now => {
+            while filled < buf.len() {
+                match read_once(master.get_ref(), &mut buf[filled..]) {
+                    Ok(Step::Got(n)) => filled += n,
+                    Ok(Step::Dry) => break,
+                    Ok(Step::Eof) | Err(_) => return (filled, true),
+                }
+            }
+        }
+        Read::Ready => {
+            let mut guard = match master.readable().await {
+                Ok(guard) => guard,
+                Err(err) => {
+                    tracing::warn!(%err, "polling a pane's terminal failed; treating as EOF");
+                    return (0, true);
+                }
+            };
+            while filled < buf.len() {
+                // `try_io` clears the readiness when the read would block.
+                let step = guard.try_io(|fd| match read_once(fd.get_ref(), &mut buf[filled..]) {
+                    Ok(Step::Dry) => Err(io::ErrorKind::WouldBlock.into()),
+                    other => other,
+                });
+                match step {
+                    Ok(Ok(Step::Got(n))) => filled += n,
+                    Err(_) | Ok(Ok(Step::Dry)) => break,
+                    Ok(Ok(Step::Eof) | Err(_)) => return (filled, true),
+                }
+            }
+        }
+    }
+    (filled, false)
 }

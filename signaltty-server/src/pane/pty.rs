@@ -2,9 +2,10 @@
 //!
 //! [`Pty::spawn`] starts the child and returns the handle plus a bounded receiver of
 //! [`PtyEvent`]s: output chunks in order, then `Exited` exactly once (see the `output` module's
-//! ordering rules), then the channel closes. Behind the handle are two blocked OS threads
-//! (`pty-read-<pane>` moves output, `pty-wait-<pane>` reaps the child) and a writer registered
-//! with tokio's reactor; none of them wakes up while the pane is idle.
+//! ordering rules), then the channel closes. Behind the handle are two tasks on tokio's reactor
+//! (the reader moves output, the reaper waits on the child's pidfd) and a writer registered
+//! with the same reactor; none of them wakes up while the pane is idle, and none holds a
+//! thread.
 //!
 //! The handle is a cheap `Clone` so the actor can run a slow input write or a hangup in a task
 //! of its own while it keeps draining output. That matters: a child that echoes its input
@@ -97,7 +98,7 @@ pub enum HangupOutcome {
         /// Its status.
         status: ExitStatus,
     },
-    /// Not even SIGKILL got it reaped in time (stuck in the kernel); the reaper thread will
+    /// Not even SIGKILL got it reaped in time (stuck in the kernel); the reaper task will
     /// still reap it whenever it dies.
     Unresponsive,
 }
@@ -144,10 +145,9 @@ impl Pty {
             let reader_fd = started.master.try_clone().map_err(setup("terminal"))?;
             let input = Input::new(started.master.try_clone().map_err(setup("terminal"))?)
                 .map_err(setup("input"))?;
-            let (wake, wake_rx) = Wake::new().map_err(setup("wake pipe"))?;
-            Ok((reader_fd, input, wake, wake_rx))
+            Ok((reader_fd, input))
         })();
-        let (reader_fd, input, wake, wake_rx) = match parts {
+        let (reader_fd, input) = match parts {
             Ok(parts) => parts,
             Err(err) => {
                 let _ = child.kill();
@@ -156,34 +156,26 @@ impl Pty {
             }
         };
 
+        let wake = Arc::new(Wake::default());
         let (tx, rx) = mpsc::channel(EVENT_QUEUE_CHUNKS);
-        let reader = spawn_reader(
-            format!("pty-read-{pane}"),
-            reader_fd,
-            wake_rx,
-            Arc::clone(&wake),
-            Arc::clone(&exit),
-            tx,
-        );
+        let reader = spawn_reader(reader_fd, Arc::clone(&wake), Arc::clone(&exit), tx);
         if let Err(source) = reader {
             let _ = child.kill();
             let _ = child.wait();
             return Err(SpawnError::Setup {
-                what: "reader thread",
+                what: "reader",
                 source,
             });
         }
         let wake_on_exit = Arc::clone(&wake);
-        let reaper = spawn_reaper(format!("pty-wait-{pane}"), Arc::clone(&exit), move || {
-            wake_on_exit.ring();
-        });
+        let reaper = spawn_reaper(Arc::clone(&exit), move || wake_on_exit.ring());
         if let Err(source) = reaper {
             // Reap here instead; publishing the status lets the reader finish too.
             let _ = child.kill();
             exit.reap();
             wake.stop();
             return Err(SpawnError::Setup {
-                what: "reaper thread",
+                what: "reaper",
                 source,
             });
         }

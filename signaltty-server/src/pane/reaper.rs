@@ -1,6 +1,6 @@
-//! Reaping a pane's child. One blocked thread per pane waits for the child with
-//! `waitid(WNOWAIT)` — so it costs nothing while the child runs — then reaps it under the reap
-//! lock and publishes the status. Everything that signals the child by pid takes the same lock
+//! Reaping a pane's child. A task per pane sleeps on the child's pidfd in tokio's reactor — so
+//! it costs no thread, CPU or wake-up while the child runs — and, once the pidfd says the child
+//! has exited, reaps it under the reap lock and publishes the status. Everything that signals the child by pid takes the same lock
 //! and checks the status first, so a signal can never reach an unrelated process that was
 //! given the same pid after the child was reaped.
 //!
@@ -8,13 +8,16 @@
 
 use std::fmt;
 use std::io;
+use std::sync::Arc;
 use std::sync::{Mutex, MutexGuard, PoisonError};
-use std::thread::{self, JoinHandle};
 
 use nix::errno::Errno;
 use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid, waitpid};
 use nix::unistd::Pid;
+use tokio::io::Interest;
 use tokio::sync::watch;
+
+use super::sys;
 
 /// How a pane's child ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -151,15 +154,30 @@ impl ExitState {
     }
 }
 
-/// Starts the thread that reaps the child and then calls `on_exit`.
+/// Starts the task that reaps the child and then calls `on_exit`. Must be called within a tokio
+/// runtime.
 pub(super) fn spawn_reaper(
-    name: String,
-    state: std::sync::Arc<ExitState>,
+    state: Arc<ExitState>,
     on_exit: impl FnOnce() + Send + 'static,
-) -> io::Result<JoinHandle<()>> {
-    thread::Builder::new().name(name).spawn(move || {
-        let status = state.reap();
+) -> io::Result<()> {
+    // The pidfd becomes readable when the child exits (and stays so until it is reaped).
+    let pidfd = sys::register(sys::pidfd_open(state.pid())?, Interest::READABLE)?;
+    tokio::spawn(async move {
+        let status = match pidfd.readable().await {
+            // The child has exited: this returns at once.
+            Ok(_) => state.reap(),
+            Err(err) => {
+                tracing::error!(pid = %state.pid(), %err, "watching a pane's child failed");
+                // Wait for the exit on the blocking pool, never on a runtime worker.
+                let waiter = Arc::clone(&state);
+                match tokio::task::spawn_blocking(move || waiter.reap()).await {
+                    Ok(status) => status,
+                    Err(_) => return,
+                }
+            }
+        };
         tracing::debug!(pid = %state.pid(), %status, "pane child reaped");
         on_exit();
-    })
+    });
+    Ok(())
 }

@@ -135,7 +135,7 @@ pub enum SpawnError {
     /// Setting up the pane's descriptors or threads failed (the child has been killed).
     #[error("cannot set up the pane's {what}: {source}")]
     Setup {
-        /// Which part: "terminal", "input", "wake pipe", "reader thread", "reaper thread".
+        /// Which part: "terminal", "input", "reader", "reaper".
         what: &'static str,
         /// What the OS said.
         source: io::Error,

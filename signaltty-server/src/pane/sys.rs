@@ -1,6 +1,7 @@
-//! The only `unsafe` in the pane layer, kept to three small wrappers with a `SAFETY` note each:
+//! The only `unsafe` in the pane layer, kept to four small wrappers with a `SAFETY` note each:
 //! the pre-exec hook that makes the child a session leader with the PTY as its controlling
-//! terminal, the `TIOCSWINSZ` ioctl, and registering the input descriptor with tokio's reactor.
+//! terminal, the `TIOCSWINSZ` ioctl, registering descriptors with tokio's reactor,
+//! and `pidfd_open`.
 #![allow(unsafe_code)]
 
 use std::io;
@@ -58,11 +59,25 @@ pub(super) fn set_window_size(master: BorrowedFd<'_>, size: PtySize) -> nix::Res
     unsafe { tiocswinsz(master.as_raw_fd(), &winsize) }.map(drop)
 }
 
-/// Registers the (nonblocking) input descriptor with the current tokio reactor for writability
-/// only, so output arriving on the same terminal never wakes the reactor.
-pub(super) fn register_writer(fd: OwnedFd) -> io::Result<AsyncFd<OwnedFd>> {
+/// Registers a descriptor with the current tokio reactor for the given readiness only (the input
+/// copy of the master for writability, so output arriving on the same terminal never wakes the
+/// writer; the reader's copy and the pidfd for readability).
+pub(super) fn register(fd: OwnedFd, interest: Interest) -> io::Result<AsyncFd<OwnedFd>> {
     // SAFETY: the `AsyncFd` takes ownership of the `OwnedFd`, so the descriptor stays open and
     // refers to the same file description until the `AsyncFd` is dropped, and `as_raw_fd` keeps
     // returning that same number; nothing else closes it.
-    unsafe { AsyncFd::register_with_interest(fd, Interest::WRITABLE) }.map_err(io::Error::from)
+    unsafe { AsyncFd::register_with_interest(fd, interest) }.map_err(io::Error::from)
+}
+
+/// A pidfd for `pid` (Linux ≥ 5.3): readable once the process has exited, so its exit can be
+/// awaited in the reactor instead of a blocked thread. Close-on-exec.
+pub(super) fn pidfd_open(pid: nix::unistd::Pid) -> io::Result<OwnedFd> {
+    // SAFETY: pidfd_open(2) takes a pid and flags by value and touches no memory of ours.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid.as_raw(), 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let fd = i32::try_from(fd).map_err(|_| io::Error::other("pidfd out of range"))?;
+    // SAFETY: the syscall just returned this descriptor; nothing else owns it.
+    Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) })
 }

@@ -52,6 +52,14 @@ struct Capture {
 }
 
 impl Capture {
+    fn new(limits: HistoryLimits) -> Self {
+        Self {
+            history: History::new(limits),
+            scratch: String::new(),
+            title: None,
+        }
+    }
+
     fn set_title(&mut self, raw: &[u8]) {
         let title = sanitize(&String::from_utf8_lossy(raw), TITLE_MAX_CHARS);
         if !title.is_empty() {
@@ -95,8 +103,60 @@ impl vt100::Callbacks for Capture {
 
 /// One pane's terminal: visible screen and scrollback history.
 pub struct Screen {
-    parser: vt100::Parser<Capture>,
+    grid: Grid,
     osc_limit: OscLimit,
+}
+
+/// The cell grid exists from the program's first output on. A pane that has printed nothing
+/// yet (a `sleep`, a program still starting, a restored pane with no tail) holds no grid: an
+/// 80×24 vt100 grid is 60 KiB of cells, most of an idle pane's memory, and tmux likewise
+/// allocates a line's cells only once something is written to it.
+enum Grid {
+    Blank {
+        cols: u16,
+        rows: u16,
+        capture: Capture,
+    },
+    Live(Box<vt100::Parser<Capture>>),
+}
+
+impl Grid {
+    fn capture(&self) -> &Capture {
+        match self {
+            Self::Blank { capture, .. } => capture,
+            Self::Live(parser) => parser.callbacks(),
+        }
+    }
+
+    /// The parser, created now if the grid was blank.
+    fn live(&mut self) -> &mut vt100::Parser<Capture> {
+        if let Self::Blank {
+            cols,
+            rows,
+            capture,
+        } = self
+        {
+            let capture = std::mem::replace(capture, Capture::new(capture.history.limits()));
+            let parser =
+                vt100::Parser::new_with_callbacks(non_zero(*rows), non_zero(*cols), 0, capture);
+            *self = Self::Live(Box::new(parser));
+        }
+        match self {
+            Self::Live(parser) => parser,
+            Self::Blank { .. } => unreachable!("made live above"),
+        }
+    }
+
+    /// The vt100 screen; a blank grid answers from a temporary one (reads of a pane that never
+    /// printed are rare, and this keeps their answers identical to vt100's).
+    fn with_screen<R>(&self, f: impl FnOnce(&vt100::Screen) -> R) -> R {
+        match self {
+            Self::Live(parser) => f(parser.screen()),
+            Self::Blank { cols, rows, .. } => {
+                f(vt100::Parser::new(non_zero(*rows), non_zero(*cols), 0).screen())
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for Screen {
@@ -122,20 +182,22 @@ impl Screen {
 
     /// A blank screen with explicit history bounds.
     pub fn with_history_limits(cols: u16, rows: u16, limits: HistoryLimits) -> Self {
-        let capture = Capture {
-            history: History::new(limits),
-            scratch: String::new(),
-            title: None,
-        };
         Self {
-            parser: vt100::Parser::new_with_callbacks(non_zero(rows), non_zero(cols), 0, capture),
+            grid: Grid::Blank {
+                cols: cols.max(1),
+                rows: rows.max(1),
+                capture: Capture::new(limits),
+            },
             osc_limit: OscLimit::new(),
         }
     }
 
     /// Applies a chunk of the program's output.
     pub fn feed(&mut self, bytes: &[u8]) {
-        let parser = &mut self.parser;
+        if bytes.is_empty() {
+            return;
+        }
+        let parser = self.grid.live();
         self.osc_limit.filter(bytes, |slice| parser.process(slice));
     }
 
@@ -145,29 +207,47 @@ impl Screen {
         // many blank rows at the top to mimic pulling scrollback back in. Our scrollback lives in
         // `History`, so those rows would be fake, and a later shrink would push them into history
         // as blank lines. Forgetting the count makes a grow add rows at the bottom instead.
-        self.parser.screen_mut().clear_scrollback();
-        self.parser.set_size(non_zero(rows), non_zero(cols));
+        match &mut self.grid {
+            Grid::Blank {
+                cols: c, rows: r, ..
+            } => (*c, *r) = (cols.max(1), rows.max(1)),
+            Grid::Live(parser) => {
+                parser.screen_mut().clear_scrollback();
+                parser.set_size(non_zero(rows), non_zero(cols));
+            }
+        }
     }
 
     /// Current size as `(cols, rows)`.
     pub fn size(&self) -> (u16, u16) {
-        let (rows, cols) = self.parser.screen().size();
-        (cols.get(), rows.get())
+        match &self.grid {
+            Grid::Blank { cols, rows, .. } => (*cols, *rows),
+            Grid::Live(parser) => {
+                let (rows, cols) = parser.screen().size();
+                (cols.get(), rows.get())
+            }
+        }
     }
 
     /// The last title set by OSC 0/1/2 (sanitized), if any.
     pub fn title(&self) -> Option<&str> {
-        self.parser.callbacks().title.as_deref()
+        self.grid.capture().title.as_deref()
     }
 
     /// Whether a full-screen program has switched to the alternate screen.
     pub fn alternate_screen(&self) -> bool {
-        self.parser.screen().alternate_screen()
+        match &self.grid {
+            Grid::Blank { .. } => false,
+            Grid::Live(parser) => parser.screen().alternate_screen(),
+        }
     }
 
     /// Cursor position as `(row, col)`, 0-based.
     pub fn cursor_position(&self) -> (u16, u16) {
-        self.parser.screen().cursor_position()
+        match &self.grid {
+            Grid::Blank { .. } => (0, 0),
+            Grid::Live(parser) => parser.screen().cursor_position(),
+        }
     }
 
     /// The visible rows joined by `\n`, trailing blanks of each row and trailing blank rows
@@ -190,7 +270,7 @@ impl Screen {
 
     /// The pane's history (lines that scrolled off the main screen).
     pub fn history(&self) -> &History {
-        &self.parser.callbacks().history
+        &self.grid.capture().history
     }
 
     /// Number of history lines.
@@ -205,52 +285,74 @@ impl Screen {
 
     /// The bytes and facts to reproduce the current screen on a fresh terminal.
     pub fn snapshot(&self) -> ScreenSnapshot {
-        let screen = self.parser.screen();
         let (cols, rows) = self.size();
-        let mut repaint = String::new();
-        if screen.alternate_screen() {
-            // Paint the main screen first, then switch, so that the client shows the right
-            // thing when the program leaves the alternate screen. vt100 only renders the active
-            // grid, so leave the alternate screen on a scratch copy to render the main one; the
-            // exit restores the cursor saved on entry, which the client's own `?1049h` will save.
-            let mut main = vt100::Parser::new(non_zero(rows), non_zero(cols), 0);
-            *main.screen_mut() = screen.clone();
-            main.process(b"\x1b[?1049l");
-            repaint.push_str(&main.screen().contents_formatted());
-            repaint.push_str("\x1b[?1049h");
-        }
-        repaint.push_str(&screen.contents_formatted());
-        repaint.push_str(&screen.input_mode_formatted());
-        let (cursor_row, cursor_col) = screen.cursor_position();
-        ScreenSnapshot {
-            repaint: repaint.into_bytes(),
-            cursor_row,
-            cursor_col,
-            cursor_visible: !screen.hide_cursor(),
-            cols,
-            rows,
-        }
+        self.grid
+            .with_screen(|screen| snapshot_of(screen, cols, rows))
     }
 
     fn visible_rows(&self, keep_ansi: bool, trailing: Trailing) -> Vec<String> {
-        let screen = self.parser.screen();
         let (_, rows) = self.size();
-        let mut out: Vec<String> = (0..rows)
-            .map(|row| {
-                let mut line = String::new();
-                write_row(screen, row, keep_ansi, &mut line);
-                line
-            })
-            .collect();
-        let keep = match trailing {
-            Trailing::Trim => 0,
-            Trailing::KeepToCursor => usize::from(screen.cursor_position().0) + 1,
-        };
-        while out.len() > keep && out.last().is_some_and(String::is_empty) {
-            out.pop();
-        }
-        out
+        self.grid
+            .with_screen(|screen| visible_rows_of(screen, rows, keep_ansi, trailing))
     }
+
+    /// The vt100 screen, for tests that inspect cells of a screen that has been fed.
+    #[cfg(test)]
+    pub(crate) fn vt(&self) -> &vt100::Screen {
+        match &self.grid {
+            Grid::Live(parser) => parser.screen(),
+            Grid::Blank { .. } => panic!("the screen has not been fed yet"),
+        }
+    }
+}
+
+fn snapshot_of(screen: &vt100::Screen, cols: u16, rows: u16) -> ScreenSnapshot {
+    let mut repaint = String::new();
+    if screen.alternate_screen() {
+        // Paint the main screen first, then switch, so that the client shows the right
+        // thing when the program leaves the alternate screen. vt100 only renders the active
+        // grid, so leave the alternate screen on a scratch copy to render the main one; the
+        // exit restores the cursor saved on entry, which the client's own `?1049h` will save.
+        let mut main = vt100::Parser::new(non_zero(rows), non_zero(cols), 0);
+        *main.screen_mut() = screen.clone();
+        main.process(b"\x1b[?1049l");
+        repaint.push_str(&main.screen().contents_formatted());
+        repaint.push_str("\x1b[?1049h");
+    }
+    repaint.push_str(&screen.contents_formatted());
+    repaint.push_str(&screen.input_mode_formatted());
+    let (cursor_row, cursor_col) = screen.cursor_position();
+    ScreenSnapshot {
+        repaint: repaint.into_bytes(),
+        cursor_row,
+        cursor_col,
+        cursor_visible: !screen.hide_cursor(),
+        cols,
+        rows,
+    }
+}
+
+fn visible_rows_of(
+    screen: &vt100::Screen,
+    rows: u16,
+    keep_ansi: bool,
+    trailing: Trailing,
+) -> Vec<String> {
+    let mut out: Vec<String> = (0..rows)
+        .map(|row| {
+            let mut line = String::new();
+            write_row(screen, row, keep_ansi, &mut line);
+            line
+        })
+        .collect();
+    let keep = match trailing {
+        Trailing::Trim => 0,
+        Trailing::KeepToCursor => usize::from(screen.cursor_position().0) + 1,
+    };
+    while out.len() > keep && out.last().is_some_and(String::is_empty) {
+        out.pop();
+    }
+    out
 }
 
 /// What to do with blank rows at the bottom of the screen.

@@ -29,7 +29,7 @@ fn full_screen_session() -> Vec<u8> {
 }
 
 fn assert_same_screen(a: &Screen, b: &Screen) {
-    let (sa, sb) = (a.parser.screen(), b.parser.screen());
+    let (sa, sb) = (a.vt(), b.vt());
     assert_eq!(sa.contents_formatted(), sb.contents_formatted());
     assert_eq!(sa.input_mode_formatted(), sb.input_mode_formatted());
     assert_eq!(sa.cursor_position(), sb.cursor_position());
@@ -56,8 +56,8 @@ fn snapshot_round_trip_of_a_full_screen_program() {
     let mut b = Screen::new(80, 24);
     b.feed(&snap.repaint);
     assert_same_screen(&a, &b);
-    assert!(b.parser.screen().application_cursor());
-    assert!(b.parser.screen().bracketed_paste());
+    assert!(b.vt().application_cursor());
+    assert!(b.vt().bracketed_paste());
 
     // The main screen underneath comes back the same when the program exits.
     a.feed(b"\x1b[?1049l\x1b[?25h");
@@ -118,11 +118,11 @@ fn history_keeps_colours_for_ansi_captures() {
     let mut replay = Screen::new(40, 3);
     replay.feed(styled[0].as_bytes());
     assert_eq!(
-        replay.parser.screen().cell(0, 0).map(vt100::Cell::fgcolor),
+        replay.vt().cell(0, 0).map(vt100::Cell::fgcolor),
         Some(vt100::Color::Idx(1))
     );
     assert_eq!(
-        replay.parser.screen().cell(0, 8).map(vt100::Cell::fgcolor),
+        replay.vt().cell(0, 8).map(vt100::Cell::fgcolor),
         Some(vt100::Color::Idx(208))
     );
 }
