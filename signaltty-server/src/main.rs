@@ -3,6 +3,9 @@
 use std::path::PathBuf;
 
 use clap::Parser;
+use tracing::Level;
+use tracing_subscriber::layer::{Layer, SubscriberExt};
+use tracing_subscriber::util::SubscriberInitExt;
 use signaltty_server::config::{Config, default_state_dir};
 use signaltty_server::daemon::Daemon;
 
@@ -69,8 +72,13 @@ fn init_logging(
     state_dir: &std::path::Path,
 ) -> anyhow::Result<()> {
     use std::io::IsTerminal;
-    let filter = tracing_subscriber::EnvFilter::try_from_env("SIGNALTTY_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // `SIGNALTTY_LOG` as `level` or `target=level,…` (e.g. `info,signaltty_server=debug`).
+    // `Targets` rather than `EnvFilter`: the same syntax for what we need, without the regex
+    // engine, which is a good part of the server's resident code.
+    let filter = std::env::var("SIGNALTTY_LOG")
+        .ok()
+        .and_then(|spec| spec.parse::<tracing_subscriber::filter::Targets>().ok())
+        .unwrap_or_else(|| tracing_subscriber::filter::Targets::new().with_default(Level::INFO));
     let file = match log_file {
         Some(path) => Some(path.to_path_buf()),
         None if std::io::stderr().is_terminal() => None,
@@ -79,21 +87,23 @@ fn init_logging(
             Some(state_dir.join("server.log"))
         }
     };
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_target(false);
+    let layer = tracing_subscriber::fmt::layer().with_target(false);
     match file {
         Some(path) => {
             let file = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
                 .open(&path)?;
-            builder
+            let layer = layer
                 .with_ansi(false)
                 .with_writer(std::sync::Mutex::new(file))
-                .init();
+                .with_filter(filter);
+            tracing_subscriber::registry().with(layer).init();
         }
-        None => builder.with_writer(std::io::stderr).init(),
+        None => {
+            let layer = layer.with_writer(std::io::stderr).with_filter(filter);
+            tracing_subscriber::registry().with(layer).init();
+        }
     }
     Ok(())
 }

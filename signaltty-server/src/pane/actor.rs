@@ -321,14 +321,18 @@ async fn run(shared: Arc<Shared>, mut events: PtyEvents, report: Reporter) {
                 let term_events = scanner.scan(&bytes);
                 {
                     let mut model = lock(&shared.model);
-                    model.screen.feed(&bytes);
                     model.offset += bytes.len() as u64;
                     let end_offset = model.offset;
-                    // No receivers is fine; a lagging one finds out on its next receive.
+                    // Clients get the bytes before the screen parses them, so they forward
+                    // (on another worker) while this task parses: parsing is off the path of
+                    // both latency and throughput. Sending and feeding under one lock keeps
+                    // snapshot + subscribe exact. No receivers is fine; a lagging one finds
+                    // out on its next receive.
                     let _ = shared.fanout.send(Chunk {
-                        data: bytes,
+                        data: bytes.clone(),
                         end_offset,
                     });
+                    model.screen.feed(&bytes);
                 }
                 let now_ms = SystemTime::now()
                     .duration_since(UNIX_EPOCH)
