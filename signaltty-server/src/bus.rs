@@ -17,8 +17,10 @@ use crate::model::event::{Event, Stamped};
 
 /// How many events the replay ring keeps by default.
 pub const DEFAULT_RING_CAPACITY: usize = 10_000;
-/// How far a live subscriber may fall behind before it is closed.
-pub const DEFAULT_LIVE_CAPACITY: usize = 4_096;
+/// How far a live subscriber may fall behind before it is closed. The channel's slots are
+/// allocated up front (~40 B each), and a closed subscriber loses nothing: it resubscribes
+/// with `from_seq` and replays from the ring, so the live window need not be large.
+pub const DEFAULT_LIVE_CAPACITY: usize = 1_024;
 
 /// The bus. Not `Clone`: it is owned by the store's locked state.
 #[derive(Debug)]

@@ -61,6 +61,9 @@ impl Daemon {
         let hub = Hub::new(store, config, shutdown.clone());
         hub.restore_dormant(loaded.tails);
         let routes = crate::rpc::routes(&hub)?;
+        // Loading the snapshot (a JSON tree) and decoding the reflection descriptors leave
+        // freed memory behind that an idle server would otherwise keep.
+        crate::memory::release_free_heap();
         let tasks = TaskTracker::new();
         // Before serving: a change made by the first request must already wake the saver.
         hub.start_saving(&tasks);

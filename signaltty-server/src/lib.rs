@@ -2,6 +2,7 @@
 //! in-process integration tests both go through it.
 
 pub mod agents;
+pub mod args;
 pub mod bus;
 pub mod config;
 pub mod daemon;
@@ -9,6 +10,7 @@ pub mod error;
 pub mod git;
 pub mod hub;
 pub mod listen;
+pub mod memory;
 pub mod model;
 pub mod pane;
 pub mod persist;

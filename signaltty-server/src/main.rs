@@ -1,32 +1,24 @@
 //! `signaltty-server`: parses flags, sets up logging, runs the daemon until a signal or Shutdown.
 
-use std::path::PathBuf;
-
-use clap::Parser;
+use signaltty_server::args::{self, Invocation, USAGE};
+use signaltty_server::config::{Config, default_state_dir};
+use signaltty_server::daemon::Daemon;
 use tracing::Level;
 use tracing_subscriber::layer::{Layer, SubscriberExt};
 use tracing_subscriber::util::SubscriberInitExt;
-use signaltty_server::config::{Config, default_state_dir};
-use signaltty_server::daemon::Daemon;
-
-/// The signaltty server: owns every PTY and serves the gRPC API on a Unix socket.
-#[derive(Debug, Parser)]
-#[command(version, about)]
-struct Args {
-    /// Unix socket to listen on [default: $XDG_RUNTIME_DIR/signaltty/signaltty.sock].
-    #[arg(long, env = "SIGNALTTY_SOCKET")]
-    socket: Option<PathBuf>,
-    /// Directory for the snapshot, tails and logs [default: $XDG_STATE_HOME/signaltty].
-    #[arg(long)]
-    state_dir: Option<PathBuf>,
-    /// Log to this file instead of stderr [default: stderr when it is a terminal, else
-    /// <state-dir>/server.log].
-    #[arg(long)]
-    log_file: Option<PathBuf>,
-}
 
 fn main() -> std::process::ExitCode {
-    let args = Args::parse();
+    let args = match args::parse(std::env::args_os().skip(1)) {
+        Ok(Invocation::Run(args)) => args,
+        Ok(Invocation::Print(text)) => {
+            print!("{text}");
+            return std::process::ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("signaltty-server: {e}\n\n{USAGE}");
+            return std::process::ExitCode::from(2);
+        }
+    };
     let socket = signaltty_proto::resolve_socket_path(args.socket.as_deref());
     let state_dir = args.state_dir.unwrap_or_else(default_state_dir);
     if let Err(e) = init_logging(args.log_file.as_deref(), &state_dir) {

@@ -32,9 +32,13 @@ pub fn checked_dir(raw: &str) -> Result<PathBuf> {
 
 /// Reads git context off the async runtime: gix walks the index and may touch many files.
 pub async fn git_context_of(dir: PathBuf) -> GitContext {
-    tokio::task::spawn_blocking(move || read_context(&dir))
-        .await
-        .unwrap_or_default()
+    tokio::task::spawn_blocking(move || {
+        let context = read_context(&dir);
+        crate::memory::release_free_heap();
+        context
+    })
+    .await
+    .unwrap_or_default()
 }
 
 impl Hub {

@@ -136,6 +136,7 @@ impl Saver {
         let mut mine = std::mem::take(written);
         let (result, mine) = tokio::task::spawn_blocking(move || {
             let result = save_blocking(&dir, input, &mut mine);
+            crate::memory::release_free_heap();
             (result, mine)
         })
         .await
