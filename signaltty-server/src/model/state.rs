@@ -9,6 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::time::SystemTime;
 
+use super::decision::ClearReason;
 use super::event::Event;
 use super::ids::{PaneId, TabId, WorkspaceId};
 use super::layout::{Direction, Layout, PathStep, Removal};
@@ -354,11 +355,7 @@ impl State {
         let mut removed = Vec::new();
         for pane_id in tab.panes() {
             if let Some(pane) = self.panes.remove(&pane_id) {
-                events.push(Event::PaneClosed {
-                    pane_id: pane.id.clone(),
-                    tab_id: tab.id.clone(),
-                    workspace_id: tab.workspace_id.clone(),
-                });
+                events.extend(closed_pane_events(&pane));
                 removed.push(pane);
             }
         }
@@ -506,11 +503,7 @@ impl State {
             Some(Err(e)) => return Err(StateError::Bad(format!("layout out of step: {e}"))),
         };
         self.panes.remove(id);
-        let mut events = vec![Event::PaneClosed {
-            pane_id: pane.id.clone(),
-            tab_id: tab.id.clone(),
-            workspace_id: pane.workspace_id.clone(),
-        }];
+        let mut events = closed_pane_events(&pane);
         let tab_closed = last && self.policy.close_tab_on_last_pane;
         if tab_closed {
             let (_, close_events) = self.close_tab(&tab.id, now)?;
@@ -596,6 +589,22 @@ impl State {
 
 mod awareness;
 pub use awareness::{AnswerRefused, HookApplied};
+
+/// The events of a pane leaving the state: its pending decision is cleared first (the hook
+/// waiting on it is woken by the hub with no verdict), so a client that follows decisions
+/// through events sees it go, then the pane closes.
+fn closed_pane_events(pane: &Pane) -> Vec<Event> {
+    let mut events = Vec::new();
+    if let Some(decision) = &pane.pending_decision {
+        events.push(awareness::cleared_event(decision, ClearReason::PaneExited));
+    }
+    events.push(Event::PaneClosed {
+        pane_id: pane.id.clone(),
+        tab_id: pane.tab_id.clone(),
+        workspace_id: pane.workspace_id.clone(),
+    });
+    events
+}
 
 #[cfg(test)]
 mod tests;

@@ -87,7 +87,7 @@ fn change_events(
     events
 }
 
-fn cleared_event(d: &PendingDecision, reason: ClearReason) -> Event {
+pub(super) fn cleared_event(d: &PendingDecision, reason: ClearReason) -> Event {
     Event::DecisionCleared {
         decision_id: d.id.clone(),
         pane_id: d.pane_id.clone(),

@@ -338,3 +338,57 @@ fn next_unread_candidates_follow_workspaces() {
     assert_eq!(s.attention_candidates(Some(&ws)).len(), 1);
     assert!(s.attention_candidates(Some(&WorkspaceId::new())).is_empty());
 }
+
+/// The kinds of `events`, in order, as short names.
+fn kinds(events: &[Event]) -> Vec<&'static str> {
+    events
+        .iter()
+        .map(|e| match e {
+            Event::DecisionCleared {
+                reason: ClearReason::PaneExited,
+                ..
+            } => "cleared(pane_exited)",
+            Event::PaneClosed { .. } => "pane_closed",
+            Event::TabClosed { .. } => "tab_closed",
+            _ => "other",
+        })
+        .collect()
+}
+
+#[test]
+fn closing_a_pane_or_its_tab_clears_its_pending_decision_first() {
+    for close_tab in [false, true] {
+        let (mut s, p) = live_pane("claude");
+        hook(
+            &mut s,
+            &p,
+            "PermissionRequest",
+            json!({"tool_name": "Bash"}),
+            true,
+            1,
+        );
+        assert_eq!(s.pending_decisions(None).len(), 1);
+        let tab = s.pane(&p).expect("pane").tab_id.clone();
+        let events = if close_tab {
+            s.close_tab(&tab, t(2)).expect("close tab").1
+        } else {
+            s.remove_pane(&p, t(2)).expect("close pane").1
+        };
+        let kinds = kinds(&events);
+        let cleared = kinds.iter().position(|k| *k == "cleared(pane_exited)");
+        let closed = kinds.iter().position(|k| *k == "pane_closed");
+        assert!(
+            matches!((cleared, closed), (Some(c), Some(p)) if c < p),
+            "close_tab={close_tab}: {kinds:?}"
+        );
+        assert!(s.pending_decisions(None).is_empty());
+    }
+}
+
+#[test]
+fn closing_a_pane_without_a_decision_emits_no_clear() {
+    let (mut s, p) = live_pane("claude");
+    let events = s.remove_pane(&p, t(2)).expect("close pane").1;
+    assert!(!kinds(&events).contains(&"cleared(pane_exited)"));
+    assert!(kinds(&events).contains(&"pane_closed"));
+}
