@@ -9,6 +9,7 @@
 
 pub mod actor;
 mod input;
+pub mod notify_limit;
 mod output;
 pub mod pty;
 mod reaper;

@@ -1,7 +1,7 @@
 //! Attention from a pane's own output and from the API, against a real server with real panes:
 //! OSC notifications and bells raise attention, MarkSeen and attach-with-mark_seen clear it (but
-//! never a pending decision's), Notify raises by severity, NextUnread ranks panes, and WaitPane
-//! waits on the event stream.
+//! never a pending decision's), Notify raises by severity, NextUnread ranks panes, WaitPane
+//! waits on the event stream, and a pane flooding OSC notifications is rate limited.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -483,4 +483,55 @@ async fn wait_pane_waits_on_transitions_with_baselines_and_deadlines() {
         Code::NotFound,
         "NO_SUCH_PANE",
     );
+}
+
+#[tokio::test]
+async fn a_pane_flooding_osc_notifications_is_rate_limited() {
+    use signaltty_server::pane::notify_limit::{BURST, PER_SECOND};
+    let srv = TestServer::start().await;
+    let ws = srv.workspace("w").await;
+    let mut events = srv.subscribe(&[pb::EventKind::Notification]).await;
+    let started = std::time::Instant::now();
+    // 300 notifications as fast as sh can print them, then one more after the bucket refilled.
+    let pane = spawn(
+        &srv,
+        &ws.id,
+        &[
+            "sh",
+            "-c",
+            r#"i=0; while [ $i -lt 300 ]; do printf '\033]9;n%d\007' $i; i=$((i+1)); done
+               sleep 1; printf '\033]9;after\007'; exec sleep 600"#,
+        ],
+    )
+    .await;
+    // The late one arrives (the subscriber was not pushed out by the flood), and the actor
+    // reports in output order, so every flood notification it kept is stored by now.
+    until_event(&mut events, |k| match k {
+        pb::event::Kind::NotificationCreated(n) => n
+            .notification
+            .as_ref()
+            .filter(|n| n.body == "after")
+            .map(drop),
+        _ => None,
+    })
+    .await;
+    let elapsed = started.elapsed().as_secs_f64();
+    let listed = srv
+        .notifications()
+        .list_notifications(pb::ListNotificationsRequest {
+            pane_id: pane.id.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .notifications;
+    let flood = listed.iter().filter(|n| n.body.starts_with('n')).count();
+    let most = BURST as usize + (elapsed * f64::from(PER_SECOND)).ceil() as usize;
+    assert!(
+        (BURST as usize..=most).contains(&flood),
+        "{flood} of 300 flood notifications kept in {elapsed:.1} s (burst {BURST}, {PER_SECOND}/s)"
+    );
+    // The first ones are the ones kept.
+    assert!(listed.iter().any(|n| n.body == "n0"));
 }

@@ -13,11 +13,12 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use tokio::sync::{Notify, broadcast, watch};
 
+use super::notify_limit::NotifyLimit;
 use super::pty::{Pty, PtyEvent, PtyEvents};
 use crate::model::ids::PaneId;
 use crate::model::pane::Size;
@@ -315,6 +316,7 @@ fn lock(model: &Mutex<Model>) -> MutexGuard<'_, Model> {
 
 async fn run(shared: Arc<Shared>, mut events: PtyEvents, report: Reporter) {
     let mut scanner = OscScanner::new();
+    let mut notify_limit = NotifyLimit::new(Instant::now());
     while let Some(event) = events.recv().await {
         match event {
             PtyEvent::Output { bytes } => {
@@ -323,11 +325,9 @@ async fn run(shared: Arc<Shared>, mut events: PtyEvents, report: Reporter) {
                     let mut model = lock(&shared.model);
                     model.offset += bytes.len() as u64;
                     let end_offset = model.offset;
-                    // Clients get the bytes before the screen parses them, so they forward
-                    // (on another worker) while this task parses: parsing is off the path of
-                    // both latency and throughput. Sending and feeding under one lock keeps
-                    // snapshot + subscribe exact. No receivers is fine; a lagging one finds
-                    // out on its next receive.
+                    // Clients are woken with the bytes before the screen parses them, not
+                    // after. Sending and feeding under one lock keeps snapshot + subscribe
+                    // exact. No receivers is fine; a lagging one finds out on its next receive.
                     let _ = shared.fanout.send(Chunk {
                         data: bytes.clone(),
                         end_offset,
@@ -342,6 +342,15 @@ async fn run(shared: Arc<Shared>, mut events: PtyEvents, report: Reporter) {
                     activity.notify_one();
                 }
                 for e in term_events {
+                    if matches!(e, TermEvent::Notify { .. }) && !notify_limit.admit(Instant::now())
+                    {
+                        let dropped = notify_limit.dropped();
+                        // One line per power of two, so a flood cannot flood the log either.
+                        if dropped.is_power_of_two() {
+                            tracing::warn!(pane = %shared.id, dropped, "pane raises notifications too fast; dropping");
+                        }
+                        continue;
+                    }
                     report(&shared.id, Report::Term(e));
                 }
             }
