@@ -5,7 +5,9 @@
 //! Semantics: without a baseline a state that already holds ends the wait at once (seq = head);
 //! with `after_seq` only a transition *after* that seq counts. A transition that happened and was
 //! undone before the waiter looked still counts (it is in the event stream). A waiter that falls
-//! behind the bus re-reads the pane and keeps waiting (a transient it missed is then lost).
+//! behind the live bus resumes from the replay ring after the last event it saw, so it misses
+//! nothing; only if even the ring has moved past that event does it fall back to re-reading the
+//! pane (a transient undone in between is then lost).
 
 use std::time::Duration;
 
@@ -94,6 +96,8 @@ impl Hub {
         if (after_seq == 0 && target.holds(&pane)) || !pane.status.is_live() {
             return Ok((pane, sub.head));
         }
+        // The last seq this waiter has looked at: everything up to it is checked.
+        let mut seen = sub.head;
         for e in &sub.replay {
             if target.ended_by(id, &e.event)? {
                 return Ok((self.current(id)?, e.seq));
@@ -114,16 +118,31 @@ impl Hub {
                 }),
             };
             match received {
+                // Events at or before `seen` were checked in the replay (a live receiver taken
+                // with a replay can hold some of them too).
+                Ok(e) if e.seq <= seen => {}
                 Ok(e) => {
+                    seen = e.seq;
                     if target.ended_by(id, &e.event)? {
                         return Ok((self.current(id)?, e.seq));
                     }
                 }
                 Err(RecvError::Lagged(_)) => {
-                    let pane = self.current(id)?;
-                    if target.holds(&pane) || !pane.status.is_live() {
-                        return Ok((pane, self.store().head()));
+                    let again = self.store().subscribe(Some(seen));
+                    if again.lost.is_some() {
+                        let pane = self.current(id)?;
+                        if target.holds(&pane) || !pane.status.is_live() {
+                            return Ok((pane, again.head));
+                        }
+                    } else {
+                        for e in &again.replay {
+                            if target.ended_by(id, &e.event)? {
+                                return Ok((self.current(id)?, e.seq));
+                            }
+                        }
                     }
+                    seen = again.head;
+                    live = again.live;
                 }
                 Err(RecvError::Closed) => {
                     return Err(Error::Internal("the event bus closed".into()));
@@ -136,3 +155,7 @@ impl Hub {
         Ok(self.store().read(|s| s.pane(id).cloned())?)
     }
 }
+
+#[cfg(test)]
+#[path = "wait_tests.rs"]
+mod tests;

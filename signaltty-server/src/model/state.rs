@@ -607,4 +607,4 @@ fn closed_pane_events(pane: &Pane) -> Vec<Event> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -9,7 +9,7 @@ fn now() -> SystemTime {
     SystemTime::now()
 }
 
-fn state_with_ws() -> (State, WorkspaceId) {
+pub(crate) fn state_with_ws() -> (State, WorkspaceId) {
     let mut s = State::new(Policy::default());
     let (ws, events) = s
         .create_workspace(
@@ -24,7 +24,7 @@ fn state_with_ws() -> (State, WorkspaceId) {
     (s, ws.id)
 }
 
-fn record(ws: &WorkspaceId) -> Pane {
+pub(crate) fn record(ws: &WorkspaceId) -> Pane {
     Pane {
         id: PaneId::new(),
         workspace_id: ws.clone(),
