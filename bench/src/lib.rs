@@ -81,6 +81,8 @@ pub struct Sizes {
     pub idle_panes: usize,
     /// Length of the idle-CPU window.
     pub idle_window: Duration,
+    /// Extra panes that print a prompt line before going idle (memory of a pane that printed).
+    pub printed_panes: usize,
     /// Panes per scrollback kind (plain, coloured).
     pub history_panes: usize,
     /// Lines in each pane's history.
@@ -101,6 +103,7 @@ impl Sizes {
             echo_batch: 10,
             pane_steps: vec![1, 10, 100, 500],
             idle_panes: 100,
+            printed_panes: 100,
             idle_window: Duration::from_secs(10),
             history_panes: 10,
             history_lines: 10_000,
@@ -118,6 +121,7 @@ impl Sizes {
             echo_batch: 10,
             pane_steps: vec![1, 10, 100],
             idle_panes: 100,
+            printed_panes: 20,
             idle_window: Duration::from_secs(3),
             history_panes: 3,
             history_lines: 10_000,

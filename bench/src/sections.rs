@@ -7,7 +7,10 @@ pub mod scrollback;
 pub mod startup;
 pub mod throughput;
 
-use std::time::Duration;
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use anyhow::bail;
 
 use crate::pty::PtyChild;
 
@@ -36,4 +39,20 @@ pub async fn blocking<T: Send + 'static>(
         Ok((pty, out))
     })
     .await?
+}
+
+/// Polls `check` every 20 ms until it holds, for at most two minutes.
+pub async fn wait_for<F, Fut>(mut check: F) -> anyhow::Result<()>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = anyhow::Result<bool>>,
+{
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !check().await? {
+        if Instant::now() > deadline {
+            bail!("a pane never showed what it printed");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Ok(())
 }

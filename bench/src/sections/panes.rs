@@ -1,6 +1,7 @@
 //! Many idle panes: server RSS at each pane count (and the marginal cost of one more pane),
 //! the time to create them one call at a time and to list them, and the idle CPU and wake-ups
-//! of each server over a quiet window, both servers measured in the same window.
+//! of each server over a quiet window, both servers measured in the same window; and the memory
+//! of panes that printed a prompt line before going idle (their screens hold cells).
 //!
 //! Panes run `sleep 100000`. signaltty's are created with SpawnPane (one new tab each) over one
 //! gRPC channel; tmux's with one CLI call per pane (`new-session`, then `new-window -d`), the
@@ -9,11 +10,11 @@
 
 use std::time::{Duration, Instant};
 
-use anyhow::ensure;
+use anyhow::{Context, ensure};
 use serde_json::json;
 use signaltty_proto::v1::ListPanesRequest;
 
-use super::{idle_argv, median_ms};
+use super::{idle_argv, median_ms, sh, wait_for};
 use crate::procfs::{ProcSample, clock_ticks_per_second};
 use crate::report::Row;
 use crate::signaltty::SignalttyServer;
@@ -120,6 +121,9 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         tmux_list.push(started.elapsed());
         ensure!(listed.lines().count() == created, "tmux list-panes count");
     }
+    // Panes that printed: the grid a terminal holds once something is on screen.
+    eprintln!("  {} panes that printed a prompt", sizes.printed_panes);
+    let printed = printed_panes(signaltty.as_ref(), &tmux, sizes.printed_panes).await?;
     // Optional: a failure here costs one row, not the section.
     let chained = chained_tmux_create(bench, created).await;
     drop(signaltty);
@@ -159,6 +163,17 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         }
         output.rows.push(row);
     }
+    let mut row = Row::new(format!(
+        "RSS per pane that printed a prompt ({} panes)",
+        sizes.printed_panes
+    ))
+    .tmux(kib(printed.tmux_kib));
+    if let Some(per) = printed.signaltty_kib {
+        row = row
+            .signaltty(kib(per))
+            .ratio(format!("{} tmux", times(per / printed.tmux_kib)));
+    }
+    output.rows.push(row);
     let sig_ms = sig_create.as_secs_f64() * 1e3;
     let tmux_ms = tmux_create.as_secs_f64() * 1e3;
     let mut row = Row::new(format!("create {created} panes, one call each")).tmux(ms(tmux_ms));
@@ -222,7 +237,9 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         "panes: RSS = VmRSS of the server process; per-pane = (RSS at most panes − RSS at 1) / \
          extra panes. tmux panes are windows of one session, created by CLI calls (each a new \
          tmux client process); signaltty's by SpawnPane over one connection. Listing: ListPanes \
-         vs `tmux list-panes -a` (a CLI process)."
+         vs `tmux list-panes -a` (a CLI process). Printed: extra panes run `printf PROMPT; exec \
+         sleep`; RSS growth / panes once each server shows every prompt (signaltty: Attach; \
+         tmux: capture-pane), no target (the issue's targets are for silent `sleep` panes)."
             .into(),
     );
     output.notes.push(
@@ -233,6 +250,68 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
             .into(),
     );
     Ok(output)
+}
+
+/// What one printing pane costs each server, in KiB.
+struct Printed {
+    signaltty_kib: Option<f64>,
+    tmux_kib: f64,
+}
+
+/// What each printing pane shows before it goes idle: a shell-like prompt (the marker is the end).
+const PROMPT: &str = "user@host:~/src/project (main) $ ";
+const PROMPT_MARKER: &str = "(main) $";
+
+/// Adds `count` panes that print [`PROMPT`] and then sleep, waits until each server shows every
+/// prompt, and returns the RSS growth per pane. signaltty's are checked through Attach (Snapshot
+/// or Output), tmux's with capture-pane.
+async fn printed_panes(
+    signaltty: Option<&(SignalttyServer, String)>,
+    tmux: &TmuxServer,
+    count: usize,
+) -> anyhow::Result<Printed> {
+    let argv = sh(&format!("printf '{PROMPT}'; exec sleep 100000"));
+    let mut signaltty_kib = None;
+    if let Some((server, workspace)) = signaltty {
+        let before = ProcSample::read(server.pid())?.rss_kib;
+        for _ in 0..count {
+            let pane = server.spawn_pane(workspace, &argv).await?;
+            let (mut attachment, snapshot) = server.attach(&pane.id).await?;
+            if !String::from_utf8_lossy(&snapshot.screen).contains(PROMPT_MARKER) {
+                tokio::time::timeout(
+                    Duration::from_secs(30),
+                    attachment.until(PROMPT_MARKER.as_bytes()),
+                )
+                .await
+                .context("a pane never showed its prompt")??;
+            }
+        }
+        let after = ProcSample::read(server.pid())?.rss_kib;
+        signaltty_kib = Some((after as f64 - before as f64) / count as f64);
+    }
+    let before = ProcSample::read(tmux.pid()?)?.rss_kib;
+    for i in 0..count {
+        let window = format!("printed{i}");
+        let mut args: Vec<String> = ["new-window", "-d", "-t", "idle", "-n", &window]
+            .map(String::from)
+            .to_vec();
+        args.extend(argv.iter().cloned());
+        tmux.run(&args).await?;
+        let target = format!("idle:{window}");
+        wait_for(|| {
+            let target = target.clone();
+            async move {
+                let shown = tmux.run(&["capture-pane", "-p", "-t", &target]).await?;
+                Ok(shown.contains(PROMPT_MARKER))
+            }
+        })
+        .await?;
+    }
+    let after = ProcSample::read(tmux.pid()?)?.rss_kib;
+    Ok(Printed {
+        signaltty_kib,
+        tmux_kib: (after as f64 - before as f64) / count as f64,
+    })
 }
 
 /// Samples both servers' counters across one quiet window.

@@ -8,11 +8,11 @@
 
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail, ensure};
+use anyhow::{Context, ensure};
 use serde_json::json;
 use signaltty_proto::v1::{ReadMode, ReadPaneRequest, WriteInputRequest};
 
-use super::{blocking, median_ms, sh};
+use super::{blocking, median_ms, sh, wait_for};
 use crate::pty::{PtyChild, TERM_SIZE};
 use crate::report::Row;
 use crate::signaltty::SignalttyServer;
@@ -283,20 +283,4 @@ async fn read_pane(
         .context("ReadPane")?
         .into_inner()
         .lines)
-}
-
-/// Polls `check` every 20 ms until it holds, for at most two minutes.
-async fn wait_for<F, Fut>(mut check: F) -> anyhow::Result<()>
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = anyhow::Result<bool>>,
-{
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while !check().await? {
-        if Instant::now() > deadline {
-            bail!("a pane never showed its end marker");
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    Ok(())
 }
