@@ -33,26 +33,29 @@ fn hub_with_two_panes(live: usize) -> (Hub, PaneId, PaneId, tempfile::TempDir) {
     (hub, watched, other, dir)
 }
 
-fn unread() -> WaitTarget {
-    WaitTarget {
+/// Starts a WaitPane for `Unread` on `pane` and lets it subscribe. On the single-threaded
+/// runtime of these tests the waiter then runs again only when the test yields.
+async fn start_waiting_for_unread(
+    hub: &Hub,
+    pane: &PaneId,
+) -> tokio::task::JoinHandle<Result<(Pane, u64)>> {
+    let (hub, pane) = (hub.clone(), pane.clone());
+    let target = WaitTarget {
         lifecycles: Vec::new(),
         attentions: vec![Attention::Unread],
-    }
+    };
+    let waiter = tokio::spawn(async move {
+        hub.wait_pane(&pane, &target, 0, Duration::from_secs(2))
+            .await
+    });
+    tokio::task::yield_now().await;
+    waiter
 }
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_waiter_that_lags_the_live_bus_still_sees_a_transient_transition() {
     let (hub, watched, other, _dir) = hub_with_two_panes(4);
-    let waiter = {
-        let hub = hub.clone();
-        let watched = watched.clone();
-        tokio::spawn(async move {
-            hub.wait_pane(&watched, &unread(), 0, Duration::from_secs(2))
-                .await
-        })
-    };
-    // On this single-threaded runtime the waiter runs (and subscribes) only when we yield.
-    tokio::task::yield_now().await;
+    let waiter = start_waiting_for_unread(&hub, &watched).await;
     let store = hub.store();
     // The wanted state comes and goes again, then 20 unrelated events overflow the waiter's
     // 4-slot live window before it runs again.
@@ -84,15 +87,7 @@ async fn a_waiter_that_lags_the_live_bus_still_sees_a_transient_transition() {
 #[tokio::test(flavor = "current_thread")]
 async fn a_waiter_without_lag_ends_on_the_transition() {
     let (hub, watched, _other, _dir) = hub_with_two_panes(1024);
-    let waiter = {
-        let hub = hub.clone();
-        let watched = watched.clone();
-        tokio::spawn(async move {
-            hub.wait_pane(&watched, &unread(), 0, Duration::from_secs(2))
-                .await
-        })
-    };
-    tokio::task::yield_now().await;
+    let waiter = start_waiting_for_unread(&hub, &watched).await;
     hub.store()
         .apply(|s, now| s.ring_bell(&watched, now))
         .expect("bell");
