@@ -68,6 +68,20 @@ fn hook(
         .expect("pane exists")
 }
 
+/// A live Claude pane whose hook asked for a permission (answerable) at t(1).
+fn claude_asking_permission() -> (State, PaneId) {
+    let (mut s, p) = live_pane("claude");
+    hook(
+        &mut s,
+        &p,
+        "PermissionRequest",
+        json!({"tool_name": "Bash"}),
+        true,
+        1,
+    );
+    (s, p)
+}
+
 fn axes(s: &State, pane: &PaneId) -> (Lifecycle, Attention) {
     let p = s.pane(pane).expect("pane");
     (p.state.lifecycle(), p.state.attention())
@@ -290,15 +304,7 @@ fn answers_are_checked_then_consumed_once() {
 
 #[test]
 fn exits_follow_the_agent_rules_and_clear_decisions() {
-    let (mut s, p) = live_pane("claude");
-    hook(
-        &mut s,
-        &p,
-        "PermissionRequest",
-        json!({"tool_name": "Bash"}),
-        true,
-        1,
-    );
+    let (mut s, p) = claude_asking_permission();
     let (cleared, events) = s.pane_exited(&p, 0, t(2)).expect("exit");
     assert!(cleared.is_some());
     assert!(events.iter().any(|e| matches!(
@@ -358,15 +364,7 @@ fn kinds(events: &[Event]) -> Vec<&'static str> {
 #[test]
 fn closing_a_pane_or_its_tab_clears_its_pending_decision_first() {
     for close_tab in [false, true] {
-        let (mut s, p) = live_pane("claude");
-        hook(
-            &mut s,
-            &p,
-            "PermissionRequest",
-            json!({"tool_name": "Bash"}),
-            true,
-            1,
-        );
+        let (mut s, p) = claude_asking_permission();
         assert_eq!(s.pending_decisions(None).len(), 1);
         let tab = s.pane(&p).expect("pane").tab_id.clone();
         let events = if close_tab {
