@@ -219,18 +219,18 @@ enum Step {
     Eof,
 }
 
-fn read_once(master: &OwnedFd, buf: &mut [u8]) -> io::Result<Step> {
+fn read_once(master: &OwnedFd, buf: &mut [u8]) -> Step {
     loop {
         return match nix::unistd::read(master, buf) {
-            Ok(0) => Ok(Step::Eof),
-            Ok(n) => Ok(Step::Got(n)),
+            Ok(0) => Step::Eof,
+            Ok(n) => Step::Got(n),
             Err(Errno::EINTR) => continue,
-            Err(Errno::EAGAIN) => Ok(Step::Dry),
+            Err(Errno::EAGAIN) => Step::Dry,
             // EIO: every slave descriptor is closed (the child and its heirs are gone).
-            Err(Errno::EIO) => Ok(Step::Eof),
+            Err(Errno::EIO) => Step::Eof,
             Err(err) => {
                 tracing::warn!(%err, "reading a pane's terminal failed; treating as EOF");
-                Ok(Step::Eof)
+                Step::Eof
             }
         };
     }
@@ -239,37 +239,33 @@ fn read_once(master: &OwnedFd, buf: &mut [u8]) -> io::Result<Step> {
 /// Reads into `buf` until it is full, the master has nothing more or the terminal is closed.
 /// Returns (bytes read, EOF).
 async fn read_available(master: &AsyncFd<OwnedFd>, buf: &mut [u8], how: Read) -> (usize, bool) {
+    let mut guard = match how {
+        Read::Now => None,
+        Read::Ready => match master.readable().await {
+            Ok(guard) => Some(guard),
+            Err(err) => {
+                tracing::warn!(%err, "polling a pane's terminal failed; treating as EOF");
+                return (0, true);
+            }
+        },
+    };
     let mut filled = 0;
-    match how {
-        Read::Now => {
-            while filled < buf.len() {
-                match read_once(master.get_ref(), &mut buf[filled..]) {
-                    Ok(Step::Got(n)) => filled += n,
-                    Ok(Step::Dry) => break,
-                    Ok(Step::Eof) | Err(_) => return (filled, true),
-                }
-            }
-        }
-        Read::Ready => {
-            let mut guard = match master.readable().await {
-                Ok(guard) => guard,
-                Err(err) => {
-                    tracing::warn!(%err, "polling a pane's terminal failed; treating as EOF");
-                    return (0, true);
-                }
-            };
-            while filled < buf.len() {
-                // `try_io` clears the readiness when the read would block.
-                let step = guard.try_io(|fd| match read_once(fd.get_ref(), &mut buf[filled..]) {
-                    Ok(Step::Dry) => Err(io::ErrorKind::WouldBlock.into()),
-                    other => other,
-                });
-                match step {
-                    Ok(Ok(Step::Got(n))) => filled += n,
-                    Err(_) | Ok(Ok(Step::Dry)) => break,
-                    Ok(Ok(Step::Eof) | Err(_)) => return (filled, true),
-                }
-            }
+    while filled < buf.len() {
+        let rest = &mut buf[filled..];
+        let step = match &mut guard {
+            None => read_once(master.get_ref(), rest),
+            // `try_io` clears the readiness when the read would block, so the next wait sleeps.
+            Some(guard) => guard
+                .try_io(|fd| match read_once(fd.get_ref(), rest) {
+                    Step::Dry => Err(io::ErrorKind::WouldBlock.into()),
+                    step => Ok(step),
+                })
+                .map_or(Step::Dry, |step| step.unwrap_or(Step::Eof)),
+        };
+        match step {
+            Step::Got(n) => filled += n,
+            Step::Dry => break,
+            Step::Eof => return (filled, true),
         }
     }
     (filled, false)

@@ -141,13 +141,17 @@ impl Pty {
         let exit = Arc::new(ExitState::new(pid));
         // The child runs from here on: a failure below must kill and reap it.
         let setup = |what: &'static str| move |source| SpawnError::Setup { what, source };
+        let wake = Arc::new(Wake::default());
         let parts = (|| -> Result<_, SpawnError> {
             let reader_fd = started.master.try_clone().map_err(setup("terminal"))?;
             let input = Input::new(started.master.try_clone().map_err(setup("terminal"))?)
                 .map_err(setup("input"))?;
-            Ok((reader_fd, input))
+            let (tx, rx) = mpsc::channel(EVENT_QUEUE_CHUNKS);
+            spawn_reader(reader_fd, Arc::clone(&wake), Arc::clone(&exit), tx)
+                .map_err(setup("reader"))?;
+            Ok((input, rx))
         })();
-        let (reader_fd, input) = match parts {
+        let (input, rx) = match parts {
             Ok(parts) => parts,
             Err(err) => {
                 let _ = child.kill();
@@ -155,18 +159,6 @@ impl Pty {
                 return Err(err);
             }
         };
-
-        let wake = Arc::new(Wake::default());
-        let (tx, rx) = mpsc::channel(EVENT_QUEUE_CHUNKS);
-        let reader = spawn_reader(reader_fd, Arc::clone(&wake), Arc::clone(&exit), tx);
-        if let Err(source) = reader {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(SpawnError::Setup {
-                what: "reader",
-                source,
-            });
-        }
         let wake_on_exit = Arc::clone(&wake);
         let reaper = spawn_reaper(Arc::clone(&exit), move || wake_on_exit.ring());
         if let Err(source) = reaper {
