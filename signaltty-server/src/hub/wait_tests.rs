@@ -5,8 +5,8 @@ use tokio_util::sync::CancellationToken;
 use super::*;
 use crate::config::Config;
 use crate::model::lifecycle::ChangeSource;
-use crate::model::state::Placement;
-use crate::model::state::tests::{record, state_with_ws};
+
+use crate::model::state::tests::{new_tab, record, state_with_ws};
 use crate::store::Store;
 
 /// A hub over a state with two live pane records (no processes), whose live event window holds
@@ -14,9 +14,7 @@ use crate::store::Store;
 fn hub_with_two_panes(live: usize) -> (Hub, PaneId, PaneId, tempfile::TempDir) {
     let (mut state, ws) = state_with_ws();
     let mut add = || {
-        let placement = Placement::NewTab {
-            title: String::new(),
-        };
+        let placement = new_tab("");
         let ((pane, _), _) = state
             .add_pane(record(&ws), placement, SystemTime::now())
             .expect("add pane");

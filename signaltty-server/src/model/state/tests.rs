@@ -43,6 +43,13 @@ pub(crate) fn record(ws: &WorkspaceId) -> Pane {
     }
 }
 
+/// A new tab with this title (empty: the default).
+pub(crate) fn new_tab(title: &str) -> Placement {
+    Placement::NewTab {
+        title: title.into(),
+    }
+}
+
 fn spawn(s: &mut State, ws: &WorkspaceId, placement: Placement) -> (Pane, Tab) {
     s.add_pane(record(ws), placement, now())
         .expect("add pane")
@@ -52,13 +59,7 @@ fn spawn(s: &mut State, ws: &WorkspaceId, placement: Placement) -> (Pane, Tab) {
 #[test]
 fn a_pane_without_tab_gets_a_new_tab_and_splits_rebalance() {
     let (mut s, ws) = state_with_ws();
-    let (a, tab) = spawn(
-        &mut s,
-        &ws,
-        Placement::NewTab {
-            title: String::new(),
-        },
-    );
+    let (a, tab) = spawn(&mut s, &ws, new_tab(""));
     assert_eq!(tab.panes(), vec![a.id.clone()]);
     assert_eq!(tab.title, "tab 1");
     for _ in 0..3 {
@@ -102,13 +103,7 @@ fn into_tab_fills_an_empty_tab_then_splits_its_active_pane() {
 #[test]
 fn set_layout_refuses_omitted_repeated_and_foreign_panes_and_changes_nothing() {
     let (mut s, ws) = state_with_ws();
-    let (a, tab) = spawn(
-        &mut s,
-        &ws,
-        Placement::NewTab {
-            title: String::new(),
-        },
-    );
+    let (a, tab) = spawn(&mut s, &ws, new_tab(""));
     let (b, _) = spawn(
         &mut s,
         &ws,
@@ -117,13 +112,7 @@ fn set_layout_refuses_omitted_repeated_and_foreign_panes_and_changes_nothing() {
             direction: Direction::Down,
         },
     );
-    let (other, _) = spawn(
-        &mut s,
-        &ws,
-        Placement::NewTab {
-            title: String::new(),
-        },
-    );
+    let (other, _) = spawn(&mut s, &ws, new_tab(""));
     let before = s.tab(&tab.id).expect("tab").clone();
     let split = |x: &PaneId, y: &PaneId| {
         Layout::Split(crate::model::layout::Split {
@@ -150,13 +139,7 @@ fn set_layout_refuses_omitted_repeated_and_foreign_panes_and_changes_nothing() {
 #[test]
 fn closing_the_last_pane_closes_the_tab_unless_policy_keeps_it() {
     let (mut s, ws) = state_with_ws();
-    let (a, tab) = spawn(
-        &mut s,
-        &ws,
-        Placement::NewTab {
-            title: String::new(),
-        },
-    );
+    let (a, tab) = spawn(&mut s, &ws, new_tab(""));
     let (removal, events) = s.remove_pane(&a.id, now()).expect("remove");
     assert!(removal.tab_closed);
     assert!(events.iter().any(|e| matches!(e, Event::TabClosed { .. })));
@@ -175,13 +158,7 @@ fn closing_the_last_pane_closes_the_tab_unless_policy_keeps_it() {
             now(),
         )
         .expect("ws");
-    let (a, tab) = spawn(
-        &mut keep,
-        &ws2.id,
-        Placement::NewTab {
-            title: String::new(),
-        },
-    );
+    let (a, tab) = spawn(&mut keep, &ws2.id, new_tab(""));
     let (removal, _) = keep.remove_pane(&a.id, now()).expect("remove");
     assert!(!removal.tab_closed);
     assert!(keep.tab(&tab.id).expect("kept").layout.is_none());
@@ -191,20 +168,8 @@ fn closing_the_last_pane_closes_the_tab_unless_policy_keeps_it() {
 #[test]
 fn closing_a_workspace_removes_its_tabs_and_panes() {
     let (mut s, ws) = state_with_ws();
-    let (a, _) = spawn(
-        &mut s,
-        &ws,
-        Placement::NewTab {
-            title: String::new(),
-        },
-    );
-    spawn(
-        &mut s,
-        &ws,
-        Placement::NewTab {
-            title: "two".into(),
-        },
-    );
+    let (a, _) = spawn(&mut s, &ws, new_tab(""));
+    spawn(&mut s, &ws, new_tab("two"));
     let (removed, events) = s.close_workspace(&ws).expect("close");
     assert_eq!(removed.len(), 2);
     assert!(removed.iter().any(|p| p.id == a.id));
@@ -248,13 +213,7 @@ fn bad_names_and_unknown_ids_are_refused_without_change() {
 #[test]
 fn set_ratio_clamps_and_refuses_non_finite() {
     let (mut s, ws) = state_with_ws();
-    let (a, tab) = spawn(
-        &mut s,
-        &ws,
-        Placement::NewTab {
-            title: String::new(),
-        },
-    );
+    let (a, tab) = spawn(&mut s, &ws, new_tab(""));
     spawn(
         &mut s,
         &ws,

@@ -9,7 +9,8 @@ use crate::model::ids::TabId;
 use crate::model::lifecycle::PaneState;
 use crate::model::notification::Severity;
 use crate::model::pane::Size;
-use crate::model::state::{Placement, Policy};
+use crate::model::state::Policy;
+use crate::model::state::tests::new_tab;
 use crate::model::workspace::{GitContext, WorkspaceSettings};
 
 fn t(s: u64) -> SystemTime {
@@ -44,14 +45,7 @@ fn live_pane(argv0: &str) -> (State, PaneId) {
         created_at: t(0),
     };
     let id = pane.id.clone();
-    s.add_pane(
-        pane,
-        Placement::NewTab {
-            title: String::new(),
-        },
-        t(0),
-    )
-    .expect("add pane");
+    s.add_pane(pane, new_tab(""), t(0)).expect("add pane");
     (s, id)
 }
 
