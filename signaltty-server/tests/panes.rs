@@ -97,16 +97,7 @@ async fn a_client_that_never_reads_delays_nobody_and_gets_a_resync() {
         reader.until_output(&format!("END{n}")).await;
     }
     // The pane's offset kept advancing (12 MiB) although one client never read.
-    let got = srv
-        .panes()
-        .get_pane(pb::GetPaneRequest {
-            pane_id: pane.id.clone(),
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .pane
-        .unwrap();
+    let got = srv.pane(&pane.id).await;
     assert!(
         got.output_offset > 12 * 1024 * 1024,
         "offset {}",
@@ -155,16 +146,7 @@ async fn exit_codes_are_kept_on_the_tombstone() {
         })
         .await;
         assert_eq!(got, code);
-        let p = srv
-            .panes()
-            .get_pane(pb::GetPaneRequest {
-                pane_id: pane.id.clone(),
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .pane
-            .unwrap();
+        let p = srv.pane(&pane.id).await;
         assert_eq!(p.status, pb::PaneStatus::Exited as i32);
         assert_eq!(p.exit_code, Some(code));
         // A plain command follows the generic exit rules: 0 is done, anything else failed.
@@ -600,16 +582,7 @@ async fn the_pane_cwd_follows_the_process() {
         .await;
     // The shell prints the marker only after the cd ran.
     c.until_output("MOVED-42").await;
-    let got = srv
-        .panes()
-        .get_pane(pb::GetPaneRequest {
-            pane_id: pane.id.clone(),
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .pane
-        .unwrap();
+    let got = srv.pane(&pane.id).await;
     assert_eq!(
         got.cwd,
         std::fs::canonicalize(&target)
