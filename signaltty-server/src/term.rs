@@ -9,6 +9,7 @@ mod osc_limit;
 mod render;
 pub mod sanitize;
 pub mod screen;
+pub mod vt;
 
 #[cfg(test)]
 mod throughput_tests;

@@ -7,56 +7,24 @@
 
 use std::fmt::Write as _;
 
-use vt100::{Cell, Color};
+use super::vt::{Attr, Color, Row, Style};
 
-/// The drawing attributes of a cell, as far as SGR is concerned.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Style {
-    fg: Color,
-    bg: Color,
-    bold: bool,
-    dim: bool,
-    italic: bool,
-    underline: bool,
-    inverse: bool,
-}
-
-impl Style {
-    fn of(cell: &Cell) -> Self {
-        Self {
-            fg: cell.fgcolor(),
-            bg: cell.bgcolor(),
-            bold: cell.bold(),
-            dim: cell.dim(),
-            italic: cell.italic(),
-            underline: cell.underline(),
-            inverse: cell.inverse(),
+/// Writes one SGR sequence that sets exactly `style` from any previous state.
+pub(super) fn write_sgr(style: Style, out: &mut String) {
+    if style.is_default() {
+        out.push_str("\x1b[m");
+        return;
+    }
+    out.push_str("\x1b[0");
+    for attr in Attr::ALL {
+        if style.has(attr) {
+            out.push(';');
+            out.push_str(attr.sgr_code());
         }
     }
-
-    /// Writes one SGR sequence that sets exactly this style from any previous state.
-    fn write_sgr(&self, out: &mut String) {
-        if *self == Self::default() {
-            out.push_str("\x1b[m");
-            return;
-        }
-        out.push_str("\x1b[0");
-        for (on, code) in [
-            (self.bold, "1"),
-            (self.dim, "2"),
-            (self.italic, "3"),
-            (self.underline, "4"),
-            (self.inverse, "7"),
-        ] {
-            if on {
-                out.push(';');
-                out.push_str(code);
-            }
-        }
-        write_color(out, self.fg, 30);
-        write_color(out, self.bg, 40);
-        out.push('m');
-    }
+    write_color(out, style.fg(), 30);
+    write_color(out, style.bg(), 40);
+    out.push('m');
 }
 
 fn write_color(out: &mut String, color: Color, base: u8) {
@@ -70,25 +38,38 @@ fn write_color(out: &mut String, color: Color, base: u8) {
     };
 }
 
-/// Appends visible row `row` of `screen` to `out`, trailing blank cells trimmed; with
-/// `keep_ansi`, styled as SGR sequences under the contract in the module doc.
-pub(super) fn write_row(screen: &vt100::Screen, row: u16, keep_ansi: bool, out: &mut String) {
-    let (_, cols) = screen.size();
+/// How a run of blank cells inside a row is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum BlankRun {
+    /// As spaces: captures and history are text.
+    Spaces,
+    /// Runs of four or more as a cursor move (`CSI n C`), shorter ones as spaces: repaints draw
+    /// on a cleared screen, so skipping is exact and shorter for indentation and gaps, while
+    /// the spaces between words stay spaces (clients and tests search repaints for text).
+    CursorForward,
+}
+
+/// Appends `row` to `out`, trailing blank cells trimmed; with `keep_ansi`, styled as SGR
+/// sequences under the contract in the module doc.
+pub(super) fn write_row(row: &Row, keep_ansi: bool, out: &mut String) {
+    write_cells(row, keep_ansi, BlankRun::Spaces, out);
+}
+
+/// [`write_row`] with a choice of how blank runs are written; returns the columns written.
+pub(super) fn write_cells(row: &Row, keep_ansi: bool, blanks: BlankRun, out: &mut String) -> usize {
     let default = Style::default();
     let mut current = default;
     // Blank default cells are held back so trailing ones can be dropped.
     let mut pending_blanks = 0usize;
-    for col in 0..cols.get() {
-        let Some(cell) = screen.cell(row, col) else {
-            break;
-        };
+    let mut written = 0;
+    let marks = row.has_marks();
+    for (col, cell) in row.cells().iter().enumerate() {
         if cell.is_wide_continuation() {
             continue;
         }
-        let style = Style::of(cell);
+        let style = cell.style();
         // A printed space is as blank as an untouched cell unless its colours show.
-        let blank = !cell.has_contents() || cell.contents() == " ";
-        if blank && (style == default || !keep_ansi) {
+        if cell.ch() == ' ' && (style == default || !keep_ansi) {
             pending_blanks += 1;
             continue;
         }
@@ -97,22 +78,31 @@ pub(super) fn write_row(screen: &vt100::Screen, row: u16, keep_ansi: bool, out: 
                 out.push_str("\x1b[m");
                 current = default;
             }
-            out.extend(std::iter::repeat_n(' ', pending_blanks));
+            match blanks {
+                BlankRun::CursorForward if pending_blanks >= 4 => {
+                    let _ = write!(out, "\x1b[{pending_blanks}C");
+                }
+                BlankRun::Spaces | BlankRun::CursorForward => {
+                    out.extend(std::iter::repeat_n(' ', pending_blanks));
+                }
+            }
             pending_blanks = 0;
         }
         if keep_ansi && style != current {
-            style.write_sgr(out);
+            write_sgr(style, out);
             current = style;
         }
-        if cell.has_contents() {
-            out.push_str(cell.contents());
-        } else {
-            out.push(' ');
+        out.push(cell.ch());
+        if marks {
+            // Columns fit in u16: rows are never wider than the screen.
+            out.extend(row.marks(col as u16));
         }
+        written = col + if cell.is_wide() { 2 } else { 1 };
     }
     if keep_ansi && current != default {
         out.push_str("\x1b[m");
     }
+    written
 }
 
 /// Removes every CSI sequence (stored lines only ever contain SGR) from `line`.
@@ -137,21 +127,25 @@ pub(super) fn strip_sgr(line: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::vt::{Sink, Term};
     use super::*;
 
-    fn screen_of(bytes: &[u8]) -> vt100::Parser {
-        let mut parser = vt100::Parser::new(
-            std::num::NonZeroU16::new(3).expect("non-zero"),
-            std::num::NonZeroU16::new(20).expect("non-zero"),
-            0,
-        );
-        parser.process(bytes);
-        parser
+    struct Discard;
+    impl Sink for Discard {
+        fn scrolled_off(&mut self, _: &Row) {}
+        fn title(&mut self, _: &[u8]) {}
+        fn clear_history(&mut self) {}
     }
 
-    fn row(parser: &vt100::Parser, row: u16, keep_ansi: bool) -> String {
+    fn screen_of(bytes: &[u8]) -> Term {
+        let mut term = Term::new(20, 3);
+        term.process(bytes, &mut Discard);
+        term
+    }
+
+    fn row(term: &Term, row: u16, keep_ansi: bool) -> String {
         let mut out = String::new();
-        write_row(parser.screen(), row, keep_ansi, &mut out);
+        write_row(term.row(row).expect("row on screen"), keep_ansi, &mut out);
         out
     }
 
@@ -175,11 +169,7 @@ mod tests {
         // Replaying the styled row in a fresh terminal gives the same cells.
         let q = screen_of(styled.as_bytes());
         for col in 0..20 {
-            assert_eq!(
-                p.screen().cell(0, col),
-                q.screen().cell(0, col),
-                "col {col}"
-            );
+            assert_eq!(p.cell(0, col), q.cell(0, col), "col {col}");
         }
     }
 
@@ -191,9 +181,9 @@ mod tests {
     }
 
     #[test]
-    fn wide_characters_take_one_entry() {
-        let p = screen_of("日本x".as_bytes());
-        assert_eq!(row(&p, 0, false), "日本x");
+    fn wide_characters_and_marks_take_one_entry() {
+        let p = screen_of("日本x e\u{301}".as_bytes());
+        assert_eq!(row(&p, 0, false), "日本x e\u{301}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Tests for `Screen`: snapshot round trips, history capture and its bounds, titles, resize.
 
 use super::*;
+use crate::term::vt::Color;
 
 /// Output of a typical session: a shell prints coloured lines, then a full-screen program takes
 /// over the alternate screen with modes, colours and cursor movement.
@@ -29,16 +30,20 @@ fn full_screen_session() -> Vec<u8> {
 }
 
 fn assert_same_screen(a: &Screen, b: &Screen) {
-    let (sa, sb) = (a.vt(), b.vt());
-    assert_eq!(sa.contents_formatted(), sb.contents_formatted());
-    assert_eq!(sa.input_mode_formatted(), sb.input_mode_formatted());
-    assert_eq!(sa.cursor_position(), sb.cursor_position());
-    assert_eq!(sa.hide_cursor(), sb.hide_cursor());
+    let (sa, sb) = (a.term(), b.term());
+    assert_eq!(sa.repaint(), sb.repaint());
+    assert_eq!(sa.modes(), sb.modes());
+    assert_eq!(sa.cursor(), sb.cursor());
     assert_eq!(sa.alternate_screen(), sb.alternate_screen());
     let (cols, rows) = a.size();
     for row in 0..rows {
         for col in 0..cols {
             assert_eq!(sa.cell(row, col), sb.cell(row, col), "cell {row},{col}");
+            assert_eq!(
+                sa.cell_text(row, col),
+                sb.cell_text(row, col),
+                "text {row},{col}"
+            );
         }
     }
 }
@@ -56,8 +61,8 @@ fn snapshot_round_trip_of_a_full_screen_program() {
     let mut b = Screen::new(80, 24);
     b.feed(&snap.repaint);
     assert_same_screen(&a, &b);
-    assert!(b.vt().application_cursor());
-    assert!(b.vt().bracketed_paste());
+    assert!(b.term().modes().application_cursor);
+    assert!(b.term().modes().bracketed_paste);
 
     // The main screen underneath comes back the same when the program exits.
     a.feed(b"\x1b[?1049l\x1b[?25h");
@@ -117,14 +122,9 @@ fn history_keeps_colours_for_ansi_captures() {
     // A styled history line replays to the same cells as the original row had.
     let mut replay = Screen::new(40, 3);
     replay.feed(styled[0].as_bytes());
-    assert_eq!(
-        replay.vt().cell(0, 0).map(vt100::Cell::fgcolor),
-        Some(vt100::Color::Idx(1))
-    );
-    assert_eq!(
-        replay.vt().cell(0, 8).map(vt100::Cell::fgcolor),
-        Some(vt100::Color::Idx(208))
-    );
+    let fg = |col| replay.term().cell(0, col).map(|c| c.style().fg());
+    assert_eq!(fg(0), Some(Color::Idx(1)));
+    assert_eq!(fg(8), Some(Color::Idx(208)));
 }
 
 #[test]
@@ -182,7 +182,7 @@ pub(crate) fn flood_history(limits: HistoryLimits, total: usize) -> Screen {
     s
 }
 
-/// 8 MB through a 1 MiB cap in the normal suite (unoptimised vt100 is slow); the release-only
+/// 8 MB through a 1 MiB cap in the normal suite (the unoptimised emulator is slow); the release-only
 /// measurement in `throughput_tests` pushes 50 MB through the default 4 MiB cap.
 #[test]
 fn history_byte_cap_holds_under_a_flood() {

@@ -1,0 +1,236 @@
+//! `Term`: signaltty's own terminal emulator — a vte parser driving a grid of compact cells.
+//!
+//! Why not vt100: its cells are 32 bytes, its grid is allocated whole, and a row leaving the top
+//! of the screen can only be read back through a per-cell formatting callback, which cost as much
+//! CPU as parsing. Here a row is a vector of 12-byte cells up to its last written column
+//! (`Row`), the screen is a ring of rows so a scroll is a pop and a push, and the row that
+//! scrolls off is handed to the [`Sink`] as it is, before it is reused.
+//!
+//! The model follows xterm (what `TERM=xterm-256color` promises): autowrap with a pending-wrap
+//! state (the cursor column reads as `cols` until the next character wraps), double-width
+//! characters and combining marks, scroll regions and origin mode, insert mode, background-colour
+//! erase, the alternate screen (modes 47, 1047, 1049) with its own saved cursor, DEC line
+//! drawing, and the input modes a client must mirror ([`Modes`]). Replies to queries (DA, DSR)
+//! are not sent: the pane's real terminal is the attached client, which answers them.
+//!
+//! Invariants: `0 <= cursor_row < rows`; `0 <= cursor_col <= cols` (== `cols` only while a
+//! wrap is pending); `top < bottom < rows`; every row is at most `cols` cells.
+
+mod cell;
+mod edit;
+mod modes;
+mod perform;
+mod repaint;
+mod row;
+mod sgr;
+
+use std::collections::VecDeque;
+
+pub use cell::{Attr, Cell, Color, Style};
+pub use modes::{Modes, MouseEncoding, MouseMode};
+pub use row::Row;
+
+/// Where the emulator reports what leaves the screen and what it cannot keep itself.
+pub trait Sink {
+    /// A row scrolled off the top of the main screen (not the alternate one), just before the
+    /// emulator blanks and reuses it.
+    fn scrolled_off(&mut self, row: &Row);
+    /// OSC 0, 1 or 2 set the title (raw bytes, the program's; sanitize before use).
+    fn title(&mut self, raw: &[u8]);
+    /// `ESC [ 3 J`: the program asked to erase the scrollback.
+    fn clear_history(&mut self);
+}
+
+/// A terminal: the vte parser (which carries partial sequences across chunks) and the model.
+pub struct Term {
+    parser: vte::Parser,
+    emu: Emulator,
+}
+
+impl Term {
+    /// A blank terminal of `cols`×`rows` (0 is taken as 1).
+    pub fn new(cols: u16, rows: u16) -> Self {
+        Self {
+            parser: vte::Parser::new(),
+            emu: Emulator::new(cols.max(1), rows.max(1)),
+        }
+    }
+
+    /// Applies a chunk of program output.
+    pub fn process(&mut self, bytes: &[u8], sink: &mut impl Sink) {
+        self.parser.advance(
+            &mut perform::Performer {
+                emu: &mut self.emu,
+                sink,
+            },
+            bytes,
+        );
+    }
+
+    /// Changes the size (0 is taken as 1). Rows that no longer fit leave the main screen through
+    /// the sink (blank rows below the cursor are dropped first); a grow adds rows at the bottom.
+    pub fn resize(&mut self, cols: u16, rows: u16, sink: &mut impl Sink) {
+        self.emu.resize(cols.max(1), rows.max(1), sink);
+    }
+
+    /// `(cols, rows)`.
+    pub fn size(&self) -> (u16, u16) {
+        (self.emu.cols, self.emu.rows)
+    }
+
+    /// `(row, col)`, 0-based; the column is `cols` while a wrap is pending.
+    pub fn cursor(&self) -> (u16, u16) {
+        (self.emu.row, self.emu.col)
+    }
+
+    pub fn alternate_screen(&self) -> bool {
+        self.emu.on_alt
+    }
+
+    pub fn modes(&self) -> &Modes {
+        &self.emu.modes
+    }
+
+    /// The visible rows of the active screen, top first.
+    pub fn rows(&self) -> impl ExactSizeIterator<Item = &Row> {
+        self.emu.grid().iter()
+    }
+
+    /// Visible row `row` of the active screen.
+    pub fn row(&self, row: u16) -> Option<&Row> {
+        self.emu.grid().get(usize::from(row))
+    }
+
+    /// The cell at `(row, col)` of the active screen.
+    pub fn cell(&self, row: u16, col: u16) -> Option<Cell> {
+        (col < self.emu.cols)
+            .then(|| self.row(row).map(|r| r.cell(col)))
+            .flatten()
+    }
+
+    /// The text of a cell: its character and combining marks; empty for the right half of a
+    /// double-width character.
+    pub fn cell_text(&self, row: u16, col: u16) -> String {
+        let Some(r) = self.row(row) else {
+            return String::new();
+        };
+        let cell = r.cell(col);
+        if cell.is_wide_continuation() {
+            return String::new();
+        }
+        std::iter::once(cell.ch()).chain(r.marks(col)).collect()
+    }
+
+    /// Bytes that, written to a fresh terminal of the same size, reproduce the screen: the main
+    /// screen (and the alternate one over it when active), colours, scroll region, cursor
+    /// (position, pending wrap, visibility, shape), current drawing style, and [`Modes`].
+    pub fn repaint(&self) -> Vec<u8> {
+        repaint::repaint(&self.emu).into_bytes()
+    }
+
+    /// Heap bytes held by the grids (for memory accounting in tests and benchmarks).
+    pub fn heap_bytes(&self) -> usize {
+        let grid = |g: &VecDeque<Row>| {
+            g.capacity() * std::mem::size_of::<Row>() + g.iter().map(Row::heap_bytes).sum::<usize>()
+        };
+        grid(&self.emu.main) + grid(&self.emu.alt)
+    }
+}
+
+impl std::fmt::Debug for Term {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Term")
+            .field("size", &self.size())
+            .field("cursor", &self.cursor())
+            .field("alternate_screen", &self.emu.on_alt)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The character set a G0/G1 slot designates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Charset {
+    #[default]
+    Ascii,
+    /// DEC special graphics (line drawing), `ESC ( 0`.
+    DecGraphics,
+}
+
+/// What DECSC saves and DECRC restores.
+#[derive(Clone, Copy, Debug, Default)]
+struct Saved {
+    row: u16,
+    col: u16,
+    pen: Style,
+    origin: bool,
+    charsets: [Charset; 2],
+    shifted: bool,
+}
+
+/// The model the parser's actions edit; `edit.rs` holds the operations.
+struct Emulator {
+    cols: u16,
+    rows: u16,
+    /// Main and alternate screens, `rows` rows each, top first.
+    main: VecDeque<Row>,
+    alt: VecDeque<Row>,
+    on_alt: bool,
+    row: u16,
+    col: u16,
+    pen: Style,
+    /// DECSC slots of the main and the alternate screen.
+    saved: [Saved; 2],
+    /// Scroll region, inclusive.
+    top: u16,
+    bottom: u16,
+    modes: Modes,
+    /// G0 and G1; `shifted` selects G1 (SO) instead of G0 (SI).
+    charsets: [Charset; 2],
+    shifted: bool,
+    /// The last printed character, for REP (`CSI b`).
+    last_char: Option<char>,
+}
+
+impl Emulator {
+    fn new(cols: u16, rows: u16) -> Self {
+        Self {
+            cols,
+            rows,
+            main: blank_rows(rows),
+            alt: VecDeque::new(),
+            on_alt: false,
+            row: 0,
+            col: 0,
+            pen: Style::default(),
+            saved: [Saved::default(); 2],
+            top: 0,
+            bottom: rows - 1,
+            modes: Modes::default(),
+            charsets: [Charset::Ascii; 2],
+            shifted: false,
+            last_char: None,
+        }
+    }
+
+    fn grid(&self) -> &VecDeque<Row> {
+        if self.on_alt { &self.alt } else { &self.main }
+    }
+
+    fn grid_mut(&mut self) -> &mut VecDeque<Row> {
+        if self.on_alt {
+            &mut self.alt
+        } else {
+            &mut self.main
+        }
+    }
+}
+
+fn blank_rows(rows: u16) -> VecDeque<Row> {
+    std::iter::repeat_with(Row::default)
+        .take(usize::from(rows))
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "vt_tests.rs"]
+mod tests;

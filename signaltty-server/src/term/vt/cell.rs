@@ -1,0 +1,255 @@
+//! `Cell` and `Style`: one character cell of the grid and its drawing attributes, packed into
+//! 12 bytes (vt100's cells are 32). A grid of 80×24 filled cells is 23 KiB; rows only hold the
+//! cells up to the last one written (see `Row`), so a pane that printed a prompt holds far less.
+//!
+//! Packing: each colour is a `u32` whose low 24 bits are the value (an index or RGB) and bits
+//! 24–25 the kind; the top six bits of the foreground word carry the SGR attributes and those of
+//! the background word the wide-character flags. Nothing outside this file sees the layout.
+
+/// A colour as SGR sets it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Color {
+    /// The terminal's default colour.
+    #[default]
+    Default,
+    /// One of the 256 indexed colours (0–7 normal, 8–15 bright).
+    Idx(u8),
+    /// A 24-bit colour.
+    Rgb(u8, u8, u8),
+}
+
+const KIND_SHIFT: u32 = 24;
+const KIND_IDX: u32 = 1 << KIND_SHIFT;
+const KIND_RGB: u32 = 2 << KIND_SHIFT;
+const KIND_MASK: u32 = 3 << KIND_SHIFT;
+const VALUE_MASK: u32 = 0x00ff_ffff;
+const COLOR_MASK: u32 = KIND_MASK | VALUE_MASK;
+
+impl Color {
+    fn pack(self) -> u32 {
+        match self {
+            Self::Default => 0,
+            Self::Idx(i) => KIND_IDX | u32::from(i),
+            Self::Rgb(r, g, b) => KIND_RGB | u32::from(r) << 16 | u32::from(g) << 8 | u32::from(b),
+        }
+    }
+
+    fn unpack(word: u32) -> Self {
+        let [_, r, g, b] = (word & VALUE_MASK).to_be_bytes();
+        match word & KIND_MASK {
+            KIND_IDX => Self::Idx(b),
+            KIND_RGB => Self::Rgb(r, g, b),
+            _ => Self::Default,
+        }
+    }
+}
+
+/// An SGR attribute that is either on or off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Attr {
+    Bold = 26,
+    Dim = 27,
+    Italic = 28,
+    Underline = 29,
+    Inverse = 30,
+}
+
+impl Attr {
+    /// Every attribute, in SGR code order.
+    pub const ALL: [Self; 5] = [
+        Self::Bold,
+        Self::Dim,
+        Self::Italic,
+        Self::Underline,
+        Self::Inverse,
+    ];
+
+    /// The SGR parameter that turns this attribute on.
+    pub fn sgr_code(self) -> &'static str {
+        match self {
+            Self::Bold => "1",
+            Self::Dim => "2",
+            Self::Italic => "3",
+            Self::Underline => "4",
+            Self::Inverse => "7",
+        }
+    }
+
+    fn bit(self) -> u32 {
+        1 << self as u32
+    }
+}
+
+/// Colours and attributes of a cell; also the "pen" new characters are drawn with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Style {
+    /// Foreground colour plus attribute bits.
+    fg: u32,
+    /// Background colour (bits above the colour belong to `Cell`'s width flags).
+    bg: u32,
+}
+
+impl Style {
+    /// The foreground colour.
+    pub fn fg(self) -> Color {
+        Color::unpack(self.fg)
+    }
+
+    /// The background colour.
+    pub fn bg(self) -> Color {
+        Color::unpack(self.bg)
+    }
+
+    /// Whether `attr` is on.
+    pub fn has(self, attr: Attr) -> bool {
+        self.fg & attr.bit() != 0
+    }
+
+    pub fn set_fg(&mut self, color: Color) {
+        self.fg = (self.fg & !COLOR_MASK) | color.pack();
+    }
+
+    pub fn set_bg(&mut self, color: Color) {
+        self.bg = color.pack();
+    }
+
+    pub fn set(&mut self, attr: Attr, on: bool) {
+        if on {
+            self.fg |= attr.bit();
+        } else {
+            self.fg &= !attr.bit();
+        }
+    }
+
+    /// Whether this is the terminal's default look (no colour, no attribute).
+    pub fn is_default(self) -> bool {
+        self == Self::default()
+    }
+
+    /// The style an erase leaves behind: only the background colour survives (xterm's
+    /// background-colour erase).
+    pub fn erased(self) -> Self {
+        Self { fg: 0, bg: self.bg }
+    }
+}
+
+const WIDE: u32 = 1 << 30;
+const WIDE_CONTINUATION: u32 = 1 << 31;
+
+/// One character cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cell {
+    ch: char,
+    /// Foreground word (colour + attributes).
+    fg: u32,
+    /// Background word (colour + width flags).
+    bg: u32,
+}
+
+impl Default for Cell {
+    fn default() -> Self {
+        Self::blank(Style::default())
+    }
+}
+
+impl Cell {
+    /// A cell holding `ch` drawn in `style`.
+    pub fn new(ch: char, style: Style) -> Self {
+        Self {
+            ch,
+            fg: style.fg,
+            bg: style.bg,
+        }
+    }
+
+    /// An erased cell with `style`'s background.
+    pub fn blank(style: Style) -> Self {
+        Self::new(' ', style.erased())
+    }
+
+    /// The left half of a double-width character.
+    pub fn wide(ch: char, style: Style) -> Self {
+        let mut cell = Self::new(ch, style);
+        cell.bg |= WIDE;
+        cell
+    }
+
+    /// The right half of a double-width character (holds no text of its own).
+    pub fn wide_continuation(style: Style) -> Self {
+        let mut cell = Self::new(' ', style);
+        cell.bg |= WIDE_CONTINUATION;
+        cell
+    }
+
+    /// The character; a space for an erased cell.
+    pub fn ch(self) -> char {
+        self.ch
+    }
+
+    pub fn style(self) -> Style {
+        Self::style_of(self.fg, self.bg)
+    }
+
+    fn style_of(fg: u32, bg: u32) -> Style {
+        Style {
+            fg,
+            bg: bg & COLOR_MASK,
+        }
+    }
+
+    pub fn is_wide(self) -> bool {
+        self.bg & WIDE != 0
+    }
+
+    pub fn is_wide_continuation(self) -> bool {
+        self.bg & WIDE_CONTINUATION != 0
+    }
+
+    /// Whether the cell shows nothing: a space with no colour or attribute.
+    pub fn is_default_blank(self) -> bool {
+        self.ch == ' ' && self.fg == 0 && self.bg == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colours_and_attributes_round_trip() {
+        let mut style = Style::default();
+        for color in [
+            Color::Default,
+            Color::Idx(0),
+            Color::Idx(255),
+            Color::Rgb(1, 2, 3),
+            Color::Rgb(255, 255, 255),
+        ] {
+            style.set_fg(color);
+            style.set_bg(color);
+            assert_eq!((style.fg(), style.bg()), (color, color));
+        }
+        style.set(Attr::Bold, true);
+        style.set(Attr::Inverse, true);
+        style.set_fg(Color::Idx(3));
+        assert!(style.has(Attr::Bold) && style.has(Attr::Inverse) && !style.has(Attr::Dim));
+        style.set(Attr::Bold, false);
+        assert!(!style.has(Attr::Bold));
+        assert_eq!(style.fg(), Color::Idx(3));
+    }
+
+    #[test]
+    fn cells_are_compact_and_keep_their_style() {
+        assert_eq!(std::mem::size_of::<Cell>(), 12);
+        let mut style = Style::default();
+        style.set_bg(Color::Rgb(9, 8, 7));
+        style.set(Attr::Underline, true);
+        let wide = Cell::wide('日', style);
+        assert!(wide.is_wide() && !wide.is_wide_continuation());
+        assert_eq!(wide.style(), style);
+        let blank = Cell::blank(style);
+        assert_eq!(blank.style().bg(), Color::Rgb(9, 8, 7));
+        assert!(!blank.style().has(Attr::Underline));
+        assert!(Cell::default().is_default_blank() && !blank.is_default_blank());
+    }
+}

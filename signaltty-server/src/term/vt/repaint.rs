@@ -1,0 +1,103 @@
+//! Repaint: the bytes that make a fresh terminal of the same size show what the emulator shows,
+//! for clients that attach late or are resynced. Order matters, because several steps move the
+//! cursor: screens first (the main one, then the alternate one entered with `?1049h` from the
+//! main screen's saved cursor so that leaving it restores the right place), then the scroll
+//! region and origin mode (both home the cursor), then the cursor itself (re-printing the last
+//! cell when a wrap is pending), then the pen, character sets and modes (insert mode and DEC
+//! line drawing last, so they cannot alter the cells re-printed above).
+
+use std::collections::VecDeque;
+use std::fmt::Write as _;
+
+use super::row::Row;
+use super::{Charset, Emulator};
+use crate::term::render::{BlankRun, write_cells, write_sgr};
+
+pub(super) fn repaint(emu: &Emulator) -> String {
+    let mut out = String::from("\x1b[m\x1b[H\x1b[2J");
+    paint_rows(&emu.main, emu.cols, &mut out);
+    if emu.on_alt {
+        let main_cursor = emu.saved[0];
+        goto(&mut out, main_cursor.row, main_cursor.col.min(emu.cols - 1));
+        write_sgr(main_cursor.pen, &mut out);
+        out.push_str("\x1b[?1049h\x1b[m");
+        paint_rows(&emu.alt, emu.cols, &mut out);
+    }
+    if (emu.top, emu.bottom) != (0, emu.rows - 1) {
+        let _ = write!(out, "\x1b[{};{}r", emu.top + 1, emu.bottom + 1);
+    }
+    if emu.modes.origin {
+        out.push_str("\x1b[?6h");
+    }
+    let origin_row = if emu.modes.origin { emu.top } else { 0 };
+    let row = emu.row - origin_row.min(emu.row);
+    if emu.col < emu.cols {
+        goto(&mut out, row, emu.col);
+    } else {
+        reprint_last_cell(emu, row, &mut out);
+    }
+    write_sgr(emu.pen, &mut out);
+    if emu.charsets[0] == Charset::DecGraphics {
+        out.push_str("\x1b(0");
+    }
+    if emu.charsets[1] == Charset::DecGraphics {
+        out.push_str("\x1b)0");
+    }
+    if emu.shifted {
+        out.push('\x0e');
+    }
+    emu.modes.write_input_modes(&mut out);
+    out
+}
+
+fn goto(out: &mut String, row: u16, col: u16) {
+    let _ = write!(out, "\x1b[{};{}H", row + 1, col + 1);
+}
+
+/// Paints the rows of a screen onto a cleared one. A row the program's text wrapped out of is
+/// written to its last column and the next row follows without a cursor move, so the client's
+/// terminal wraps it too (and a selection across the break copies as one line). Consecutive
+/// rows are joined by CR LF, which is shorter than a cursor move and reads as text.
+fn paint_rows(rows: &VecDeque<Row>, cols: u16, out: &mut String) {
+    let mut continued = false;
+    // The row the cursor is on after painting the previous non-blank row.
+    let mut at = None;
+    for (i, row) in rows.iter().enumerate() {
+        let blank = row.cells().iter().all(|c| c.is_default_blank());
+        if !continued {
+            if blank {
+                continue;
+            }
+            if at.is_some_and(|r| r + 1 == i) {
+                out.push_str("\r\n");
+            } else {
+                // Rows fit in u16: the grid never has more rows than the screen.
+                goto(out, i as u16, 0);
+            }
+        }
+        at = Some(i);
+        let written = write_cells(row, true, BlankRun::CursorForward, out);
+        continued = row.wrapped && i + 1 < rows.len();
+        if continued {
+            out.extend(std::iter::repeat_n(
+                ' ',
+                usize::from(cols).saturating_sub(written),
+            ));
+        }
+    }
+}
+
+/// A pending wrap exists only right after printing into the last column, so print that cell
+/// (or the double-width character ending there) again.
+fn reprint_last_cell(emu: &Emulator, row: u16, out: &mut String) {
+    let line = &emu.grid()[usize::from(emu.row)];
+    let mut col = emu.cols - 1;
+    if col > 0 && line.cell(col).is_wide_continuation() {
+        col -= 1;
+    }
+    goto(out, row, col);
+    let cell = line.cell(col);
+    write_sgr(cell.style(), out);
+    out.push(cell.ch());
+    out.extend(line.marks(col));
+}

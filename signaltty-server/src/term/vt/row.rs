@@ -1,0 +1,266 @@
+//! `Row`: one line of the grid. A row stores only the cells up to the last one written; every
+//! column past `cells.len()` is a default blank. That keeps a screen that shows a prompt at a few
+//! hundred bytes (tmux allocates a line's cells on first write the same way) and makes erasing to
+//! the end of a row with default colours a truncate.
+//!
+//! Combining marks (accents, variation selectors, zero-width joiners) are rare, so they live in
+//! a side list of `(column, mark)` instead of widening every cell.
+
+use super::cell::{Cell, Style};
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Row {
+    cells: Vec<Cell>,
+    marks: Vec<(u16, char)>,
+    /// The program's line continued onto the next row because the text reached the last column.
+    pub wrapped: bool,
+}
+
+impl Row {
+    /// The stored cells (a prefix of the row; the rest are default blanks).
+    pub fn cells(&self) -> &[Cell] {
+        &self.cells
+    }
+
+    /// The cell at `col` (a default blank past the stored cells).
+    pub fn cell(&self, col: u16) -> Cell {
+        self.cells
+            .get(usize::from(col))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// The combining marks drawn over the cell at `col`, in the order they arrived.
+    pub fn marks(&self, col: u16) -> impl Iterator<Item = char> + '_ {
+        self.marks
+            .iter()
+            .filter(move |(c, _)| *c == col)
+            .map(|(_, m)| *m)
+    }
+
+    /// Whether any cell carries combining marks (lets renderers skip the lookup).
+    pub fn has_marks(&self) -> bool {
+        !self.marks.is_empty()
+    }
+
+    /// Writes `cell` at `col`; a double-width character partly overwritten is erased whole.
+    pub fn put(&mut self, col: u16, cell: Cell) {
+        let at = usize::from(col);
+        if at >= self.cells.len() {
+            self.cells.resize(at + 1, Cell::default());
+        }
+        let old = self.cells[at];
+        if old.is_wide_continuation() && at > 0 {
+            self.cells[at - 1] = Cell::blank(self.cells[at - 1].style());
+        }
+        if old.is_wide()
+            && self
+                .cells
+                .get(at + 1)
+                .is_some_and(|c| c.is_wide_continuation())
+        {
+            self.cells[at + 1] = Cell::blank(self.cells[at + 1].style());
+        }
+        self.cells[at] = cell;
+        if !self.marks.is_empty() {
+            self.marks.retain(|(c, _)| *c != col);
+        }
+    }
+
+    /// Attaches a combining mark to the cell at `col`.
+    pub fn add_mark(&mut self, col: u16, mark: char) {
+        // A handful per cell is plenty (emoji sequences); more is a program spamming marks.
+        if self.marks(col).count() < 8 {
+            self.marks.push((col, mark));
+        }
+    }
+
+    /// Erases columns `start..end` of a row `cols` wide to blanks in `style`'s background.
+    pub fn erase(&mut self, start: u16, end: u16, cols: u16, style: Style) {
+        let (start, end) = (usize::from(start), usize::from(end.min(cols)));
+        if start >= end {
+            return;
+        }
+        self.split_wide_at(start);
+        self.split_wide_at(end);
+        let blank = Cell::blank(style);
+        if blank.is_default_blank() && end >= self.cells.len() {
+            self.cells.truncate(start);
+        } else {
+            if end > self.cells.len() {
+                self.cells.resize(end, Cell::default());
+            }
+            self.cells[start..end].fill(blank);
+        }
+        self.drop_marks(start, end);
+    }
+
+    /// Erases the whole row (and its wrap flag).
+    pub fn clear(&mut self, cols: u16, style: Style) {
+        self.erase(0, cols, cols, style);
+        self.marks.clear();
+        self.wrapped = false;
+    }
+
+    /// Inserts `n` blanks at `col`, shifting the rest right; cells pushed past `cols` are lost.
+    pub fn insert_blanks(&mut self, col: u16, n: u16, cols: u16, style: Style) {
+        let at = usize::from(col);
+        if at >= self.cells.len() && Cell::blank(style).is_default_blank() {
+            return;
+        }
+        self.split_wide_at(at);
+        if at > self.cells.len() {
+            self.cells.resize(at, Cell::default());
+        }
+        let n = usize::from(n).min(usize::from(cols) - at);
+        self.cells
+            .splice(at..at, std::iter::repeat_n(Cell::blank(style), n));
+        self.cells.truncate(usize::from(cols));
+        self.drop_cut_wide(cols);
+        self.shift_marks(at, n as isize, cols);
+    }
+
+    /// Deletes `n` cells at `col`, shifting the rest left and filling the end with blanks.
+    pub fn delete(&mut self, col: u16, n: u16, cols: u16, style: Style) {
+        let at = usize::from(col);
+        let cols_us = usize::from(cols);
+        let n = usize::from(n).min(cols_us - at);
+        self.split_wide_at(at);
+        self.split_wide_at(at + n);
+        if at < self.cells.len() {
+            let end = (at + n).min(self.cells.len());
+            self.cells.drain(at..end);
+            self.drop_marks(at, at + n);
+            self.shift_marks(at + n, -(n as isize), cols);
+        }
+        let blank = Cell::blank(style);
+        if !blank.is_default_blank() {
+            self.cells.resize(cols_us, blank);
+        }
+    }
+
+    /// Shortens the row to `cols` columns (a resize).
+    pub fn truncate(&mut self, cols: u16) {
+        let cols = usize::from(cols);
+        if self.cells.len() > cols {
+            self.cells.truncate(cols);
+        }
+        self.drop_cut_wide(cols as u16);
+        self.marks.retain(|(c, _)| usize::from(*c) < cols);
+        self.wrapped = false;
+    }
+
+    /// Heap bytes this row holds.
+    pub fn heap_bytes(&self) -> usize {
+        self.cells.capacity() * std::mem::size_of::<Cell>()
+            + self.marks.capacity() * std::mem::size_of::<(u16, char)>()
+    }
+
+    /// Trailing default blanks are not worth their memory; renderers skip them anyway.
+    pub fn trimmed_len(&self) -> usize {
+        self.cells
+            .iter()
+            .rposition(|c| !c.is_default_blank())
+            .map_or(0, |i| i + 1)
+    }
+
+    /// A double-width character whose right half fell off the end of the row is erased.
+    fn drop_cut_wide(&mut self, cols: u16) {
+        if let Some(last) = self.cells.get_mut(usize::from(cols) - 1)
+            && last.is_wide()
+        {
+            *last = Cell::blank(last.style());
+        }
+    }
+
+    /// If a double-width character straddles the boundary before column `at`, erase it whole.
+    fn split_wide_at(&mut self, at: usize) {
+        if at == 0 || at >= self.cells.len() || !self.cells[at].is_wide_continuation() {
+            return;
+        }
+        let left = self.cells[at - 1];
+        self.cells[at - 1] = Cell::blank(left.style());
+        self.cells[at] = Cell::blank(self.cells[at].style());
+    }
+
+    fn drop_marks(&mut self, start: usize, end: usize) {
+        if !self.marks.is_empty() {
+            self.marks
+                .retain(|(c, _)| !(start..end).contains(&usize::from(*c)));
+        }
+    }
+
+    fn shift_marks(&mut self, from: usize, by: isize, cols: u16) {
+        if self.marks.is_empty() {
+            return;
+        }
+        for (c, _) in &mut self.marks {
+            if usize::from(*c) >= from {
+                *c = (*c as isize + by).max(0) as u16;
+            }
+        }
+        self.marks.retain(|(c, _)| *c < cols);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::cell::Color;
+    use super::*;
+
+    fn text(row: &Row) -> String {
+        row.cells().iter().map(|c| c.ch()).collect()
+    }
+
+    fn write(row: &mut Row, col: u16, s: &str) {
+        for (i, ch) in s.chars().enumerate() {
+            row.put(col + i as u16, Cell::new(ch, Style::default()));
+        }
+    }
+
+    #[test]
+    fn cells_grow_only_to_the_last_write_and_erase_truncates() {
+        let mut row = Row::default();
+        write(&mut row, 3, "ab");
+        assert_eq!(text(&row), "   ab");
+        row.erase(4, 80, 80, Style::default());
+        assert_eq!(row.cells().len(), 4);
+        let mut red = Style::default();
+        red.set_bg(Color::Idx(1));
+        row.erase(2, 10, 80, red);
+        assert_eq!(row.cells().len(), 10);
+        assert_eq!(row.cell(9).style().bg(), Color::Idx(1));
+        assert_eq!(row.cell(50), Cell::default());
+    }
+
+    #[test]
+    fn overwriting_half_a_wide_character_erases_it() {
+        let mut row = Row::default();
+        row.put(0, Cell::wide('日', Style::default()));
+        row.put(1, Cell::wide_continuation(Style::default()));
+        row.put(1, Cell::new('x', Style::default()));
+        assert_eq!(text(&row), " x");
+        assert!(!row.cell(0).is_wide());
+    }
+
+    #[test]
+    fn insert_and_delete_shift_cells() {
+        let mut row = Row::default();
+        write(&mut row, 0, "abcdef");
+        row.insert_blanks(1, 2, 7, Style::default());
+        assert_eq!(text(&row), "a  bcde");
+        row.delete(0, 3, 7, Style::default());
+        assert_eq!(text(&row), "bcde");
+    }
+
+    #[test]
+    fn marks_follow_their_cell() {
+        let mut row = Row::default();
+        write(&mut row, 0, "abc");
+        row.add_mark(2, '\u{301}');
+        row.delete(0, 1, 10, Style::default());
+        assert_eq!(row.marks(1).collect::<String>(), "\u{301}");
+        row.put(1, Cell::new('z', Style::default()));
+        assert!(!row.has_marks());
+    }
+}
