@@ -57,6 +57,12 @@ pub(super) fn write_row(row: &Row, keep_ansi: bool, out: &mut String) {
 
 /// [`write_row`] with a choice of how blank runs are written; returns the columns written.
 pub(super) fn write_cells(row: &Row, keep_ansi: bool, blanks: BlankRun, out: &mut String) -> usize {
+    if blanks == BlankRun::Spaces && !row.has_marks() && row.cells().iter().all(|c| c.is_plain()) {
+        // Uncoloured text (most history): the characters up to the last non-blank, as they are.
+        let len = row.trimmed_len();
+        out.extend(row.cells()[..len].iter().map(|c| c.ch()));
+        return len;
+    }
     let default = Style::default();
     let mut current = default;
     // Blank default cells are held back so trailing ones can be dropped.

@@ -5,6 +5,7 @@
 use std::time::Instant;
 
 use super::screen::tests::flood_history;
+use super::vt::{Row, Sink, Term};
 use super::{HistoryLimits, OscScanner, Screen};
 
 const TOTAL: usize = 50 * 1024 * 1024;
@@ -117,6 +118,27 @@ fn feed_bare_vt100(name: &str, data: &[u8]) -> f64 {
     report("bare vt100", name, data.len(), time)
 }
 
+/// The emulator alone, rows scrolling off into nothing: what `Screen` adds on top is history.
+fn feed_bare_term(name: &str, data: &[u8]) -> f64 {
+    struct Discard;
+    impl Sink for Discard {
+        fn scrolled_off(&mut self, _: &Row) {}
+        fn title(&mut self, _: &[u8]) {}
+        fn clear_history(&mut self) {}
+    }
+    let mut term = Term::new(80, 24);
+    let time = timed(|| {
+        for chunk in data.chunks(CHUNK) {
+            term.process(chunk, &mut Discard);
+        }
+    });
+    assert!(
+        term.row(0).is_some_and(|r| r.trimmed_len() > 0),
+        "{name}: something was drawn"
+    );
+    report("bare term", name, data.len(), time)
+}
+
 fn scan(name: &str, data: &[u8]) -> f64 {
     let mut scanner = OscScanner::new();
     let mut events = 0;
@@ -138,6 +160,7 @@ fn throughput_of_screen_and_scanner() {
         ("rgb-colour", colour_rgb()),
     ] {
         feed_screen(name, &data);
+        feed_bare_term(name, &data);
         feed_bare_vt100(name, &data);
         scan(name, &data);
     }

@@ -205,6 +205,12 @@ impl Cell {
         self.bg & WIDE_CONTINUATION != 0
     }
 
+    /// Whether the cell is a single-width character without colour or attribute.
+    #[inline]
+    pub fn is_plain(self) -> bool {
+        self.fg == 0 && self.bg == 0
+    }
+
     /// Whether the cell shows nothing: a space with no colour or attribute.
     pub fn is_default_blank(self) -> bool {
         self.ch == ' ' && self.fg == 0 && self.bg == 0

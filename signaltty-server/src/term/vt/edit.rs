@@ -22,7 +22,28 @@ pub(super) enum AltScreen {
 impl Emulator {
     // ---- printing ----
 
+    #[inline]
     pub(super) fn print(&mut self, c: char, sink: &mut impl Sink) {
+        // Most output is printable ASCII written left to right with nothing special set: one
+        // cell store and a column step.
+        if c < '\u{7f}'
+            && self.col < self.cols
+            && !self.modes.insert
+            && self.charsets[usize::from(self.shifted)] == Charset::Ascii
+        {
+            let (row, col, pen) = (usize::from(self.row), self.col, self.pen);
+            self.grid_mut()[row].put_narrow(col, Cell::new(c, pen));
+            self.col += 1;
+            if self.col == self.cols && !self.modes.autowrap {
+                self.col -= 1;
+            }
+            self.last_char = Some(c);
+            return;
+        }
+        self.print_slow(c, sink);
+    }
+
+    fn print_slow(&mut self, c: char, sink: &mut impl Sink) {
         let c = self.translate(c);
         // Printable ASCII, the common case, is one column wide without a table lookup.
         let width = if c < '\u{7f}' {

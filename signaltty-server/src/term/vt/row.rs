@@ -43,6 +43,27 @@ impl Row {
         !self.marks.is_empty()
     }
 
+    /// Writes a single-width `cell` at `col`: the hot path of printing, with [`Row::put`]'s
+    /// fix-ups only when a wide character or a mark is involved.
+    #[inline]
+    pub fn put_narrow(&mut self, col: u16, cell: Cell) {
+        let at = usize::from(col);
+        if at == self.cells.len() {
+            self.cells.push(cell);
+            if self.marks.is_empty() {
+                return;
+            }
+        } else if let Some(old) = self.cells.get_mut(at)
+            && !old.is_wide()
+            && !old.is_wide_continuation()
+            && self.marks.is_empty()
+        {
+            *old = cell;
+            return;
+        }
+        self.put(col, cell);
+    }
+
     /// Writes `cell` at `col`; a double-width character partly overwritten is erased whole.
     pub fn put(&mut self, col: u16, cell: Cell) {
         let at = usize::from(col);
