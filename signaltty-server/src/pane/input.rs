@@ -82,6 +82,24 @@ impl Input {
         })
     }
 
+    /// Writes what the terminal takes right now without waiting, and returns how much that was
+    /// (0 when a write is in progress, the buffer is full, or anything fails: the caller then
+    /// queues the rest for [`Input::write`], which reports errors properly).
+    pub(super) fn write_now(&self, bytes: &[u8], exit: &ExitState) -> usize {
+        if bytes.len() > MAX_INPUT_BYTES || exit.status().is_some() || self.closed.is_cancelled() {
+            return 0;
+        }
+        let Ok(guard) = self.fd.try_lock() else {
+            return 0;
+        };
+        let Some(fd) = guard.as_ref() else {
+            return 0;
+        };
+        // A would-block here leaves the reactor's readiness set; the queued write's `try_io`
+        // then sees the same would-block and clears it, so no wake-up is lost.
+        nix::unistd::write(fd.get_ref(), bytes).unwrap_or(0)
+    }
+
     /// Writes all of `bytes` or fails at `deadline`; see [`WriteError`].
     pub(super) async fn write(
         &self,

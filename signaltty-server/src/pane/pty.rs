@@ -238,6 +238,11 @@ impl Pty {
         Ok(size)
     }
 
+    /// Writes as much of `bytes` as the terminal takes without waiting; see `Input::write_now`.
+    pub fn write_input_now(&self, bytes: &[u8]) -> usize {
+        self.0.input.write_now(bytes, &self.0.exit)
+    }
+
     /// Writes `bytes` to the terminal as if typed, all of it or an error by `deadline`. At most
     /// [`MAX_INPUT_BYTES`]. Never blocks a thread: a child that does not read only makes this
     /// future wait, and other panes are unaffected. Concurrent writes to one pane are queued.

@@ -5,6 +5,8 @@
 //! otherwise deadlock with us).
 
 use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::Stream;
@@ -192,16 +194,15 @@ impl Session {
             && self.send_snapshot(sub).await
     }
 
-    fn on_request(&self, req: pb::AttachRequest, input: &mpsc::Sender<Vec<u8>>) {
+    fn on_request(&self, req: pb::AttachRequest, input: &InputQueue) {
         match req.kind {
             Some(pb::attach_request::Kind::Input(i)) => {
                 if self.read_only {
                     tracing::debug!("input from a read-only client ignored");
                 } else if i.data.len() > MAX_INPUT_BYTES {
                     tracing::warn!(len = i.data.len(), "oversized attach input dropped");
-                } else if input.try_send(i.data).is_err() {
-                    // The child is not reading and the queue is full: typing on is pointless.
-                    tracing::warn!(pane = %self.handle.id(), "attach input dropped: pane not reading");
+                } else {
+                    input.send(&self.handle, i.data);
                 }
             }
             Some(pb::attach_request::Kind::Resize(r)) => {
@@ -220,9 +221,11 @@ impl Session {
     }
 
     /// Writes typed input in order on its own task.
-    fn start_input_writer(&self) -> mpsc::Sender<Vec<u8>> {
+    fn start_input_writer(&self) -> InputQueue {
         let (tx, mut rx) = mpsc::channel::<Vec<u8>>(256);
+        let pending = Arc::new(AtomicUsize::new(0));
         let pty = self.handle.pty().clone();
+        let done = pending.clone();
         tokio::spawn(async move {
             while let Some(data) = rx.recv().await {
                 if let Err(e) = pty
@@ -231,9 +234,38 @@ impl Session {
                 {
                     tracing::debug!(error = %e, "attach input not written");
                 }
+                done.fetch_sub(1, Ordering::Release);
             }
         });
-        tx
+        InputQueue { tx, pending }
+    }
+}
+
+/// Typed input of one client, in order. A keystroke is written at once from the session task
+/// when nothing is queued before it (the common case: one hop less between a key and its echo);
+/// otherwise, or for what the terminal did not take, it goes to the writer task, so a child
+/// that stops reading never stops the session.
+struct InputQueue {
+    tx: mpsc::Sender<Vec<u8>>,
+    /// Pieces queued or being written by the writer task.
+    pending: Arc<AtomicUsize>,
+}
+
+impl InputQueue {
+    fn send(&self, handle: &PaneHandle, mut data: Vec<u8>) {
+        if self.pending.load(Ordering::Acquire) == 0 {
+            let written = handle.pty().write_input_now(&data);
+            if written == data.len() {
+                return;
+            }
+            data.drain(..written);
+        }
+        self.pending.fetch_add(1, Ordering::AcqRel);
+        if self.tx.try_send(data).is_err() {
+            self.pending.fetch_sub(1, Ordering::AcqRel);
+            // The child is not reading and the queue is full: typing on is pointless.
+            tracing::warn!(pane = %handle.id(), "attach input dropped: pane not reading");
+        }
     }
 }
 
