@@ -1,6 +1,6 @@
 //! `OscLimit`: a pass-through filter that keeps the screen parser's OSC buffer bounded.
 //!
-//! vt100 0.18 uses vte with its `std` feature, whose OSC buffer is an unbounded `Vec` that also
+//! The emulator uses vte with its `std` feature, whose OSC buffer is an unbounded `Vec` that also
 //! keeps its capacity afterwards: one unterminated `ESC ]52;…` of a gigabyte would cost a
 //! gigabyte for the life of the pane. This filter follows OSC framing the way vte does (ESC `]`
 //! opens; BEL, CAN, SUB or ESC close) and drops payload bytes beyond [`MAX_PARSER_OSC_BYTES`], so
@@ -8,7 +8,7 @@
 //! the common case a chunk costs one `memchr` for ESC.
 
 /// Most OSC payload bytes handed to the screen parser per sequence. Titles and hyperlinks fit;
-/// clipboard copies and inline images get truncated, which vt100 ignores anyway.
+/// clipboard copies and inline images get truncated, which the emulator ignores anyway.
 pub(super) const MAX_PARSER_OSC_BYTES: usize = 4096;
 
 const ESC: u8 = 0x1b;

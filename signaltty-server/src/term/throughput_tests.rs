@@ -192,7 +192,7 @@ fn memory_per_history_line() {
 }
 
 #[test]
-#[ignore = "50 MB through vt100; run in release with --ignored"]
+#[ignore = "50 MB through the emulator; run in release with --ignored"]
 fn history_byte_cap_holds_for_50_mb_of_output() {
     let limits = HistoryLimits {
         max_lines: usize::MAX,
