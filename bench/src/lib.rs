@@ -235,7 +235,7 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
         let started = std::time::Instant::now();
         let result = match section {
             Section::Startup => sections::startup::run(&bench).await,
-            Section::Echo => sections::echo::run(&bench).await,
+            Section::Echo => on_one_thread(sections::echo::run(&bench)),
             Section::Panes => sections::panes::run(&bench).await,
             Section::Scrollback => sections::scrollback::run(&bench).await,
             Section::Throughput => sections::throughput::run(&bench).await,
@@ -283,4 +283,25 @@ pub fn default_server_bin() -> PathBuf {
         .ok()
         .and_then(|exe| exe.parent().map(|dir| dir.join("signaltty-server")))
         .unwrap_or_else(|| Path::new("signaltty-server").to_path_buf())
+}
+
+/// Runs `section` to completion on a thread of its own with a one-thread runtime, like the
+/// `signaltty` CLI's attach client. Echo latency is measured this way: on the multi-thread
+/// runtime the gRPC connection task and the measuring code sit on different threads, so every
+/// echo would pay two cross-thread wake-ups inside the client. (Its blocking measurements, raw
+/// PTY and tmux, use that runtime's blocking pool as before.) Blocks the calling thread.
+fn on_one_thread<T: Send>(
+    section: impl std::future::Future<Output = anyhow::Result<T>> + Send,
+) -> anyhow::Result<T> {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()?
+                    .block_on(section)
+            })
+            .join()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("the section's thread panicked")))
+    })
 }

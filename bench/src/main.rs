@@ -37,11 +37,7 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    // One thread, like the `signaltty` CLI's attach client: a multi-thread runtime would put the
-    // gRPC connection task and the measuring code on different threads, and every echo would
-    // then pay two cross-thread wake-ups inside the client. Blocking measurements (raw PTY,
-    // tmux) run on the blocking pool either way.
-    let runtime = match tokio::runtime::Builder::new_current_thread()
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
     {

@@ -16,4 +16,4 @@ pub mod pane;
 pub mod persist;
 pub mod rpc;
 pub mod store;
-pub mod term;
+pub use signaltty_term as term;

@@ -1,7 +1,7 @@
 //! Tests for `Screen`: snapshot round trips, history capture and its bounds, titles, resize.
 
 use super::*;
-use crate::term::vt::Color;
+use crate::vt::Color;
 
 /// Output of a typical session: a shell prints coloured lines, then a full-screen program takes
 /// over the alternate screen with modes, colours and cursor movement.

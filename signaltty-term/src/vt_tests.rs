@@ -33,7 +33,7 @@ struct Record {
 impl Sink for Record {
     fn scrolled_off(&mut self, row: &Row) {
         let mut line = String::new();
-        crate::term::render::write_row(row, false, &mut line);
+        crate::render::write_row(row, false, &mut line);
         self.scrolled.push(line);
     }
 
@@ -57,7 +57,7 @@ fn text(term: &Term) -> Vec<String> {
     term.rows()
         .map(|row| {
             let mut line = String::new();
-            crate::term::render::write_row(row, false, &mut line);
+            crate::render::write_row(row, false, &mut line);
             line
         })
         .collect()

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use super::row::Row;
 use super::{Charset, Emulator};
-use crate::term::render::{BlankRun, write_cells, write_sgr};
+use crate::render::{BlankRun, write_cells, write_sgr};
 
 pub(super) fn repaint(emu: &Emulator) -> String {
     let mut out = String::from("\x1b[m\x1b[H\x1b[2J");
