@@ -251,24 +251,41 @@ impl Emulator {
     /// SU and LF at the bottom margin: the region moves up `n` rows. Rows leaving the top of the
     /// main screen go to the sink (xterm saves them whenever the region starts at the top).
     pub(super) fn scroll_up(&mut self, n: u16, sink: &mut impl Sink) {
-        let (top, bottom) = (usize::from(self.top), usize::from(self.bottom));
+        let to_history = self.top == 0 && !self.on_alt;
+        self.rows_up(self.top, self.bottom, n, |row| {
+            if to_history {
+                sink.scrolled_off(row);
+            }
+        });
+    }
+
+    /// SD and RI at the top margin: the region moves down `n` rows; rows leaving the bottom are
+    /// dropped.
+    pub(super) fn scroll_down(&mut self, n: u16) {
+        self.rows_down(self.top, self.bottom, n);
+    }
+
+    /// Moves rows `top..=bottom` up by `n`: each row leaving at the top is shown to `leaving`,
+    /// blanked in the pen's background and reused at the bottom.
+    fn rows_up(&mut self, top: u16, bottom: u16, n: u16, mut leaving: impl FnMut(&Row)) {
+        let (top, bottom) = (usize::from(top), usize::from(bottom));
         let n = usize::from(n).min(bottom - top + 1);
-        let (cols, blank, to_history) = (self.cols, self.pen, top == 0 && !self.on_alt);
-        let full = top == 0 && bottom == usize::from(self.rows) - 1;
+        let (cols, blank) = (self.cols, self.pen);
+        // The whole screen scrolls in the common case: a pop and a push on the ring.
+        let whole = top == 0 && bottom == usize::from(self.rows) - 1;
         let grid = self.grid_mut();
         for _ in 0..n {
-            let Some(mut row) = (if full {
+            let taken = if whole {
                 grid.pop_front()
             } else {
                 grid.remove(top)
-            }) else {
+            };
+            let Some(mut row) = taken else {
                 return;
             };
-            if to_history {
-                sink.scrolled_off(&row);
-            }
+            leaving(&row);
             row.clear(cols, blank);
-            if full {
+            if whole {
                 grid.push_back(row);
             } else {
                 grid.insert(bottom, row);
@@ -276,10 +293,10 @@ impl Emulator {
         }
     }
 
-    /// SD and RI at the top margin: the region moves down `n` rows; rows leaving the bottom are
-    /// dropped.
-    pub(super) fn scroll_down(&mut self, n: u16) {
-        let (top, bottom) = (usize::from(self.top), usize::from(self.bottom));
+    /// Moves rows `top..=bottom` down by `n`; rows leaving at the bottom come back blank at the
+    /// top.
+    fn rows_down(&mut self, top: u16, bottom: u16, n: u16) {
+        let (top, bottom) = (usize::from(top), usize::from(bottom));
         let n = usize::from(n).min(bottom - top + 1);
         let (cols, blank) = (self.cols, self.pen);
         let grid = self.grid_mut();
@@ -303,32 +320,18 @@ impl Emulator {
 
     /// IL: blank rows at the cursor inside the region, pushing rows below down and out.
     pub(super) fn insert_lines(&mut self, n: u16) {
-        if self.row < self.top || self.row > self.bottom {
-            return;
+        if (self.top..=self.bottom).contains(&self.row) {
+            self.rows_down(self.row, self.bottom, n);
+            self.col = 0;
         }
-        let top = self.top;
-        self.top = self.row;
-        self.scroll_down(n);
-        self.top = top;
-        self.col = 0;
     }
 
     /// DL: delete rows at the cursor inside the region, pulling rows below up.
     pub(super) fn delete_lines(&mut self, n: u16) {
-        if self.row < self.top || self.row > self.bottom {
-            return;
+        if (self.top..=self.bottom).contains(&self.row) {
+            self.rows_up(self.row, self.bottom, n, |_| {});
+            self.col = 0;
         }
-        let (top, bottom) = (usize::from(self.row), usize::from(self.bottom));
-        let n = usize::from(n).min(bottom - top + 1);
-        let (cols, blank) = (self.cols, self.pen);
-        let grid = self.grid_mut();
-        for _ in 0..n {
-            if let Some(mut row) = grid.remove(top) {
-                row.clear(cols, blank);
-                grid.insert(bottom, row);
-            }
-        }
-        self.col = 0;
     }
 
     // ---- erasing ----
