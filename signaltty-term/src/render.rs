@@ -75,7 +75,10 @@ pub(super) fn write_cells(row: &Row, keep_ansi: bool, blanks: BlankRun, out: &mu
         }
         let style = cell.style();
         // A printed space is as blank as an untouched cell unless its colours show.
-        if cell.ch() == ' ' && (style == default || !keep_ansi) {
+        if cell.ch() == ' '
+            && (style == default || !keep_ansi)
+            && !(marks && row.marks(col as u16).next().is_some())
+        {
             pending_blanks += 1;
             continue;
         }

@@ -63,7 +63,7 @@ fn paint_rows(rows: &VecDeque<Row>, cols: u16, out: &mut String) {
     // The row the cursor is on after painting the previous non-blank row.
     let mut at = None;
     for (i, row) in rows.iter().enumerate() {
-        let blank = row.cells().iter().all(|c| c.is_default_blank());
+        let blank = !row.has_marks() && row.cells().iter().all(|c| c.is_default_blank());
         if !continued {
             if blank {
                 continue;
@@ -75,15 +75,26 @@ fn paint_rows(rows: &VecDeque<Row>, cols: u16, out: &mut String) {
                 goto(out, i as u16, 0);
             }
         }
-        at = Some(i);
-        let written = write_cells(row, true, BlankRun::CursorForward, out);
-        continued = row.wrapped && i + 1 < rows.len();
-        if continued {
+        let before = out.len();
+        // A cursor move cannot carry out a pending wrap: a continued row is written as text.
+        let blanks = if continued {
+            BlankRun::Spaces
+        } else {
+            BlankRun::CursorForward
+        };
+        let written = write_cells(row, true, blanks, out);
+        let wraps = row.wrapped && i + 1 < rows.len();
+        if wraps {
             out.extend(std::iter::repeat_n(
                 ' ',
                 usize::from(cols).saturating_sub(written),
             ));
         }
+        // A continued row that printed nothing leaves the cursor pending on the row above.
+        if !continued || out.len() > before {
+            at = Some(i);
+        }
+        continued = wraps;
     }
 }
 
