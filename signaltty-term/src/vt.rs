@@ -157,7 +157,7 @@ enum Charset {
 }
 
 /// What DECSC saves and DECRC restores.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Saved {
     row: u16,
     col: u16,

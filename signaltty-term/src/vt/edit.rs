@@ -242,6 +242,11 @@ impl Emulator {
         self.col = saved.col.min(self.cols);
         self.pen = saved.pen;
         self.modes.origin = saved.origin;
+        if saved.origin {
+            // In origin mode the cursor cannot leave the scroll region, which may have changed
+            // since the save.
+            self.row = self.row.clamp(self.top, self.bottom);
+        }
         self.charsets = saved.charsets;
         self.shifted = saved.shifted;
     }

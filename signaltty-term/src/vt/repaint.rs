@@ -2,7 +2,8 @@
 //! for clients that attach late or are resynced. Order matters, because several steps move the
 //! cursor: screens first (the main one, then the alternate one entered with `?1049h` from the
 //! main screen's saved cursor so that leaving it restores the right place), then the scroll
-//! region and origin mode (both home the cursor), then the cursor itself (re-printing the last
+//! region (it homes the cursor), the active screen's saved cursor (DECSC, with its pen, charsets
+//! and origin mode), origin mode (it homes the cursor too), then the cursor itself (re-printing the last
 //! cell when a wrap is pending), then the pen, character sets and modes (insert mode and DEC
 //! line drawing last, so they cannot alter the cells re-printed above).
 
@@ -10,7 +11,7 @@ use std::collections::VecDeque;
 use std::fmt::Write as _;
 
 use super::row::Row;
-use super::{Charset, Emulator};
+use super::{Charset, Emulator, Saved};
 use crate::render::{BlankRun, write_cells, write_sgr};
 
 pub(super) fn repaint(emu: &Emulator) -> String {
@@ -26,6 +27,7 @@ pub(super) fn repaint(emu: &Emulator) -> String {
     if (emu.top, emu.bottom) != (0, emu.rows - 1) {
         let _ = write!(out, "\x1b[{};{}r", emu.top + 1, emu.bottom + 1);
     }
+    write_saved_cursor(emu, &mut out);
     if emu.modes.origin {
         out.push_str("\x1b[?6h");
     }
@@ -34,7 +36,7 @@ pub(super) fn repaint(emu: &Emulator) -> String {
     if emu.col < emu.cols {
         goto(&mut out, row, emu.col);
     } else {
-        reprint_last_cell(emu, row, &mut out);
+        reprint_last_cell(emu, emu.row, row, &mut out);
     }
     write_sgr(emu.pen, &mut out);
     if emu.charsets[0] == Charset::DecGraphics {
@@ -48,6 +50,48 @@ pub(super) fn repaint(emu: &Emulator) -> String {
     }
     emu.modes.write_input_modes(&mut out);
     out
+}
+
+/// The active screen's DECSC slot, so that a program's later `ESC 8` lands where it would
+/// have on the pane (a pending wrap in the slot included).
+fn write_saved_cursor(emu: &Emulator, out: &mut String) {
+    let saved = emu.saved[usize::from(emu.on_alt)];
+    if saved == Saved::default() {
+        return;
+    }
+    // DECSC also saves origin mode, and in origin mode positions are region-relative.
+    // (Restoring clamps such a row into the region, so it is saved clamped.)
+    let (grid_row, row) = if saved.origin {
+        out.push_str("\x1b[?6h");
+        let grid_row = saved.row.clamp(emu.top, emu.bottom);
+        (grid_row, grid_row - emu.top)
+    } else {
+        (saved.row, saved.row)
+    };
+    if saved.col < emu.cols {
+        goto(out, row, saved.col);
+    } else {
+        reprint_last_cell(emu, grid_row, row, out);
+    }
+    write_sgr(saved.pen, out);
+    let dec = |c: Charset| c == Charset::DecGraphics;
+    if dec(saved.charsets[0]) {
+        out.push_str("\x1b(0");
+    }
+    if dec(saved.charsets[1]) {
+        out.push_str("\x1b)0");
+    }
+    if saved.shifted {
+        out.push('\x0e');
+    }
+    out.push_str("\x1b7");
+    if saved.origin {
+        out.push_str("\x1b[?6l");
+    }
+    // Back to the power-on charsets; the current ones are set at the end.
+    if saved.charsets.into_iter().any(dec) || saved.shifted {
+        out.push_str("\x1b(B\x1b)B\x0f");
+    }
 }
 
 fn goto(out: &mut String, row: u16, col: u16) {
@@ -100,8 +144,10 @@ fn paint_rows(rows: &VecDeque<Row>, cols: u16, out: &mut String) {
 
 /// A pending wrap exists only right after printing into the last column, so print that cell
 /// (or the double-width character ending there) again.
-fn reprint_last_cell(emu: &Emulator, row: u16, out: &mut String) {
-    let line = &emu.grid()[usize::from(emu.row)];
+/// `grid_row` is the row on the screen, `row` where the client's cursor addressing puts it
+/// (they differ in origin mode).
+fn reprint_last_cell(emu: &Emulator, grid_row: u16, row: u16, out: &mut String) {
+    let line = &emu.grid()[usize::from(grid_row)];
     let mut col = emu.cols - 1;
     if col > 0 && line.cell(col).is_wide_continuation() {
         col -= 1;
