@@ -233,4 +233,4 @@ fn blank_rows(rows: u16) -> VecDeque<Row> {
 
 #[cfg(test)]
 #[path = "vt_tests.rs"]
-mod tests;
+pub(crate) mod tests;

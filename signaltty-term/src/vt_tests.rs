@@ -170,7 +170,8 @@ fn repaint_reproduces_regions_origin_charsets_and_pending_wrap() {
     assert_same(&a, &b);
 }
 
-fn assert_same(a: &Term, b: &Term) {
+/// Asserts that two terminals show the same: cells, their text, cursor, modes and screen.
+pub(crate) fn assert_same(a: &Term, b: &Term) {
     assert_eq!(a.cursor(), b.cursor());
     assert_eq!(a.modes(), b.modes());
     assert_eq!(a.alternate_screen(), b.alternate_screen());
