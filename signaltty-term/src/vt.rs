@@ -10,7 +10,7 @@
 //! state (the cursor column reads as `cols` until the next character wraps), double-width
 //! characters and combining marks, scroll regions and origin mode, insert mode, background-colour
 //! erase, the alternate screen (modes 47, 1047, 1049) with its own saved cursor, DEC line
-//! drawing, and the input modes a client must mirror ([`Modes`]). Replies to queries (DA, DSR)
+//! drawing, tab stops (HTS/TBC), and the input modes a client must mirror ([`Modes`]). Replies to queries (DA, DSR)
 //! are not sent: the pane's real terminal is the attached client, which answers them.
 //!
 //! Invariants: `0 <= cursor_row < rows`; `0 <= cursor_col <= cols` (== `cols` only while a
@@ -23,6 +23,7 @@ mod perform;
 mod repaint;
 mod row;
 mod sgr;
+mod tabs;
 
 use std::collections::VecDeque;
 
@@ -189,6 +190,7 @@ struct Emulator {
     shifted: bool,
     /// The last printed character, for REP (`CSI b`).
     last_char: Option<char>,
+    tabs: tabs::TabStops,
 }
 
 impl Emulator {
@@ -209,6 +211,7 @@ impl Emulator {
             charsets: [Charset::Ascii; 2],
             shifted: false,
             last_char: None,
+            tabs: tabs::TabStops::default(),
         }
     }
 

@@ -325,7 +325,7 @@ fn any_piece() -> impl Strategy<Value = String> {
         1 => prop::sample::select(vec![
             "\x1b[?6h", "\x1b[?6l", "\x1b(0", "\x1b(B", "\x1b)0", "\x0e", "\x0f", "\x1b[4h",
             "\x1b[4l", "\x1b[?7l", "\x1b[?7h", "\x1b[2m", "\x1b[44m", "\x1b[3 q", "\x1b[?1004h",
-            "\x1b[?47h", "\x1b[?47l", "\x1b[?1047h", "\x1b[?1047l", "\x1b7",
+            "\x1b[?47h", "\x1b[?47l", "\x1b[?1047h", "\x1b[?1047l", "\x1b7", "\x1bH", "\x1b[g", "\x1b[3g",
         ])
         .prop_map(str::to_string),
     ]
@@ -336,7 +336,7 @@ proptest! {
 
     /// A late attacher that replays the repaint sees the same screen, and both terminals then
     /// treat further output the same (pen, charsets, scroll region, origin mode, pending wrap,
-    /// saved cursor and modes all carried over).
+    /// saved cursor, tab stops and modes all carried over).
     #[test]
     fn repaint_reproduces_the_screen_and_what_follows(
         cols in 4u16..16,
@@ -347,7 +347,7 @@ proptest! {
         let (mut a, _) = term_with(cols, rows, pieces.concat().as_bytes());
         let (mut b, _) = term_with(cols, rows, &a.repaint());
         assert_same(&a, &b);
-        let more = format!("{more}\r\nq{more}\n{more}\x1b8x{more}");
+        let more = format!("{more}\r\nq{more}\n{more}\x1b8x{more}\t|\t|\x1b[Z|");
         a.process(more.as_bytes(), &mut Record::default());
         b.process(more.as_bytes(), &mut Record::default());
         assert_same(&a, &b);

@@ -192,17 +192,32 @@ impl Emulator {
         self.col = 0;
     }
 
-    /// HT and CHT: to the next multiple-of-8 column, `n` times.
+    /// HT and CHT: to the next tab stop, `n` times.
     pub(super) fn tab(&mut self, n: u16) {
-        for _ in 0..n {
-            self.col = ((self.col / 8 + 1) * 8).min(self.cols - 1);
+        for _ in 0..n.min(self.cols) {
+            self.col = self.tabs.next(self.col, self.cols);
         }
     }
 
-    /// CBT: back to the previous multiple-of-8 column, `n` times.
+    /// CBT: back to the previous tab stop, `n` times.
     pub(super) fn back_tab(&mut self, n: u16) {
-        for _ in 0..n {
-            self.col = self.col.saturating_sub(1) / 8 * 8;
+        for _ in 0..n.min(self.cols) {
+            self.col = self.tabs.previous(self.col);
+        }
+    }
+
+    /// HTS.
+    pub(super) fn set_tab_stop(&mut self) {
+        let col = self.col.min(self.cols - 1);
+        self.tabs.set(col, self.cols);
+    }
+
+    /// TBC: 0 clears the stop at the cursor, 3 every stop.
+    pub(super) fn clear_tab_stops(&mut self, mode: u16) {
+        match mode {
+            0 => self.tabs.clear(self.col.min(self.cols - 1), self.cols),
+            3 => self.tabs.clear_all(self.cols),
+            _ => {}
         }
     }
 
@@ -458,6 +473,7 @@ impl Emulator {
             }
         }
         self.cols = cols;
+        self.tabs.resize(cols);
         let new_rows = usize::from(rows);
         if new_rows < self.main.len() {
             // The main screen's cursor is the saved one while the alternate screen shows.

@@ -60,6 +60,7 @@ impl<S: Sink> vte::Perform for Performer<'_, S> {
             }
             ([], b'M') => emu.reverse_index(),
             ([], b'c') => emu.reset(),
+            ([], b'H') => emu.set_tab_stop(),
             ([slot @ (b'(' | b')')], set) => {
                 let charset = if set == b'0' {
                     Charset::DecGraphics
@@ -117,6 +118,7 @@ impl<S: Sink> vte::Perform for Performer<'_, S> {
             ([], 'Z') => emu.back_tab(p(0, 1)),
             ([], 'b') => emu.repeat_last(p(0, 1), self.sink),
             ([], 'd') => emu.goto_row(p(0, 1) - 1),
+            ([], 'g') => emu.clear_tab_stops(raw(params, 0)),
             ([], 'h' | 'l') if params.iter().any(|m| m[0] == 4) => {
                 emu.modes_mut().insert = action == 'h';
             }

@@ -24,6 +24,7 @@ pub(super) fn repaint(emu: &Emulator) -> String {
         out.push_str("\x1b[?1049h\x1b[m");
         paint_rows(&emu.alt, emu.cols, &mut out);
     }
+    emu.tabs.write_repaint(&mut out);
     if (emu.top, emu.bottom) != (0, emu.rows - 1) {
         let _ = write!(out, "\x1b[{};{}r", emu.top + 1, emu.bottom + 1);
     }
