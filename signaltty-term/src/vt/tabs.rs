@@ -10,7 +10,7 @@ pub(super) struct TabStops {
 }
 
 fn default_stop(col: usize) -> bool {
-    col % 8 == 0
+    col.is_multiple_of(8)
 }
 
 impl TabStops {
