@@ -161,7 +161,19 @@ pub(super) fn spawn_reaper(
     on_exit: impl FnOnce() + Send + 'static,
 ) -> io::Result<()> {
     // The pidfd becomes readable when the child exits (and stays so until it is reaped).
-    let pidfd = sys::register(sys::pidfd_open(state.pid())?, Interest::READABLE)?;
+    let pidfd = match sys::pidfd_open(state.pid()) {
+        Ok(pidfd) => sys::register(pidfd, Interest::READABLE)?,
+        // No pidfds here (Linux < 5.3, or a sandbox that filters the call: a seccomp profile,
+        // gVisor, valgrind): panes still work, at the cost of a blocked thread each.
+        Err(err) if matches!(err.raw_os_error(), Some(libc::ENOSYS | libc::EPERM)) => {
+            static ONCE: std::sync::Once = std::sync::Once::new();
+            ONCE.call_once(|| {
+                tracing::warn!(%err, "pidfd_open is unavailable; each pane's child is reaped on a thread of its own");
+            });
+            return spawn_thread_reaper(state, on_exit);
+        }
+        Err(err) => return Err(err),
+    };
     tokio::spawn(async move {
         let status = match pidfd.readable().await {
             // The child has exited: this returns at once.
@@ -180,4 +192,46 @@ pub(super) fn spawn_reaper(
         on_exit();
     });
     Ok(())
+}
+
+/// Reaps the child on a thread of its own (the fallback without pidfds), then calls `on_exit`.
+fn spawn_thread_reaper(
+    state: Arc<ExitState>,
+    on_exit: impl FnOnce() + Send + 'static,
+) -> io::Result<()> {
+    std::thread::Builder::new()
+        .name("pane-reaper".into())
+        .spawn(move || {
+            let status = state.reap();
+            tracing::debug!(pid = %state.pid(), %status, "pane child reaped");
+            on_exit();
+        })
+        .map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[expect(
+        clippy::zombie_processes,
+        reason = "the reaper under test waits for the child, not `Child`"
+    )]
+    fn the_thread_fallback_reaps_and_reports_the_exit() {
+        let child = std::process::Command::new("sh")
+            .args(["-c", "exit 7"])
+            .spawn()
+            .expect("sh runs");
+        let pid = Pid::from_raw(i32::try_from(child.id()).expect("pid fits"));
+        let state = Arc::new(ExitState::new(pid));
+        let (tx, rx) = std::sync::mpsc::channel();
+        spawn_thread_reaper(Arc::clone(&state), move || {
+            let _ = tx.send(());
+        })
+        .expect("thread starts");
+        rx.recv_timeout(std::time::Duration::from_secs(10))
+            .expect("on_exit called");
+        assert_eq!(state.status(), Some(ExitStatus::Exited { code: 7 }));
+    }
 }
