@@ -62,17 +62,27 @@ fn hook(
         .expect("pane exists")
 }
 
+/// Claude's hook asks permission to run Bash at t(`at`).
+fn ask_to_run_bash(
+    s: &mut State,
+    pane: &PaneId,
+    answerable: bool,
+    at: u64,
+) -> (HookApplied, Vec<Event>) {
+    hook(
+        s,
+        pane,
+        "PermissionRequest",
+        json!({"tool_name": "Bash"}),
+        answerable,
+        at,
+    )
+}
+
 /// A live Claude pane whose hook asked for a permission (answerable) at t(1).
 fn claude_asking_permission() -> (State, PaneId) {
     let (mut s, p) = live_pane("claude");
-    hook(
-        &mut s,
-        &p,
-        "PermissionRequest",
-        json!({"tool_name": "Bash"}),
-        true,
-        1,
-    );
+    ask_to_run_bash(&mut s, &p, true, 1);
     (s, p)
 }
 
@@ -139,14 +149,7 @@ fn mark_seen_keeps_a_pending_decision_required() {
     let (mut s, p) = live_pane("claude");
     s.notify(note(&p, Severity::Error), ChangeSource::Api, t(1))
         .expect("notify");
-    hook(
-        &mut s,
-        &p,
-        "PermissionRequest",
-        json!({"tool_name": "Bash"}),
-        true,
-        2,
-    );
+    ask_to_run_bash(&mut s, &p, true, 2);
     let (pane, events) = s.mark_seen(&p, ChangeSource::Api, t(3)).expect("seen");
     assert_eq!(pane.state.attention(), Attention::PermissionRequired);
     assert!(matches!(
@@ -235,14 +238,7 @@ fn permission_requests_create_and_supersede_decisions() {
 #[test]
 fn answers_are_checked_then_consumed_once() {
     let (mut s, p) = live_pane("claude");
-    let (a, _) = hook(
-        &mut s,
-        &p,
-        "PermissionRequest",
-        json!({"tool_name": "Bash"}),
-        true,
-        1,
-    );
+    let (a, _) = ask_to_run_bash(&mut s, &p, true, 1);
     let d = a.created.expect("decision");
     assert!(matches!(
         s.check_answer(&p, &d.id, "always"),
@@ -263,14 +259,7 @@ fn answers_are_checked_then_consumed_once() {
         Err(AnswerRefused::Decision(DecisionError::NotFound(_)))
     ));
     // A decision nobody waits for cannot be answered here.
-    let (b, _) = hook(
-        &mut s,
-        &p,
-        "PermissionRequest",
-        json!({"tool_name": "Bash"}),
-        false,
-        3,
-    );
+    let (b, _) = ask_to_run_bash(&mut s, &p, false, 3);
     let b = b.created.expect("decision");
     assert!(matches!(
         s.check_answer(&p, &b.id, "deny"),
