@@ -128,14 +128,6 @@ impl Term {
     pub fn repaint(&self) -> Vec<u8> {
         repaint::repaint(&self.emu).into_bytes()
     }
-
-    /// Heap bytes held by the grids (for memory accounting in tests and benchmarks).
-    pub fn heap_bytes(&self) -> usize {
-        let grid = |g: &VecDeque<Row>| {
-            g.capacity() * std::mem::size_of::<Row>() + g.iter().map(Row::heap_bytes).sum::<usize>()
-        };
-        grid(&self.emu.main) + grid(&self.emu.alt)
-    }
 }
 
 impl std::fmt::Debug for Term {

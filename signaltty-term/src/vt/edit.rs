@@ -4,7 +4,6 @@
 use unicode_width::UnicodeWidthChar;
 
 use super::cell::{Cell, Style};
-use super::modes::Modes;
 use super::row::Row;
 use super::{Charset, Emulator, Saved, Sink, blank_rows};
 
@@ -513,10 +512,6 @@ impl Emulator {
             saved.row = saved.row.min(self.rows - 1);
             saved.col = saved.col.min(self.cols);
         }
-    }
-
-    pub(super) fn modes_mut(&mut self) -> &mut Modes {
-        &mut self.modes
     }
 }
 

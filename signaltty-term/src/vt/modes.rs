@@ -67,8 +67,8 @@ impl Default for Modes {
 
 impl Modes {
     /// Applies DEC private mode `mode` (`CSI ? mode h/l`) except those that move the cursor or
-    /// switch screens, which the emulator handles. Returns whether the mode was one of these.
-    pub fn set_private(&mut self, mode: u16, on: bool) -> bool {
+    /// switch screens, which the emulator handles; unknown modes are ignored.
+    pub fn set_private(&mut self, mode: u16, on: bool) {
         match mode {
             1 => self.application_cursor = on,
             7 => self.autowrap = on,
@@ -100,9 +100,8 @@ impl Modes {
                     self.mouse_encoding = MouseEncoding::Default;
                 }
             }
-            _ => return false,
+            _ => {}
         }
-        true
     }
 
     /// Sequences that put a fresh terminal into these modes (cursor position and origin mode

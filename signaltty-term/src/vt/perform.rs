@@ -51,8 +51,8 @@ impl<S: Sink> vte::Perform for Performer<'_, S> {
         match (intermediates, byte) {
             ([], b'7') => emu.save_cursor(),
             ([], b'8') => emu.restore_cursor(),
-            ([], b'=') => emu.modes_mut().application_keypad = true,
-            ([], b'>') => emu.modes_mut().application_keypad = false,
+            ([], b'=') => emu.modes.application_keypad = true,
+            ([], b'>') => emu.modes.application_keypad = false,
             ([], b'D') => emu.linefeed(self.sink),
             ([], b'E') => {
                 emu.carriage_return();
@@ -120,7 +120,7 @@ impl<S: Sink> vte::Perform for Performer<'_, S> {
             ([], 'd') => emu.goto_row(p(0, 1) - 1),
             ([], 'g') => emu.clear_tab_stops(raw(params, 0)),
             ([], 'h' | 'l') if params.iter().any(|m| m[0] == 4) => {
-                emu.modes_mut().insert = action == 'h';
+                emu.modes.insert = action == 'h';
             }
             ([], 'm') => sgr::apply(&mut emu.pen, params),
             ([], 'r') => {
@@ -137,7 +137,7 @@ impl<S: Sink> vte::Perform for Performer<'_, S> {
             }
             ([b' '], 'q') => {
                 if let Ok(style @ 0..=6) = u8::try_from(raw(params, 0)) {
-                    emu.modes_mut().cursor_style = style;
+                    emu.modes.cursor_style = style;
                 }
             }
             _ => {}
@@ -165,8 +165,6 @@ fn private_mode(emu: &mut Emulator, mode: u16, on: bool) {
         (Some(how), true) => emu.enter_alt(how),
         (Some(how), false) => emu.leave_alt(how),
         (None, _) if mode == 6 => emu.set_origin(on),
-        (None, _) => {
-            emu.modes_mut().set_private(mode, on);
-        }
+        (None, _) => emu.modes.set_private(mode, on),
     }
 }

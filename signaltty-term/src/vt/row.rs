@@ -171,13 +171,7 @@ impl Row {
         self.wrapped = false;
     }
 
-    /// Heap bytes this row holds.
-    pub fn heap_bytes(&self) -> usize {
-        self.cells.capacity() * std::mem::size_of::<Cell>()
-            + self.marks.capacity() * std::mem::size_of::<(u16, char)>()
-    }
-
-    /// Trailing default blanks are not worth their memory; renderers skip them anyway.
+    /// Columns up to and including the last cell that shows something.
     pub fn trimmed_len(&self) -> usize {
         self.cells
             .iter()
