@@ -30,6 +30,9 @@ struct Args {
     /// Make the run's temp dir inside this directory.
     #[arg(long)]
     work_dir: Option<PathBuf>,
+    /// Keys per system in the echo section (more keys make its p99 steadier).
+    #[arg(long)]
+    echo_keys: Option<usize>,
     /// Where to write results-<time>.json.
     #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/out"))]
     out_dir: PathBuf,
@@ -55,10 +58,16 @@ fn main() -> ExitCode {
 
 async fn run(args: Args) -> i32 {
     let options = Options {
-        sizes: if args.quick {
-            Sizes::quick()
-        } else {
-            Sizes::full()
+        sizes: {
+            let mut sizes = if args.quick {
+                Sizes::quick()
+            } else {
+                Sizes::full()
+            };
+            if let Some(keys) = args.echo_keys {
+                sizes.echo_keys = keys;
+            }
+            sizes
         },
         sections: if args.sections.is_empty() {
             Section::ALL.to_vec()

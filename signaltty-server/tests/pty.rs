@@ -351,6 +351,55 @@ async fn a_child_that_never_reads_times_out_without_stalling_other_panes() {
     assert!(drain.await.unwrap().exit.is_some());
 }
 
+/// Waits for a process to be stopped (state `T` in /proc).
+async fn until_stopped(pid: i32) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        if stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('T'))
+        {
+            return;
+        }
+        assert!(Instant::now() < deadline, "pid {pid} never stopped");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_write_into_a_full_terminal_waits_for_the_child_and_completes() {
+    // The shell stops itself before anything reads the terminal, so the input fills it.
+    let (pty, mut rx) = spawn(&sh("stty -echo; kill -STOP $$; wc -l"));
+    let pid = i32::try_from(pty.pid()).unwrap();
+    until_stopped(pid).await;
+    let line = [b"y".repeat(79), b"\n".to_vec()].concat();
+    let lines = 4096;
+    let input = line.repeat(lines);
+    let now = pty.write_input_now(&input);
+    assert!(
+        now > 0 && now < input.len(),
+        "{now}: the terminal took everything"
+    );
+
+    let rest = input[now..].to_vec();
+    let write = {
+        let pty = pty.clone();
+        tokio::spawn(async move { pty.write_input(&rest, soon()).await })
+    };
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGCONT,
+    )
+    .unwrap();
+    assert_eq!(write.await.unwrap().unwrap(), input.len() - now);
+    // End of file for `wc`: everything written arrived, in whole lines.
+    pty.write_input(b"\x04", soon()).await.unwrap();
+    let mut seen = Seen::default();
+    until(&mut rx, &mut seen, |s| s.exit.is_some()).await;
+    assert_eq!(seen.text().trim(), lines.to_string());
+}
+
 #[tokio::test]
 async fn group_signal_reaches_background_children() {
     // The job ignores SIGHUP: otherwise the kernel's hangup of the foreground group, when the

@@ -1,11 +1,13 @@
-//! The pane actor: the one owner of a pane's terminal model and fan-out. A task per pane drains
-//! the PTY's events: each chunk is fed to the [`Screen`] and the OSC scanner, advances the output
-//! offset, and is broadcast to attached clients — all under one short lock, so a client that
-//! takes a snapshot and subscribes under the same lock gets exactly the bytes after it.
+//! The pane actor: the one owner of a pane's terminal model and fan-out. Each output chunk is fed
+//! to the OSC scanner and the [`Screen`], advances the output offset, and is broadcast to
+//! attached clients — all under one short lock, so a client that takes a snapshot and subscribes
+//! under the same lock gets exactly the bytes after it. The actor has no task of its own: small
+//! chunks are handled inline by the PTY's reader task, bursts by a job on the blocking pool (the
+//! `handoff` module says why).
 //!
 //! Clients never slow the PTY: the broadcast is bounded and never waits; a client that falls
-//! behind gets `Lagged` on its next receive and re-synchronises from a fresh snapshot. The task
-//! sleeps while the pane is idle (no timers).
+//! behind gets `Lagged` on its next receive and re-synchronises from a fresh snapshot. An idle
+//! pane costs no wake-ups (no timers, no task).
 //!
 //! Size: every attached, non-read-only client reports its size; the pane follows the smallest
 //! (cols and rows separately, like tmux's `smallest`). With no such client the last size stays.
@@ -48,7 +50,8 @@ pub enum Report {
     },
 }
 
-/// Receives the actor's reports. Called from the actor task; must not block.
+/// Receives the actor's reports. Called from the PTY's reader task or a blocking-pool thread;
+/// must be quick and must not block.
 pub type Reporter = Arc<dyn Fn(&PaneId, Report) + Send + Sync>;
 
 /// Optional parts of starting an actor ([`PaneHandle::start_with`]).
@@ -68,6 +71,9 @@ pub struct ClientId(u64);
 
 struct Model {
     screen: Screen,
+    /// Finds titles and notifications in the raw output (before the screen sees it).
+    scanner: OscScanner,
+    notify_limit: NotifyLimit,
     offset: u64,
     clients: HashMap<ClientId, Option<Size>>,
     next_client: u64,
@@ -114,7 +120,7 @@ pub struct Subscribed {
 }
 
 impl PaneHandle {
-    /// Starts the actor task for a freshly spawned PTY.
+    /// Starts the actor for a freshly spawned PTY.
     pub fn start(
         id: PaneId,
         pty: Pty,
@@ -145,7 +151,7 @@ impl PaneHandle {
         options: StartOptions,
     ) -> Self {
         let mut screen = Screen::with_history_limits(size.cols, size.rows, limits);
-        // Fed before the task starts, so no output can come before it.
+        // Fed before serving starts, so no output can come before it.
         screen.feed(&options.prelude);
         let (fanout, _) = broadcast::channel(FANOUT_CHUNKS);
         let (size_tx, _) = watch::channel(size);
@@ -156,6 +162,8 @@ impl PaneHandle {
             pty,
             model: Mutex::new(Model {
                 screen,
+                scanner: OscScanner::new(),
+                notify_limit: NotifyLimit::new(Instant::now()),
                 offset: 0,
                 clients: HashMap::new(),
                 next_client: 1,
@@ -167,7 +175,7 @@ impl PaneHandle {
             last_activity_ms: AtomicU64::new(0),
             activity: options.activity,
         });
-        tokio::spawn(run(Arc::clone(&shared), events, report));
+        serve(Arc::clone(&shared), events, report);
         PaneHandle { shared }
     }
 
@@ -314,51 +322,57 @@ fn lock(model: &Mutex<Model>) -> MutexGuard<'_, Model> {
     model.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-async fn run(shared: Arc<Shared>, mut events: PtyEvents, report: Reporter) {
-    let mut scanner = OscScanner::new();
-    let mut notify_limit = NotifyLimit::new(Instant::now());
-    while let Some(event) = events.recv().await {
-        match event {
-            PtyEvent::Output { bytes } => {
-                let term_events = scanner.scan(&bytes);
-                {
-                    let mut model = lock(&shared.model);
-                    model.offset += bytes.len() as u64;
-                    let end_offset = model.offset;
-                    // Clients are woken with the bytes before the screen parses them, not
-                    // after. Sending and feeding under one lock keeps snapshot + subscribe
-                    // exact. No receivers is fine; a lagging one finds out on its next receive.
-                    let _ = shared.fanout.send(Chunk {
-                        data: bytes.clone(),
-                        end_offset,
-                    });
-                    model.screen.feed(&bytes);
-                }
-                let now_ms = SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .map_or(1, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-                shared.last_activity_ms.store(now_ms, Ordering::Relaxed);
-                if let Some(activity) = &shared.activity {
-                    activity.notify_one();
-                }
-                for e in term_events {
-                    if matches!(e, TermEvent::Notify { .. }) && !notify_limit.admit(Instant::now())
-                    {
-                        let dropped = notify_limit.dropped();
-                        // One line per power of two, so a flood cannot flood the log either.
-                        if dropped.is_power_of_two() {
-                            tracing::warn!(pane = %shared.id, dropped, "pane raises notifications too fast; dropping");
-                        }
-                        continue;
-                    }
-                    report(&shared.id, Report::Term(e));
-                }
-            }
-            PtyEvent::Exited { status } => {
-                let code = status.code();
-                shared.exit.send_replace(Some(code));
-                report(&shared.id, Report::Exited { code });
-            }
+/// Hands the pane's events to [`on_event`]: interactive output inline in the PTY's reader task,
+/// bursts on the blocking pool (see the `handoff` module).
+fn serve(shared: Arc<Shared>, events: PtyEvents, report: Reporter) {
+    events.serve(Arc::new(move |event| on_event(&shared, &report, event)));
+}
+
+fn on_event(shared: &Shared, report: &Reporter, event: PtyEvent) {
+    match event {
+        PtyEvent::Output { bytes } => on_output(shared, report, &bytes),
+        PtyEvent::Exited { status } => {
+            let code = status.code();
+            shared.exit.send_replace(Some(code));
+            report(&shared.id, Report::Exited { code });
         }
+    }
+}
+
+fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
+    let (term_events, dropped) = {
+        let mut model = lock(&shared.model);
+        let mut term_events = model.scanner.scan(bytes);
+        model.offset += bytes.len() as u64;
+        let end_offset = model.offset;
+        // Clients are woken with the bytes before the screen parses them, not after. Sending
+        // and feeding under one lock keeps snapshot + subscribe exact. No receivers is fine; a
+        // lagging one finds out on its next receive.
+        let _ = shared.fanout.send(Chunk {
+            data: bytes.clone(),
+            end_offset,
+        });
+        model.screen.feed(bytes);
+        let before = model.notify_limit.dropped();
+        let now = Instant::now();
+        term_events
+            .retain(|e| !matches!(e, TermEvent::Notify { .. }) || model.notify_limit.admit(now));
+        let after = model.notify_limit.dropped();
+        // One line per power of two, so a flood cannot flood the log either.
+        let crossed = after > before && (before == 0 || after.ilog2() > before.ilog2());
+        (term_events, crossed.then_some(after))
+    };
+    let now_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(1, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    shared.last_activity_ms.store(now_ms, Ordering::Relaxed);
+    if let Some(activity) = &shared.activity {
+        activity.notify_one();
+    }
+    if let Some(dropped) = dropped {
+        tracing::warn!(pane = %shared.id, dropped, "pane raises notifications too fast; dropping");
+    }
+    for e in term_events {
+        report(&shared.id, Report::Term(e));
     }
 }

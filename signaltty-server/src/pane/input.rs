@@ -1,11 +1,16 @@
 //! The input side of a pane: bounded, deadline-limited writes to the PTY master.
 //!
-//! The writer holds its own nonblocking copy of the master registered with tokio's reactor
-//! (writability only). A write that finds the terminal's input buffer full parks the calling
-//! task on epoll until the child reads, so a child that never reads costs no thread and no CPU,
-//! and can only delay its own writers: every other pane, and the runtime, carry on. A dedicated
-//! writer thread per pane would do the same with a blocked thread per pane; the reactor already
-//! exists, so this is cheaper.
+//! The writer holds its own nonblocking copy of the master. A write that finds the terminal's
+//! input buffer full registers that copy with tokio's reactor (writability only) and parks the
+//! calling task on epoll until the child reads, so a child that never reads costs no thread and
+//! no CPU, and can only delay its own writers: every other pane, and the runtime, carry on. A
+//! dedicated writer thread per pane would do the same with a blocked thread per pane; the
+//! reactor already exists, so this is cheaper.
+//!
+//! The copy is registered only while a write waits: a terminal signals "writable" to epoll
+//! every time the child reads its input, so a permanent registration woke the server once more
+//! per keystroke for nothing (tmux, through libevent, also polls for writability only with
+//! output pending).
 //!
 //! Writes to one pane are serialised (an async mutex), so two inputs never interleave; a
 //! waiting write's deadline includes its time in the queue.
@@ -13,8 +18,8 @@
 use std::io;
 use std::os::fd::OwnedFd;
 
+use nix::errno::Errno;
 use tokio::io::Interest;
-use tokio::io::unix::AsyncFd;
 use tokio::sync::Mutex;
 use tokio::time::{Instant, timeout_at};
 use tokio_util::sync::CancellationToken;
@@ -60,26 +65,27 @@ pub enum WriteError {
 
 /// Owns the pane's input descriptor.
 pub(super) struct Input {
-    fd: Mutex<Option<AsyncFd<OwnedFd>>>,
+    fd: Mutex<Option<OwnedFd>>,
     /// Cancelled on hangup: in-flight writes return `Closed` at once and release the descriptor.
     closed: CancellationToken,
 }
 
 /// What a wait for writability ended with.
-enum Ready<G> {
-    Writable(G),
+enum Ready {
+    Writable,
     Closed,
     Exited,
     Elapsed,
+    Failed(io::Error),
 }
 
 impl Input {
-    /// Registers `fd` (a nonblocking master copy) with the current runtime.
-    pub(super) fn new(fd: OwnedFd) -> io::Result<Self> {
-        Ok(Self {
-            fd: Mutex::new(Some(sys::register(fd, Interest::WRITABLE)?)),
+    /// Takes `fd`, a nonblocking master copy.
+    pub(super) fn new(fd: OwnedFd) -> Self {
+        Self {
+            fd: Mutex::new(Some(fd)),
             closed: CancellationToken::new(),
-        })
+        }
     }
 
     /// Writes what the terminal takes right now without waiting, and returns how much that was
@@ -95,9 +101,7 @@ impl Input {
         let Some(fd) = guard.as_ref() else {
             return 0;
         };
-        // A would-block here leaves the reactor's readiness set; the queued write's `try_io`
-        // then sees the same would-block and clears it, so no wake-up is lost.
-        nix::unistd::write(fd.get_ref(), bytes).unwrap_or(0)
+        nix::unistd::write(fd, bytes).unwrap_or(0)
     }
 
     /// Writes all of `bytes` or fails at `deadline`; see [`WriteError`].
@@ -128,41 +132,64 @@ impl Input {
             let Some(fd) = guard.as_ref() else {
                 return Err(WriteError::Closed);
             };
-            let ready = tokio::select! {
-                biased;
-                () = self.closed.cancelled() => Ready::Closed,
-                _ = exit.wait() => Ready::Exited,
-                ready = timeout_at(deadline, fd.writable()) => match ready {
-                    Ok(Ok(guard)) => Ready::Writable(guard),
-                    Ok(Err(source)) => return Err(WriteError::Io { written, source }),
-                    Err(_elapsed) => Ready::Elapsed,
-                },
-            };
-            let mut ready = match ready {
-                Ready::Writable(ready) => ready,
-                Ready::Closed => {
-                    *guard = None;
-                    return Err(WriteError::Closed);
+            match nix::unistd::write(fd, &bytes[written..]) {
+                Ok(n) => written += n,
+                Err(Errno::EINTR) => {}
+                // No process holds the terminal any more.
+                Err(Errno::EIO) => return Err(WriteError::Exited),
+                Err(Errno::EAGAIN) => {
+                    let Some(fd) = guard.take() else {
+                        return Err(WriteError::Closed);
+                    };
+                    let (fd, ready) = self.until_writable(fd, deadline, exit).await;
+                    *guard = fd;
+                    match ready {
+                        Ready::Writable => {}
+                        Ready::Closed => return Err(WriteError::Closed),
+                        Ready::Exited => return Err(WriteError::Exited),
+                        Ready::Elapsed => return Err(WriteError::Timeout { written }),
+                        Ready::Failed(source) => return Err(WriteError::Io { written, source }),
+                    }
                 }
-                Ready::Exited => return Err(WriteError::Exited),
-                Ready::Elapsed => return Err(WriteError::Timeout { written }),
-            };
-            let attempt = ready.try_io(|fd| {
-                nix::unistd::write(fd.get_ref(), &bytes[written..]).map_err(io::Error::from)
-            });
-            match attempt {
-                Ok(Ok(n)) => written += n,
-                // EIO: no process holds the terminal any more.
-                Ok(Err(err)) if err.raw_os_error() == Some(libc::EIO) => {
-                    return Err(WriteError::Exited);
+                Err(err) => {
+                    return Err(WriteError::Io {
+                        written,
+                        source: err.into(),
+                    });
                 }
-                Ok(Err(err)) if err.kind() == io::ErrorKind::Interrupted => {}
-                Ok(Err(source)) => return Err(WriteError::Io { written, source }),
-                // The buffer filled up again; `try_io` cleared readiness, so wait once more.
-                Err(_would_block) => {}
             }
         }
         Ok(written)
+    }
+
+    /// Waits with `fd` registered in the reactor until the terminal takes input again, and
+    /// hands the descriptor back unregistered (`None` once the input is closed).
+    async fn until_writable(
+        &self,
+        fd: OwnedFd,
+        deadline: Instant,
+        exit: &ExitState,
+    ) -> (Option<OwnedFd>, Ready) {
+        let fd = match sys::register(fd, Interest::WRITABLE) {
+            Ok(fd) => fd,
+            // The descriptor went with the failed registration; later writes see Closed.
+            Err(source) => return (None, Ready::Failed(source)),
+        };
+        let ready = tokio::select! {
+            biased;
+            () = self.closed.cancelled() => Ready::Closed,
+            _ = exit.wait() => Ready::Exited,
+            ready = timeout_at(deadline, fd.writable()) => match ready {
+                Ok(Ok(_)) => Ready::Writable,
+                Ok(Err(source)) => Ready::Failed(source),
+                Err(_elapsed) => Ready::Elapsed,
+            },
+        };
+        match ready {
+            // Hung up: drop the descriptor now, as `close` would.
+            Ready::Closed => (None, ready),
+            _ => (Some(fd.into_inner()), ready),
+        }
     }
 
     /// Fails in-flight and future writes with `Closed` and closes the descriptor.

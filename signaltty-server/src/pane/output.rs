@@ -25,8 +25,9 @@ use bytes::Bytes;
 use nix::errno::Errno;
 use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::Notify;
 
+use super::handoff::EventSender;
 use super::pty::PtyEvent;
 use super::reaper::ExitState;
 use super::sys;
@@ -86,7 +87,7 @@ pub(super) fn spawn_reader(
     master: OwnedFd,
     wake: Arc<Wake>,
     exit: Arc<ExitState>,
-    tx: mpsc::Sender<PtyEvent>,
+    tx: EventSender,
 ) -> io::Result<()> {
     let master = sys::register(master, Interest::READABLE)?;
     let reader = Reader {
@@ -106,7 +107,7 @@ struct Reader {
     master: Option<AsyncFd<OwnedFd>>,
     wake: Arc<Wake>,
     exit: Arc<ExitState>,
-    tx: mpsc::Sender<PtyEvent>,
+    tx: EventSender,
     /// Read buffer, sized to the traffic: empty while idle (an idle pane holds no buffer), a
     /// small one for interactive output, [`CHUNK_BYTES`] while a read fills the small one.
     buf: Vec<u8>,

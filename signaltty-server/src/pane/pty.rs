@@ -24,8 +24,8 @@ use nix::errno::Errno;
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::{Pid, tcgetpgrp};
 use std::os::fd::{AsFd, OwnedFd};
-use tokio::sync::mpsc;
 
+use super::handoff;
 use super::input::Input;
 use super::output::{Wake, spawn_reader};
 use super::reaper::{ExitState, spawn_reaper};
@@ -64,8 +64,7 @@ pub enum PtyEvent {
     },
 }
 
-/// The receiving end of a pane's events; `None` from `recv` means the terminal is done.
-pub type PtyEvents = mpsc::Receiver<PtyEvent>;
+pub use super::handoff::PtyEvents;
 
 /// Why an operation on a pane's terminal failed.
 #[derive(Debug, thiserror::Error)]
@@ -144,9 +143,8 @@ impl Pty {
         let wake = Arc::new(Wake::default());
         let parts = (|| -> Result<_, SpawnError> {
             let reader_fd = started.master.try_clone().map_err(setup("terminal"))?;
-            let input = Input::new(started.master.try_clone().map_err(setup("terminal"))?)
-                .map_err(setup("input"))?;
-            let (tx, rx) = mpsc::channel(EVENT_QUEUE_CHUNKS);
+            let input = Input::new(started.master.try_clone().map_err(setup("terminal"))?);
+            let (tx, rx) = handoff::channel(EVENT_QUEUE_CHUNKS);
             spawn_reader(reader_fd, Arc::clone(&wake), Arc::clone(&exit), tx)
                 .map_err(setup("reader"))?;
             Ok((input, rx))

@@ -1,0 +1,280 @@
+//! How a pane's reader hands its events to the consumer. Two ways:
+//!
+//! - [`PtyEvents::recv`]: one by one through the bounded channel (tests and simple consumers).
+//! - [`PtyEvents::serve`]: a handler (the pane actor's), called **inline in the reader's task**
+//!   for a small event when nothing is queued before it, and otherwise by a drain job on
+//!   tokio's blocking pool that empties the channel and ends.
+//!
+//! Why inline: a keystroke's echo then costs no task hop between the PTY read and the attach
+//! session. The server runs one async worker (see `main.rs`), so every hop is a context switch
+//! on the echo's critical path; with the actor as a task of its own, the echo woke four tasks in
+//! a row after the read, one more than tokio runs back to back before it queues and wakes
+//! another worker (measured: a futex wake and lock contention before every reply `writev`).
+//!
+//! Why bursts go to the blocking pool: a large chunk means the child is writing as fast as it
+//! can, and parsing is the most expensive thing the server does (≈ 100 MB/s); done on the async
+//! worker it would stop the reader, the kernel buffer would fill and the child would stall. On
+//! a pool thread it overlaps the next reads, and no other pane or client waits for it. The job
+//! ends when the channel is empty, so an idle pane holds no thread.
+//!
+//! Order is kept because the reader is the only producer, there is at most one drain job per
+//! pane, and the reader goes inline only once every queued event has been *handled* (the
+//! counter drops after the handler returns, not when the event is received).
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering, fence};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use tokio::sync::mpsc;
+
+use super::pty::PtyEvent;
+
+/// Output chunks up to this size may be handled inline: what interactive output looks like, and
+/// cheap to parse (tens of microseconds at worst).
+pub const INLINE_MAX_BYTES: usize = 4 * 1024;
+
+/// Handles one event; called from the reader's task or a drain job, never two at once.
+pub type Handler = Arc<dyn Fn(PtyEvent) + Send + Sync>;
+
+#[derive(Default)]
+struct Handoff {
+    /// Events sent through the channel and not yet handled.
+    queued: AtomicUsize,
+    /// Set when the consumer serves; from then on events never wait for a consumer task.
+    served: OnceLock<Served>,
+    /// A drain job is running (or about to).
+    draining: AtomicBool,
+}
+
+struct Served {
+    handler: Handler,
+    rx: Mutex<mpsc::Receiver<PtyEvent>>,
+}
+
+/// Creates the reader's sender and the consumer's receiver, holding up to `capacity` events.
+pub(super) fn channel(capacity: usize) -> (EventSender, PtyEvents) {
+    let (tx, rx) = mpsc::channel(capacity);
+    let handoff = Arc::new(Handoff::default());
+    (
+        EventSender {
+            tx,
+            handoff: Arc::clone(&handoff),
+        },
+        PtyEvents { rx, handoff },
+    )
+}
+
+/// The consumer dropped its end.
+#[derive(Debug)]
+pub(super) struct ConsumerGone;
+
+/// The reader's end.
+pub(super) struct EventSender {
+    tx: mpsc::Sender<PtyEvent>,
+    handoff: Arc<Handoff>,
+}
+
+impl EventSender {
+    /// Delivers `event`, waiting for room in the channel when it has to go through it. Must be
+    /// called within a tokio runtime (a drain job may be started).
+    pub(super) async fn send(&self, event: PtyEvent) -> Result<(), ConsumerGone> {
+        if self.tx.is_closed() {
+            return Err(ConsumerGone);
+        }
+        let small = match &event {
+            PtyEvent::Output { bytes } => bytes.len() <= INLINE_MAX_BYTES,
+            PtyEvent::Exited { .. } => true,
+        };
+        if let Some(served) = self.handoff.served.get()
+            && small
+            && self.handoff.queued.load(Ordering::Acquire) == 0
+        {
+            (served.handler)(event);
+            return Ok(());
+        }
+        self.handoff.queued.fetch_add(1, Ordering::AcqRel);
+        if self.tx.send(event).await.is_err() {
+            self.handoff.queued.fetch_sub(1, Ordering::AcqRel);
+            return Err(ConsumerGone);
+        }
+        // Pairs with the fence in `serve`: of an event queued while the consumer starts serving,
+        // at least one side sees the other and starts the drain.
+        fence(Ordering::SeqCst);
+        if self.handoff.served.get().is_some() {
+            start_drain(&self.handoff);
+        }
+        Ok(())
+    }
+}
+
+/// Starts a drain job unless one is running; the running one then sees the new event.
+fn start_drain(handoff: &Arc<Handoff>) {
+    if !handoff.draining.swap(true, Ordering::SeqCst) {
+        let handoff = Arc::clone(handoff);
+        tokio::task::spawn_blocking(move || drain(&handoff));
+    }
+}
+
+/// Handles queued events until the channel is empty.
+fn drain(handoff: &Handoff) {
+    let Some(served) = handoff.served.get() else {
+        return;
+    };
+    let mut rx = served.rx.lock().unwrap_or_else(PoisonError::into_inner);
+    loop {
+        while let Ok(event) = rx.try_recv() {
+            (served.handler)(event);
+            handoff.queued.fetch_sub(1, Ordering::Release);
+        }
+        handoff.draining.store(false, Ordering::SeqCst);
+        // An event sent after the last `try_recv` whose sender still saw `draining` set is
+        // ours to handle; if a new job was started for it instead, that one will.
+        if rx.is_empty() || handoff.draining.swap(true, Ordering::SeqCst) {
+            return;
+        }
+    }
+}
+
+/// The consumer's end: output chunks in order, then `Exited` once, then the end (see the
+/// `output` module). Either [`PtyEvents::recv`] them one by one, or [`PtyEvents::serve`] a
+/// handler.
+pub struct PtyEvents {
+    rx: mpsc::Receiver<PtyEvent>,
+    handoff: Arc<Handoff>,
+}
+
+impl std::fmt::Debug for PtyEvents {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PtyEvents").finish_non_exhaustive()
+    }
+}
+
+impl PtyEvents {
+    /// The next event; `None` once the terminal is done and the exit was reported.
+    pub async fn recv(&mut self) -> Option<PtyEvent> {
+        let event = self.rx.recv().await?;
+        self.handoff.queued.fetch_sub(1, Ordering::AcqRel);
+        Some(event)
+    }
+
+    /// Has `handler` called for every event from now on, in order, from the reader's task or a
+    /// drain job on the blocking pool (see the module docs) — so it must be quick for small
+    /// events and must not block on async work. Must be called within a tokio runtime.
+    pub fn serve(self, handler: Handler) {
+        let PtyEvents { rx, handoff } = self;
+        let served = Served {
+            handler,
+            rx: Mutex::new(rx),
+        };
+        if handoff.served.set(served).is_err() {
+            unreachable!("`serve` consumes the only `PtyEvents`");
+        }
+        fence(Ordering::SeqCst);
+        // Events queued before now are handled first: the reader goes inline only when none is.
+        if handoff.queued.load(Ordering::Acquire) > 0 {
+            start_drain(&handoff);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::thread::ThreadId;
+    use std::time::Duration;
+
+    use bytes::Bytes;
+
+    use super::*;
+
+    /// What a handler saw: each output's first byte and the thread it ran on.
+    type Log = mpsc::UnboundedReceiver<(u8, ThreadId)>;
+
+    fn recording() -> (Handler, Log) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let handler: Handler = Arc::new(move |event| {
+            if let PtyEvent::Output { bytes } = event {
+                let _ = tx.send((bytes[0], std::thread::current().id()));
+            }
+        });
+        (handler, rx)
+    }
+
+    fn output(tag: u8, len: usize) -> PtyEvent {
+        PtyEvent::Output {
+            bytes: Bytes::from(vec![tag; len]),
+        }
+    }
+
+    /// The next `n` events handled (a drain job runs on another thread).
+    async fn next(log: &mut Log, n: usize) -> Vec<(u8, ThreadId)> {
+        let mut seen = Vec::new();
+        while seen.len() < n {
+            match tokio::time::timeout(Duration::from_secs(10), log.recv()).await {
+                Ok(Some(event)) => seen.push(event),
+                _ => panic!("only {} of {n} events handled", seen.len()),
+            }
+        }
+        seen
+    }
+
+    #[tokio::test]
+    async fn small_events_are_handled_inline_and_bursts_off_the_reader() {
+        let (tx, rx) = channel(16);
+        let (handler, mut log) = recording();
+        rx.serve(handler);
+        let here = std::thread::current().id();
+
+        assert!(tx.send(output(1, 10)).await.is_ok());
+        // Inline: handled before `send` returned, on this thread.
+        assert_eq!(log.try_recv().ok(), Some((1, here)));
+        assert!(tx.send(output(2, INLINE_MAX_BYTES + 1)).await.is_ok());
+        let seen = next(&mut log, 1).await;
+        assert_eq!(seen[0].0, 2);
+        assert_ne!(seen[0].1, here, "a burst was parsed on the reader's thread");
+    }
+
+    #[tokio::test]
+    async fn order_holds_across_inline_and_queued_events() {
+        let (tx, rx) = channel(4);
+        let (handler, mut log) = recording();
+        rx.serve(handler);
+        // Bursts and keystrokes interleaved, more than the channel holds: a small event after a
+        // burst must not overtake it, whichever way each one goes.
+        let mut sent = Vec::new();
+        for tag in 0..200u8 {
+            let len = if tag % 3 == 0 {
+                INLINE_MAX_BYTES * 2
+            } else {
+                1
+            };
+            sent.push(tag);
+            assert!(tx.send(output(tag, len)).await.is_ok());
+        }
+        let tags: Vec<u8> = next(&mut log, sent.len())
+            .await
+            .iter()
+            .map(|e| e.0)
+            .collect();
+        assert_eq!(tags, sent);
+    }
+
+    #[tokio::test]
+    async fn events_queued_before_serving_come_first() {
+        let (tx, rx) = channel(8);
+        assert!(tx.send(output(1, 1)).await.is_ok());
+        assert!(tx.send(output(2, 1)).await.is_ok());
+        let (handler, mut log) = recording();
+        rx.serve(handler);
+        assert!(tx.send(output(3, 1)).await.is_ok());
+        let tags: Vec<u8> = next(&mut log, 3).await.iter().map(|e| e.0).collect();
+        assert_eq!(tags, [1, 2, 3]);
+    }
+
+    #[tokio::test]
+    async fn a_dropped_receiver_is_reported_to_the_reader() {
+        let (tx, mut rx) = channel(8);
+        assert!(tx.send(output(1, 1)).await.is_ok());
+        assert!(matches!(rx.recv().await, Some(PtyEvent::Output { .. })));
+        drop(rx);
+        assert!(tx.send(output(2, 1)).await.is_err());
+    }
+}
