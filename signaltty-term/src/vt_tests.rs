@@ -147,6 +147,26 @@ fn shrinking_drops_blank_rows_below_the_cursor_before_pushing_history() {
 }
 
 #[test]
+fn blink_hidden_and_strikethrough_are_kept_and_repainted() {
+    let (term, _) = term_with(
+        20,
+        3,
+        b"\x1b[9ms\x1b[5mb\x1b[8mh\x1b[25;28mS\x1b[29mn\x1b[6mr\x1b[m.",
+    );
+    let row = term.rows().next().expect("a row");
+    let has = |col: usize, attr: Attr| row.cells()[col].style().has(attr);
+    assert!(has(0, Attr::Strikethrough) && !has(0, Attr::Blink));
+    assert!(has(1, Attr::Strikethrough) && has(1, Attr::Blink));
+    assert!(has(2, Attr::Hidden) && has(2, Attr::Blink) && has(2, Attr::Strikethrough));
+    assert!(has(3, Attr::Strikethrough) && !has(3, Attr::Blink) && !has(3, Attr::Hidden));
+    assert!(Attr::ALL.iter().all(|a| !has(4, *a)));
+    assert!(has(5, Attr::Blink), "rapid blink is blink");
+    assert!(row.cells()[6].style().is_default());
+    let (again, _) = term_with(20, 3, &term.repaint());
+    assert_same(&term, &again);
+}
+
+#[test]
 fn repaint_reproduces_regions_origin_charsets_and_pending_wrap() {
     let input = b"\x1b[31mhello\x1b[m\r\nworld\x1b[2;4r\x1b[?6h\x1b[2;1H\x1b[44mx\x1b(0\x1b[?1h\x1b[?2004h\x1b[5 q";
     let (a, _) = term_with(8, 5, input);
@@ -325,6 +345,7 @@ fn any_piece() -> impl Strategy<Value = String> {
         1 => prop::sample::select(vec![
             "\x1b[?6h", "\x1b[?6l", "\x1b(0", "\x1b(B", "\x1b)0", "\x0e", "\x0f", "\x1b[4h",
             "\x1b[4l", "\x1b[?7l", "\x1b[?7h", "\x1b[2m", "\x1b[44m", "\x1b[3 q", "\x1b[?1004h",
+            "\x1b[5;8;9m", "\x1b[25m", "\x1b[28;29m", "\x1b[6m",
             "\x1b[?47h", "\x1b[?47l", "\x1b[?1047h", "\x1b[?1047l", "\x1b7", "\x1bH", "\x1b[g", "\x1b[3g",
         ])
         .prop_map(str::to_string),

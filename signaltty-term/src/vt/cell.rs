@@ -3,8 +3,9 @@
 //! cells up to the last one written (see `Row`), so a pane that printed a prompt holds far less.
 //!
 //! Packing: each colour is a `u32` whose low 24 bits are the value (an index or RGB) and bits
-//! 24–25 the kind; the top six bits of the foreground word carry the SGR attributes and those of
-//! the background word the wide-character flags. Nothing outside this file sees the layout.
+//! 24–25 the kind; bits 26–31 of the foreground word and 26–27 of the background word carry the
+//! SGR attributes, bits 30–31 of a cell's background word its wide-character flags. Nothing
+//! outside this file sees the layout.
 
 /// A colour as SGR sets it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -47,21 +48,30 @@ impl Color {
 /// An SGR attribute that is either on or off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Attr {
-    Bold = 26,
-    Dim = 27,
-    Italic = 28,
-    Underline = 29,
-    Inverse = 30,
+    Bold,
+    Dim,
+    Italic,
+    Underline,
+    Blink,
+    Inverse,
+    Hidden,
+    Strikethrough,
 }
+
+/// Attribute bits of the background word (the rest are in the foreground word).
+const BG_ATTR_MASK: u32 = 3 << 26;
 
 impl Attr {
     /// Every attribute, in SGR code order.
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 8] = [
         Self::Bold,
         Self::Dim,
         Self::Italic,
         Self::Underline,
+        Self::Blink,
         Self::Inverse,
+        Self::Hidden,
+        Self::Strikethrough,
     ];
 
     /// The SGR parameter that turns this attribute on.
@@ -71,12 +81,25 @@ impl Attr {
             Self::Dim => "2",
             Self::Italic => "3",
             Self::Underline => "4",
+            Self::Blink => "5",
             Self::Inverse => "7",
+            Self::Hidden => "8",
+            Self::Strikethrough => "9",
         }
     }
 
-    fn bit(self) -> u32 {
-        1 << self as u32
+    /// Whether the bit is in the background word, and which bit.
+    fn place(self) -> (bool, u32) {
+        match self {
+            Self::Bold => (false, 1 << 26),
+            Self::Dim => (false, 1 << 27),
+            Self::Italic => (false, 1 << 28),
+            Self::Underline => (false, 1 << 29),
+            Self::Inverse => (false, 1 << 30),
+            Self::Blink => (false, 1 << 31),
+            Self::Hidden => (true, 1 << 26),
+            Self::Strikethrough => (true, 1 << 27),
+        }
     }
 }
 
@@ -85,7 +108,7 @@ impl Attr {
 pub struct Style {
     /// Foreground colour plus attribute bits.
     fg: u32,
-    /// Background colour (bits above the colour belong to `Cell`'s width flags).
+    /// Background colour plus attribute bits (a `Cell` adds its width flags above them).
     bg: u32,
 }
 
@@ -102,7 +125,9 @@ impl Style {
 
     /// Whether `attr` is on.
     pub fn has(self, attr: Attr) -> bool {
-        self.fg & attr.bit() != 0
+        let (in_bg, bit) = attr.place();
+        let word = if in_bg { self.bg } else { self.fg };
+        word & bit != 0
     }
 
     pub fn set_fg(&mut self, color: Color) {
@@ -110,14 +135,16 @@ impl Style {
     }
 
     pub fn set_bg(&mut self, color: Color) {
-        self.bg = color.pack();
+        self.bg = (self.bg & !COLOR_MASK) | color.pack();
     }
 
     pub fn set(&mut self, attr: Attr, on: bool) {
+        let (in_bg, bit) = attr.place();
+        let word = if in_bg { &mut self.bg } else { &mut self.fg };
         if on {
-            self.fg |= attr.bit();
+            *word |= bit;
         } else {
-            self.fg &= !attr.bit();
+            *word &= !bit;
         }
     }
 
@@ -129,7 +156,10 @@ impl Style {
     /// The style an erase leaves behind: only the background colour survives (xterm's
     /// background-colour erase).
     pub fn erased(self) -> Self {
-        Self { fg: 0, bg: self.bg }
+        Self {
+            fg: 0,
+            bg: self.bg & COLOR_MASK,
+        }
     }
 }
 
@@ -193,7 +223,7 @@ impl Cell {
     fn style_of(fg: u32, bg: u32) -> Style {
         Style {
             fg,
-            bg: bg & COLOR_MASK,
+            bg: bg & (COLOR_MASK | BG_ATTR_MASK),
         }
     }
 
@@ -242,6 +272,34 @@ mod tests {
         style.set(Attr::Bold, false);
         assert!(!style.has(Attr::Bold));
         assert_eq!(style.fg(), Color::Idx(3));
+    }
+
+    #[test]
+    fn every_attribute_is_independent_of_the_others_and_of_the_colours() {
+        for attr in Attr::ALL {
+            let mut style = Style::default();
+            style.set_fg(Color::Rgb(255, 255, 255));
+            style.set_bg(Color::Rgb(255, 255, 255));
+            style.set(attr, true);
+            for other in Attr::ALL {
+                assert_eq!(style.has(other), other == attr, "{attr:?} vs {other:?}");
+            }
+            style.set_bg(Color::Idx(1));
+            style.set_fg(Color::Idx(2));
+            assert!(style.has(attr), "{attr:?} lost to a colour change");
+            let cell = Cell::wide('日', style);
+            assert_eq!(cell.style(), style, "{attr:?} through a wide cell");
+            assert!(cell.is_wide());
+            assert!(Cell::blank(style).style().erased() == Cell::blank(style).style());
+            assert!(
+                !Cell::blank(style).style().has(attr),
+                "{attr:?} survived an erase"
+            );
+            style.set(attr, false);
+            assert_eq!(style.fg(), Color::Idx(2));
+            assert_eq!(style.bg(), Color::Idx(1));
+            assert!(Attr::ALL.iter().all(|a| !style.has(*a)));
+        }
     }
 
     #[test]

@@ -20,14 +20,21 @@ pub(super) fn apply(pen: &mut Style, params: &vte::Params) {
             3 => pen.set(Attr::Italic, true),
             // `4:0` turns underline off; any other style (curly, dotted…) is underline.
             4 => pen.set(Attr::Underline, param.get(1) != Some(&0)),
+            // Rapid blink (6) is drawn as blink by the terminals that draw either.
+            5 | 6 => pen.set(Attr::Blink, true),
             7 => pen.set(Attr::Inverse, true),
+            8 => pen.set(Attr::Hidden, true),
+            9 => pen.set(Attr::Strikethrough, true),
             22 => {
                 pen.set(Attr::Bold, false);
                 pen.set(Attr::Dim, false);
             }
             23 => pen.set(Attr::Italic, false),
             24 => pen.set(Attr::Underline, false),
+            25 => pen.set(Attr::Blink, false),
             27 => pen.set(Attr::Inverse, false),
+            28 => pen.set(Attr::Hidden, false),
+            29 => pen.set(Attr::Strikethrough, false),
             30..=37 => pen.set_fg(Color::Idx((code - 30) as u8)),
             39 => pen.set_fg(Color::Default),
             40..=47 => pen.set_bg(Color::Idx((code - 40) as u8)),
