@@ -122,8 +122,17 @@ impl Reader {
                 self.master = None;
             }
             // One pass per wait, so stop and exit are noticed even under a flood.
-            if master_ready && matches!(self.pass(Read::Ready).await, Pass::ConsumerGone) {
-                return;
+            if master_ready {
+                match self.pass(Read::Ready).await {
+                    Pass::ConsumerGone => return,
+                    // A flood: let every other task, and the reactor, have the (one) worker
+                    // before the next 64 KiB. Without this a child that writes as fast as we
+                    // read kept the worker in this loop for tens of milliseconds at a time
+                    // (until tokio's cooperative budget ran out), and typing into any other
+                    // pane stalled for up to 300 ms while a pane flooded.
+                    Pass::Full => tokio::task::yield_now().await,
+                    Pass::Drained | Pass::Eof => {}
+                }
             }
             if !self.exit_sent
                 && let Some(status) = self.exit.status()
