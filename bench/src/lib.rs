@@ -73,6 +73,8 @@ pub struct Sizes {
     pub throughput_rounds: usize,
     /// Measured keystrokes per system.
     pub echo_keys: usize,
+    /// Keys per system while another pane floods (0: skip that part).
+    pub echo_flood_keys: usize,
     /// Keystrokes per system before the next system's turn.
     pub echo_batch: usize,
     /// Pane counts at which RSS is read (the last is the creation/listing count).
@@ -102,6 +104,7 @@ impl Sizes {
             // p99 of 1000 keys rests on the 10 slowest, which moved ±30 % between back-to-back
             // runs of the same binaries on this VM; 5000 keys put 50 behind it (about 5 s more).
             echo_keys: 5000,
+            echo_flood_keys: 1000,
             echo_batch: 10,
             pane_steps: vec![1, 10, 100, 500],
             idle_panes: 100,
@@ -120,6 +123,7 @@ impl Sizes {
             throughput_bytes: 20_000_000,
             throughput_rounds: 2,
             echo_keys: 500,
+            echo_flood_keys: 200,
             echo_batch: 10,
             pane_steps: vec![1, 10, 100],
             idle_panes: 100,

@@ -30,6 +30,7 @@ pub struct SignalttyServer {
     process: ServerProcess,
     channel: Channel,
     version: String,
+    socket: std::path::PathBuf,
 }
 
 /// The server's process; dropping it ends the server.
@@ -99,9 +100,15 @@ impl SignalttyServer {
                 process,
                 channel,
                 version,
+                socket: socket.clone(),
             },
             first_answer,
         ))
+    }
+
+    /// The server's socket.
+    pub fn socket(&self) -> &Path {
+        &self.socket
     }
 
     /// The server's pid.
@@ -166,35 +173,50 @@ impl SignalttyServer {
 
     /// Attaches to a pane at 80×24 and returns the stream with its first message, the Snapshot.
     pub async fn attach(&self, pane_id: &str) -> anyhow::Result<(Attachment, Snapshot)> {
-        let (tx, rx) = mpsc::channel(64);
-        // Start goes into the request stream before the call, so the server can answer at once.
-        tx.send(AttachRequest {
-            kind: Some(attach_request::Kind::Start(Start {
-                pane_id: pane_id.into(),
-                cols: TERM_SIZE.cols.into(),
-                rows: TERM_SIZE.rows.into(),
-                mark_seen: false,
-                read_only: false,
-            })),
-        })
+        attach_with(self.panes(), pane_id).await
+    }
+
+    /// [`SignalttyServer::attach`] over a connection of its own to `socket`, as another client
+    /// process would.
+    pub async fn attach_at(socket: &Path, pane_id: &str) -> anyhow::Result<(Attachment, Snapshot)> {
+        let channel = signaltty_proto::connect(socket).await.context("connect")?;
+        let panes = PaneServiceClient::new(channel).max_decoding_message_size(64 << 20);
+        attach_with(panes, pane_id).await
+    }
+}
+
+/// Attaches through `panes`; see [`SignalttyServer::attach`].
+async fn attach_with(
+    mut panes: PaneServiceClient<Channel>,
+    pane_id: &str,
+) -> anyhow::Result<(Attachment, Snapshot)> {
+    let (tx, rx) = mpsc::channel(64);
+    // Start goes into the request stream before the call, so the server can answer at once.
+    tx.send(AttachRequest {
+        kind: Some(attach_request::Kind::Start(Start {
+            pane_id: pane_id.into(),
+            cols: TERM_SIZE.cols.into(),
+            rows: TERM_SIZE.rows.into(),
+            mark_seen: false,
+            read_only: false,
+        })),
+    })
+    .await
+    .context("queue Start")?;
+    let stream = panes
+        .attach(tokio_stream::wrappers::ReceiverStream::new(rx))
         .await
-        .context("queue Start")?;
-        let stream = self
-            .panes()
-            .attach(tokio_stream::wrappers::ReceiverStream::new(rx))
-            .await
-            .context("Attach")?
-            .into_inner();
-        let mut attachment = Attachment {
-            tx,
-            stream,
-            resyncs: 0,
-            received: 0,
-        };
-        match attachment.next().await? {
-            attach_response::Kind::Snapshot(snapshot) => Ok((attachment, snapshot)),
-            other => bail!("Attach began with {other:?}, not a Snapshot"),
-        }
+        .context("Attach")?
+        .into_inner();
+    let mut attachment = Attachment {
+        tx,
+        stream,
+        resyncs: 0,
+        received: 0,
+    };
+    match attachment.next().await? {
+        attach_response::Kind::Snapshot(snapshot) => Ok((attachment, snapshot)),
+        other => bail!("Attach began with {other:?}, not a Snapshot"),
     }
 }
 

@@ -26,6 +26,9 @@ const KEYS: &[u8] = b"vwxyz";
 /// Every this many keys a carriage return rides along, so the line never wraps or scrolls.
 const LINE: usize = 60;
 
+/// What the flooding pane runs: output as fast as the terminal takes it.
+const FLOOD: &str = "yes 'a line of output from an agent that floods its pane 0123456789'";
+
 /// Runs the section.
 pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
     let sizes = &bench.sizes;
@@ -67,29 +70,52 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
     };
     let mut signaltty = signaltty;
 
-    let (mut raw_lat, mut sig_lat, mut tmux_lat) = (Vec::new(), Vec::new(), Vec::new());
-    for chunk in keys.chunks(batch) {
-        let lat;
-        (raw, lat) = blocking(raw, {
-            let c = chunk.to_vec();
-            move |p| p.echo_latencies(&c, deadline())
-        })
-        .await?;
-        raw_lat.extend(lat);
-        if let Some((_, attachment)) = signaltty.as_mut() {
-            sig_lat.extend(attach_echo(attachment, chunk).await?);
+    let (raw_lat, sig_lat, tmux_lat);
+    (raw, client, (raw_lat, sig_lat, tmux_lat)) = rotate(
+        raw,
+        client,
+        signaltty.as_mut().map(|(_, a)| a),
+        &keys,
+        batch,
+    )
+    .await?;
+
+    // The same again while another pane in each multiplexer floods an attached client: typing
+    // must not wait for someone else's output (agents print a lot).
+    let mut flood_rows = Vec::new();
+    let (mut flood_sig, mut flood_tmux) = (Vec::new(), Vec::new());
+    if sizes.echo_flood_keys > 0 {
+        tmux.new_session("flood", &sh(FLOOD)).await?;
+        drain_in_background(tmux.attach("flood").await?);
+        if let Some((server, _)) = signaltty.as_ref() {
+            let workspace = server.create_workspace(&bench.dir).await?;
+            let flood = server.spawn_pane(&workspace, &sh(FLOOD)).await?;
+            drain_attach_in_background(server.socket().to_path_buf(), flood.id);
         }
-        let lat;
-        (client, lat) = blocking(client, {
-            let c = chunk.to_vec();
-            move |p| p.echo_latencies(&c, deadline())
-        })
+        (raw, client, (_, flood_sig, flood_tmux)) = rotate(
+            raw,
+            client,
+            signaltty.as_mut().map(|(_, a)| a),
+            &keystrokes(sizes.echo_flood_keys),
+            batch,
+        )
         .await?;
-        tmux_lat.extend(lat);
+        for p in [50.0, 99.0] {
+            let (s, t) = (percentile(&flood_sig, p), percentile(&flood_tmux, p));
+            let mut row = Row::new(format!(
+                "echo p{p:.0}, another pane flooding ({} keys)",
+                flood_tmux.len()
+            ))
+            .tmux(ms(t));
+            if bench.with_signaltty {
+                row = row.signaltty(ms(s)).ratio(format!("{} tmux", times(s / t)));
+            }
+            flood_rows.push(row);
+        }
     }
     drop((raw, client, signaltty));
 
-    let pct = |lat: &[Duration], p: f64| stats::percentile(&stats::millis(lat), p).unwrap_or(0.0);
+    let pct = percentile;
     let mut rows = Vec::new();
     for p in [50.0, 99.0] {
         let (s, t, r) = (pct(&sig_lat, p), pct(&tmux_lat, p), pct(&raw_lat, p));
@@ -104,6 +130,7 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         }
         rows.push(row);
     }
+    rows.extend(flood_rows);
     Ok(SectionOutput {
         rows,
         details: json!({
@@ -112,6 +139,8 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
             "raw_ms": stats::millis(&raw_lat),
             "signaltty_ms": stats::millis(&sig_lat),
             "tmux_ms": stats::millis(&tmux_lat),
+            "flood_signaltty_ms": stats::millis(&flood_sig),
+            "flood_tmux_ms": stats::millis(&flood_tmux),
         }),
         notes: vec![format!(
             "echo: `stty raw -echo; cat`; one key at a time (every {LINE}th also sends CR), timed \
@@ -119,9 +148,78 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
              Output; tmux = key written to the PTY of a `tmux attach` client, until it appears \
              in that client's output. Batches of {batch} keys rotate raw, signaltty, tmux, so \
              all three see the same machine states (waking an idle vCPU of a VM is slow, which \
-             makes latencies bimodal)."
+             makes latencies bimodal). Flooding: the same, while another pane of each \
+             multiplexer runs `yes` with a client attached and drained (signaltty: a second \
+             connection; tmux: a second `tmux attach`)."
         )],
     })
+}
+
+/// Latencies of (raw, signaltty, tmux) over `keys`, in batches of `batch` rotating between them.
+async fn rotate(
+    mut raw: PtyChild,
+    mut client: PtyChild,
+    mut attachment: Option<&mut Attachment>,
+    keys: &[Vec<u8>],
+    batch: usize,
+) -> anyhow::Result<(PtyChild, PtyChild, Latencies)> {
+    let deadline = || Instant::now() + Duration::from_secs(60);
+    let (mut raw_lat, mut sig_lat, mut tmux_lat) = (Vec::new(), Vec::new(), Vec::new());
+    for chunk in keys.chunks(batch) {
+        let lat;
+        (raw, lat) = blocking(raw, {
+            let c = chunk.to_vec();
+            move |p| p.echo_latencies(&c, deadline())
+        })
+        .await?;
+        raw_lat.extend(lat);
+        if let Some(attachment) = attachment.as_deref_mut() {
+            sig_lat.extend(attach_echo(attachment, chunk).await?);
+        }
+        let lat;
+        (client, lat) = blocking(client, {
+            let c = chunk.to_vec();
+            move |p| p.echo_latencies(&c, deadline())
+        })
+        .await?;
+        tmux_lat.extend(lat);
+    }
+    Ok((raw, client, (raw_lat, sig_lat, tmux_lat)))
+}
+
+type Latencies = (Vec<Duration>, Vec<Duration>, Vec<Duration>);
+
+fn percentile(lat: &[Duration], p: f64) -> f64 {
+    stats::percentile(&stats::millis(lat), p).unwrap_or(0.0)
+}
+
+/// Reads a `tmux attach` client's terminal until it ends (the section's tmux server goes).
+fn drain_in_background(mut client: PtyChild) {
+    std::thread::spawn(move || {
+        while client
+            .drain_until(b"\0never\0", Instant::now() + Duration::from_secs(3600))
+            .is_ok()
+        {}
+    });
+}
+
+/// Attaches to `pane` over a connection of its own, on a thread of its own (as another client
+/// process would), and reads until the server goes.
+fn drain_attach_in_background(socket: std::path::PathBuf, pane: String) {
+    std::thread::spawn(move || {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        runtime.block_on(async move {
+            let Ok((mut attachment, _)) = SignalttyServer::attach_at(&socket, &pane).await else {
+                return;
+            };
+            while attachment.next().await.is_ok() {}
+        });
+    });
 }
 
 /// `count` keystrokes cycling through `KEYS`, every `LINE`th preceded by a carriage return.
