@@ -27,8 +27,8 @@ fn main() -> std::process::ExitCode {
     }
     // One async worker, like tmux's one thread: a keystroke's echo then never waits for another
     // CPU to wake up (with two workers tokio woke the idle one on most echoes; p50 and p99 fell
-    // 15–30 % with one). What needs a CPU for long — parsing an output burst, saving, git —
-    // runs on the blocking pool.
+    // 15–30 % with one). What needs a CPU for long — reading and parsing a flooding pane's
+    // output, saving, git — runs on the blocking pool, so typing never queues behind it.
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()

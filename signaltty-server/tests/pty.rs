@@ -351,6 +351,26 @@ async fn a_child_that_never_reads_times_out_without_stalling_other_panes() {
     assert!(drain.await.unwrap().exit.is_some());
 }
 
+#[tokio::test]
+async fn a_flood_arrives_whole_and_in_order_before_the_exit() {
+    // Megabytes as fast as the child can write: read in bursts off the reactor and back.
+    let lines = 300_000;
+    let (_pty, mut rx) = spawn(&sh(&format!("seq 1 {lines}; exit 7")));
+    let seen = to_end(&mut rx).await;
+    assert_eq!(seen.exit.map(|e| e.code()), Some(7));
+    let text = seen.text();
+    let numbers: Vec<u64> = text
+        .split("\r\n")
+        .filter(|l| !l.is_empty())
+        .map(|l| l.parse().unwrap_or_else(|_| panic!("not a number: {l:?}")))
+        .collect();
+    assert_eq!(numbers.len(), lines);
+    assert!(
+        numbers.iter().zip(1..).all(|(n, i)| *n == i),
+        "out of order"
+    );
+}
+
 /// Waits for a process to be stopped (state `T` in /proc).
 async fn until_stopped(pid: i32) {
     let deadline = Instant::now() + WAIT;

@@ -1,9 +1,10 @@
 //! How a pane's reader hands its events to the consumer. Two ways:
 //!
 //! - [`PtyEvents::recv`]: one by one through the bounded channel (tests and simple consumers).
-//! - [`PtyEvents::serve`]: a handler (the pane actor's), called **inline in the reader's task**
-//!   for a small event when nothing is queued before it, and otherwise by a drain job on
-//!   tokio's blocking pool that empties the channel and ends.
+//! - [`PtyEvents::serve`]: a handler (the pane actor's), called **inline by the reader** (its
+//!   task, or its burst thread while a flood lasts — see `burst`) for a small event when
+//!   nothing is queued before it, and otherwise by a drain job on tokio's blocking pool that
+//!   empties the channel and ends.
 //!
 //! Why inline: a keystroke's echo then costs no task hop between the PTY read and the attach
 //! session. The server runs one async worker (see `main.rs`), so every hop is a context switch
@@ -77,6 +78,35 @@ impl EventSender {
     /// Delivers `event`, waiting for room in the channel when it has to go through it. Must be
     /// called within a tokio runtime (a drain job may be started).
     pub(super) async fn send(&self, event: PtyEvent) -> Result<(), ConsumerGone> {
+        let Some(event) = self.try_inline(event)? else {
+            return Ok(());
+        };
+        self.handoff.queued.fetch_add(1, Ordering::AcqRel);
+        if self.tx.send(event).await.is_err() {
+            self.handoff.queued.fetch_sub(1, Ordering::AcqRel);
+            return Err(ConsumerGone);
+        }
+        self.queued();
+        Ok(())
+    }
+
+    /// [`EventSender::send`] for the reader's burst loop on a blocking-pool thread.
+    pub(super) fn send_blocking(&self, event: PtyEvent) -> Result<(), ConsumerGone> {
+        let Some(event) = self.try_inline(event)? else {
+            return Ok(());
+        };
+        self.handoff.queued.fetch_add(1, Ordering::AcqRel);
+        if self.tx.blocking_send(event).is_err() {
+            self.handoff.queued.fetch_sub(1, Ordering::AcqRel);
+            return Err(ConsumerGone);
+        }
+        self.queued();
+        Ok(())
+    }
+
+    /// Handles `event` inline when it may be (small, nothing queued, a handler served); hands
+    /// it back otherwise.
+    fn try_inline(&self, event: PtyEvent) -> Result<Option<PtyEvent>, ConsumerGone> {
         if self.tx.is_closed() {
             return Err(ConsumerGone);
         }
@@ -89,20 +119,19 @@ impl EventSender {
             && self.handoff.queued.load(Ordering::Acquire) == 0
         {
             (served.handler)(event);
-            return Ok(());
+            return Ok(None);
         }
-        self.handoff.queued.fetch_add(1, Ordering::AcqRel);
-        if self.tx.send(event).await.is_err() {
-            self.handoff.queued.fetch_sub(1, Ordering::AcqRel);
-            return Err(ConsumerGone);
-        }
+        Ok(Some(event))
+    }
+
+    /// After an event went into the channel: makes sure a drain job will handle it.
+    fn queued(&self) {
         // Pairs with the fence in `serve`: of an event queued while the consumer starts serving,
         // at least one side sees the other and starts the drain.
         fence(Ordering::SeqCst);
         if self.handoff.served.get().is_some() {
             start_drain(&self.handoff);
         }
-        Ok(())
     }
 }
 

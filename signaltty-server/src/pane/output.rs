@@ -27,6 +27,7 @@ use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 use tokio::sync::Notify;
 
+use super::burst::{BurstEnd, read_burst};
 use super::handoff::EventSender;
 use super::pty::PtyEvent;
 use super::reaper::ExitState;
@@ -64,7 +65,7 @@ impl Wake {
         self.ring();
     }
 
-    fn stopped(&self) -> bool {
+    pub(super) fn stopped(&self) -> bool {
         self.stop.load(Ordering::Acquire)
     }
 }
@@ -125,12 +126,11 @@ impl Reader {
             if master_ready {
                 match self.pass(Read::Ready).await {
                     Pass::ConsumerGone => return,
-                    // A flood: let every other task, and the reactor, have the (one) worker
-                    // before the next 64 KiB. Without this a child that writes as fast as we
-                    // read kept the worker in this loop for tens of milliseconds at a time
-                    // (until tokio's cooperative budget ran out), and typing into any other
-                    // pane stalled for up to 300 ms while a pane flooded.
-                    Pass::Full => tokio::task::yield_now().await,
+                    // A flood: read it on the blocking pool (the `burst` module says why).
+                    Pass::Full => match self.burst().await {
+                        Some(reader) => self = reader,
+                        None => return,
+                    },
                     Pass::Drained | Pass::Eof => {}
                 }
             }
@@ -146,6 +146,33 @@ impl Reader {
                 self.exit_sent = true;
             }
         }
+    }
+
+    /// Reads a flood on a blocking-pool thread until the terminal is quiet; the descriptor is
+    /// out of the reactor meanwhile (its readiness would wake the worker for every piece of
+    /// output). `None` when the consumer is gone.
+    async fn burst(mut self) -> Option<Self> {
+        let Some(master) = self.master.take() else {
+            return Some(self);
+        };
+        let master = master.into_inner();
+        let (mut reader, master, end) = tokio::task::spawn_blocking(move || {
+            let end = read_burst(&master, &mut self.buf, &self.tx, &self.wake, &self.exit);
+            (self, master, end)
+        })
+        .await
+        .ok()?;
+        match end {
+            BurstEnd::ConsumerGone => return None,
+            BurstEnd::Eof => {}
+            BurstEnd::Quiet => match sys::register(master, Interest::READABLE) {
+                Ok(master) => reader.master = Some(master),
+                Err(err) => {
+                    tracing::warn!(%err, "re-registering a pane's terminal failed; treating as EOF");
+                }
+            },
+        }
+        Some(reader)
     }
 
     /// Waits until the master is readable (true) or the reader is rung (false).
@@ -223,13 +250,13 @@ enum Read {
 }
 
 /// What one `read(2)` on the master means.
-enum Step {
+pub(super) enum Step {
     Got(usize),
     Dry,
     Eof,
 }
 
-fn read_once(master: &OwnedFd, buf: &mut [u8]) -> Step {
+pub(super) fn read_once(master: &OwnedFd, buf: &mut [u8]) -> Step {
     loop {
         return match nix::unistd::read(master, buf) {
             Ok(0) => Step::Eof,
