@@ -43,16 +43,8 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
     let mut client = tmux.attach("echo").await?;
     (raw, _) = blocking(raw, move |p| p.drain_until(b"READY", deadline())).await?;
     (client, _) = blocking(client, move |p| p.drain_until(b"READY", deadline())).await?;
-    (raw, _) = blocking(raw, {
-        let w = warmup.clone();
-        move |p| p.echo_latencies(&w, deadline())
-    })
-    .await?;
-    (client, _) = blocking(client, {
-        let w = warmup.clone();
-        move |p| p.echo_latencies(&w, deadline())
-    })
-    .await?;
+    (raw, _) = pty_echo(raw, &warmup).await?;
+    (client, _) = pty_echo(client, &warmup).await?;
 
     let signaltty = if bench.with_signaltty {
         let (server, _) =
@@ -163,31 +155,31 @@ async fn rotate(
     keys: &[Vec<u8>],
     batch: usize,
 ) -> anyhow::Result<(PtyChild, PtyChild, Latencies)> {
-    let deadline = || Instant::now() + Duration::from_secs(60);
     let (mut raw_lat, mut sig_lat, mut tmux_lat) = (Vec::new(), Vec::new(), Vec::new());
     for chunk in keys.chunks(batch) {
         let lat;
-        (raw, lat) = blocking(raw, {
-            let c = chunk.to_vec();
-            move |p| p.echo_latencies(&c, deadline())
-        })
-        .await?;
+        (raw, lat) = pty_echo(raw, chunk).await?;
         raw_lat.extend(lat);
         if let Some(attachment) = attachment.as_deref_mut() {
             sig_lat.extend(attach_echo(attachment, chunk).await?);
         }
         let lat;
-        (client, lat) = blocking(client, {
-            let c = chunk.to_vec();
-            move |p| p.echo_latencies(&c, deadline())
-        })
-        .await?;
+        (client, lat) = pty_echo(client, chunk).await?;
         tmux_lat.extend(lat);
     }
     Ok((raw, client, (raw_lat, sig_lat, tmux_lat)))
 }
 
 type Latencies = (Vec<Duration>, Vec<Duration>, Vec<Duration>);
+
+/// Echo latencies of `keys` typed one by one into `pty` (on the blocking pool).
+async fn pty_echo(pty: PtyChild, keys: &[Vec<u8>]) -> anyhow::Result<(PtyChild, Vec<Duration>)> {
+    let keys = keys.to_vec();
+    blocking(pty, move |p| {
+        p.echo_latencies(&keys, Instant::now() + Duration::from_secs(60))
+    })
+    .await
+}
 
 fn percentile(lat: &[Duration], p: f64) -> f64 {
     stats::percentile(&stats::millis(lat), p).unwrap_or(0.0)
