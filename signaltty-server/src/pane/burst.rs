@@ -36,17 +36,24 @@ pub(super) enum BurstEnd {
 }
 
 /// Reads `master` until it is quiet, closed or the reader is rung, sending a chunk whenever
-/// `buf` is full or the terminal has nothing more at the moment. Blocks: run it on the
-/// blocking pool.
+/// `buf` is full or the terminal has nothing more at the moment. With `exit_pending` the exit
+/// (once the reaper has seen it) ends the burst, so the async loop can report it after the
+/// remaining output. Blocks: run it on the blocking pool.
 pub(super) fn read_burst(
     master: &OwnedFd,
     buf: &mut [u8],
     tx: &EventSender,
     wake: &Wake,
-    exit: &ExitState,
+    exit: (&ExitState, bool),
 ) -> BurstEnd {
+    let (exit, exit_pending) = exit;
     let mut filled = 0;
     loop {
+        // Stop and a pending exit are the async loop's business (it drains and reports in
+        // order); checked per read, so a flood cannot hold them off.
+        if filled == 0 && (wake.stopped() || (exit_pending && exit.status().is_some())) {
+            return BurstEnd::Quiet;
+        }
         let step = read_once(master, &mut buf[filled..]);
         if let Step::Got(n) = step {
             filled += n;
@@ -66,8 +73,7 @@ pub(super) fn read_burst(
             // The buffer filled up: read on at once.
             Step::Got(_) => {}
             Step::Dry => {
-                // Stop and exit are the async loop's business (it drains and reports in order).
-                if wake.stopped() || exit.status().is_some() || !readable_soon(master) {
+                if !readable_soon(master) {
                     return BurstEnd::Quiet;
                 }
             }

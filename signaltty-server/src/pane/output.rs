@@ -157,7 +157,8 @@ impl Reader {
         };
         let master = master.into_inner();
         let (mut reader, master, end) = tokio::task::spawn_blocking(move || {
-            let end = read_burst(&master, &mut self.buf, &self.tx, &self.wake, &self.exit);
+            let exit = (&*self.exit, !self.exit_sent);
+            let end = read_burst(&master, &mut self.buf, &self.tx, &self.wake, exit);
             (self, master, end)
         })
         .await
