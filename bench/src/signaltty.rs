@@ -123,7 +123,7 @@ impl SignalttyServer {
 
     /// A PaneService client on the shared channel.
     pub fn panes(&self) -> PaneServiceClient<Channel> {
-        PaneServiceClient::new(self.channel.clone()).max_decoding_message_size(64 << 20)
+        pane_client(self.channel.clone())
     }
 
     /// Opens a workspace in `cwd` and returns its id.
@@ -180,9 +180,13 @@ impl SignalttyServer {
     /// process would.
     pub async fn attach_at(socket: &Path, pane_id: &str) -> anyhow::Result<(Attachment, Snapshot)> {
         let channel = signaltty_proto::connect(socket).await.context("connect")?;
-        let panes = PaneServiceClient::new(channel).max_decoding_message_size(64 << 20);
-        attach_with(panes, pane_id).await
+        attach_with(pane_client(channel), pane_id).await
     }
+}
+
+/// A PaneService client that takes Snapshots and captures of a full history.
+fn pane_client(channel: Channel) -> PaneServiceClient<Channel> {
+    PaneServiceClient::new(channel).max_decoding_message_size(64 << 20)
 }
 
 /// Attaches through `panes`; see [`SignalttyServer::attach`].

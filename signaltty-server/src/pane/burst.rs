@@ -22,7 +22,7 @@ use super::pty::PtyEvent;
 use super::reaper::ExitState;
 
 /// How long a burst waits for more output before giving the terminal back to the reactor.
-pub(super) const BURST_IDLE: Duration = Duration::from_millis(10);
+const BURST_IDLE: Duration = Duration::from_millis(10);
 
 /// How a burst ended.
 pub(super) enum BurstEnd {
@@ -36,17 +36,17 @@ pub(super) enum BurstEnd {
 }
 
 /// Reads `master` until it is quiet, closed or the reader is rung, sending a chunk whenever
-/// `buf` is full or the terminal has nothing more at the moment. With `exit_pending` the exit
-/// (once the reaper has seen it) ends the burst, so the async loop can report it after the
-/// remaining output. Blocks: run it on the blocking pool.
+/// `buf` is full or the terminal has nothing more at the moment. `rung` is what ends a burst
+/// early: the reader's stop, and the child's exit once the reaper has seen it while
+/// `exit_pending` (it is still to be reported, by the async loop, after the remaining output).
+/// Blocks: run it on the blocking pool.
 pub(super) fn read_burst(
     master: &OwnedFd,
     buf: &mut [u8],
     tx: &EventSender,
-    wake: &Wake,
-    exit: (&ExitState, bool),
+    rung: (&Wake, &ExitState, bool),
 ) -> BurstEnd {
-    let (exit, exit_pending) = exit;
+    let (wake, exit, exit_pending) = rung;
     let mut filled = 0;
     loop {
         // Stop and a pending exit are the async loop's business (it drains and reports in

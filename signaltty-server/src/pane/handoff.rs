@@ -33,7 +33,8 @@ use super::pty::PtyEvent;
 /// cheap to parse (tens of microseconds at worst).
 pub const INLINE_MAX_BYTES: usize = 4 * 1024;
 
-/// Handles one event; called from the reader's task or a drain job, never two at once.
+/// Handles one event; called from the reader (its task or burst thread) or a drain job, never
+/// two at once.
 pub type Handler = Arc<dyn Fn(PtyEvent) + Send + Sync>;
 
 #[derive(Default)]

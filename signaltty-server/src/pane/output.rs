@@ -5,7 +5,9 @@
 //! thread, no CPU and no wake-ups (an OS thread per pane cost ~30 KiB of RSS and a context
 //! switch per chunk). When the master is readable the task reads everything available, up to
 //! one 64 KiB buffer, and sends it as one chunk: under load the chunks grow, so the consumer
-//! pays its per-chunk costs less often. The channel is bounded and the send waits: a slow
+//! pays its per-chunk costs less often; a pass that fills the whole buffer starts a burst (the
+//! `burst` module), which reads on a blocking-pool thread until the terminal is quiet. The
+//! channel is bounded and the send waits: a slow
 //! consumer stops the reader, the terminal's kernel buffer fills, and the child blocks in
 //! `write` — backpressure all the way to the producer, and no byte is ever dropped.
 //!
@@ -150,15 +152,20 @@ impl Reader {
 
     /// Reads a flood on a blocking-pool thread until the terminal is quiet; the descriptor is
     /// out of the reactor meanwhile (its readiness would wake the worker for every piece of
-    /// output). `None` when the consumer is gone.
+    /// output). `None` when the consumer is gone (or the burst job panicked).
     async fn burst(mut self) -> Option<Self> {
         let Some(master) = self.master.take() else {
             return Some(self);
         };
         let master = master.into_inner();
         let (mut reader, master, end) = tokio::task::spawn_blocking(move || {
-            let exit = (&*self.exit, !self.exit_sent);
-            let end = read_burst(&master, &mut self.buf, &self.tx, &self.wake, exit);
+            let exit_pending = !self.exit_sent;
+            let end = read_burst(
+                &master,
+                &mut self.buf,
+                &self.tx,
+                (&self.wake, &self.exit, exit_pending),
+            );
             (self, master, end)
         })
         .await
