@@ -42,21 +42,11 @@ impl Drop for Tmux {
     }
 }
 
-#[test]
-fn attach_inside_tmux_types_into_the_pane_and_detaches_with_the_terminal_restored() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("skipped: tmux is not installed");
-        return;
-    }
-    let env = TestEnv::new();
-    let ws = env.workspace("tmux-e2e");
-    let pane = env.json(&["pane", "spawn", &ws, "--", "cat"]);
-    let pane_id = pane["pane"]["id"].as_str().expect("pane id").to_string();
-
+/// A tmux server (its own socket in the test's dir) running a plain `sh` in session `t`.
+fn tmux_with_shell(env: &TestEnv) -> Tmux {
     let tmux = Tmux {
         socket: env.dir.path().join("tmux.sock"),
     };
-    let cli = env!("CARGO_BIN_EXE_signaltty");
     let shell_env = format!(
         "SIGNALTTY_SERVER_BIN={} PS1='tmuxshell$ ' HOME={}",
         server_bin().display(),
@@ -77,10 +67,43 @@ fn attach_inside_tmux_types_into_the_pane_and_detaches_with_the_terminal_restore
     ]);
     assert!(started.status.success(), "{started:?}");
     tmux.wait_screen("shell prompt", |s| s.contains("tmuxshell$"));
+    tmux
+}
 
+/// Types `signaltty attach PANE` into the tmux window's shell.
+fn type_attach(env: &TestEnv, tmux: &Tmux, pane_id: &str) {
+    let cli = env!("CARGO_BIN_EXE_signaltty");
     let attach = format!("{cli} --socket {} attach {pane_id}", env.socket.display());
     tmux.cmd(&["send-keys", "-t", "t", "-l", &attach]);
     tmux.cmd(&["send-keys", "-t", "t", "Enter"]);
+}
+
+fn tmux_missing() -> bool {
+    let missing = Command::new("tmux").arg("-V").output().is_err();
+    if missing {
+        eprintln!("skipped: tmux is not installed");
+    }
+    missing
+}
+
+/// A pane's id from `pane spawn --json` output.
+fn spawned(env: &TestEnv, ws: &str, argv: &[&str]) -> String {
+    let mut args = vec!["pane", "spawn", ws, "--"];
+    args.extend_from_slice(argv);
+    let pane = env.json(&args);
+    pane["pane"]["id"].as_str().expect("pane id").to_string()
+}
+
+#[test]
+fn attach_inside_tmux_types_into_the_pane_and_detaches_with_the_terminal_restored() {
+    if tmux_missing() {
+        return;
+    }
+    let env = TestEnv::new();
+    let ws = env.workspace("tmux-e2e");
+    let pane_id = spawned(&env, &ws, &["cat"]);
+    let tmux = tmux_with_shell(&env);
+    type_attach(&env, &tmux, &pane_id);
     // The attach repaints the pane's (empty) screen; type into `cat` and see the echo.
     tmux.cmd(&["send-keys", "-t", "t", "-l", "hello from tmux"]);
     tmux.cmd(&["send-keys", "-t", "t", "Enter"]);
@@ -114,4 +137,33 @@ fn attach_inside_tmux_types_into_the_pane_and_detaches_with_the_terminal_restore
     let got = env.json(&["pane", "get", &pane_id]);
     assert_eq!(got["status"].as_str(), Some("live"), "{got}");
     assert!(Path::new(&env.socket).exists());
+}
+
+/// A program that asks for the cursor position while a client is attached gets one answer, the
+/// pane's, not a second one from the client's terminal (tmux, here, which answers CPR with its
+/// own cursor). The program waits 1 s for a second answer: a negative can only be a timeout.
+#[test]
+fn a_query_through_an_attached_terminal_is_answered_once_by_the_pane() {
+    if tmux_missing() {
+        return;
+    }
+    let env = TestEnv::new();
+    let ws = env.workspace("tmux-queries");
+    let script = r#"read go; stty raw -echo
+printf '\033[5;9H\033[6n'; first=$(dd bs=1 count=6 2>/dev/null)
+stty -icanon min 0 time 10; second=$(dd bs=64 count=1 2>/dev/null); stty sane
+show() { printf %s "$1" | tr '\033' E; }
+printf '\033[H\033[2Jfirst=%s second=%s end\r\n' "$(show "$first")" "$(show "$second")"
+exec cat"#;
+    let pane_id = spawned(&env, &ws, &["sh", "-c", script]);
+    let tmux = tmux_with_shell(&env);
+    type_attach(&env, &tmux, &pane_id);
+    // The script waits for a line, so that the question is asked with the client attached.
+    tmux.wait_screen("the attach's repaint", |s| !s.contains("tmuxshell$"));
+    tmux.cmd(&["send-keys", "-t", "t", "Enter"]);
+    let screen = tmux.wait_screen("the script's report", |s| s.contains(" end"));
+    assert!(
+        screen.contains("first=E[5;9R second= end"),
+        "expected exactly the pane's answer:\n{screen}"
+    );
 }

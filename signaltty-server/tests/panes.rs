@@ -591,3 +591,47 @@ async fn the_pane_cwd_follows_the_process() {
             .to_string()
     );
 }
+
+/// A program that asks its terminal where the cursor is and what it is gets answers from the
+/// pane itself, with no client attached (tmux does the same; before, such a program hung until
+/// someone attached).
+#[tokio::test]
+async fn queries_are_answered_by_the_pane_with_no_client_attached() {
+    let srv = TestServer::start().await;
+    let ws = srv.workspace("w").await;
+    let mut events = srv
+        .events()
+        .subscribe(pb::SubscribeRequest {
+            from_seq: None,
+            kinds: vec![pb::EventKind::Pane as i32],
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    // Each `dd` reads exactly one answer's bytes; a missing answer leaves it waiting and the
+    // exit never comes.
+    let script = r#"stty raw -echo
+printf '\033[4;7H\033[6n'; cpr=$(dd bs=1 count=6 2>/dev/null)
+printf '\033[c'; da=$(dd bs=1 count=9 2>/dev/null)
+printf '\033[H\033[2J'; printf '%s|%s' "$cpr" "$da" | tr '\033' E"#;
+    let pane = spawn(&srv, &ws.id, &["sh", "-c", script]).await;
+    let code = until_event(&mut events, |k| match k {
+        pb::event::Kind::PaneExited(e) if e.pane_id == pane.id => Some(e.exit_code),
+        _ => None,
+    })
+    .await;
+    assert_eq!(code, 0);
+    let screen = srv
+        .panes()
+        .read_pane(pb::ReadPaneRequest {
+            pane_id: pane.id.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        screen.lines.first().map(String::as_str),
+        Some("E[4;7R|E[?62;22c")
+    );
+}

@@ -34,12 +34,19 @@ pub struct ScreenSnapshot {
     pub rows: u16,
 }
 
-/// The emulator's sink: where scrolled-off rows and titles land.
+/// Most answer bytes kept until the pane takes them: a program that floods queries (or `cat`
+/// of a file full of them) gets the first answers, like from a terminal whose input is full,
+/// and cannot grow this.
+pub const REPLIES_MAX: usize = 4096;
+
+/// The emulator's sink: where scrolled-off rows, titles and answers land.
 struct Capture {
     history: History,
     /// Reused buffer for rendering one scrolled-off row.
     scratch: String,
     title: Option<String>,
+    /// Answers to queries not yet taken by [`Screen::take_replies`].
+    replies: Vec<u8>,
 }
 
 impl Capture {
@@ -48,6 +55,7 @@ impl Capture {
             history: History::new(limits),
             scratch: String::new(),
             title: None,
+            replies: Vec::new(),
         }
     }
 }
@@ -70,6 +78,13 @@ impl Sink for Capture {
 
     fn clear_history(&mut self) {
         self.history.clear();
+    }
+
+    fn reply(&mut self, bytes: &[u8]) {
+        // Whole answers only: half of one would read as typed garbage.
+        if self.replies.len() + bytes.len() <= REPLIES_MAX {
+            self.replies.extend_from_slice(bytes);
+        }
     }
 }
 
@@ -111,6 +126,13 @@ impl Screen {
         let (term, capture) = (&mut self.term, &mut self.capture);
         self.osc_limit
             .filter(bytes, |slice| term.process(slice, capture));
+    }
+
+    /// The terminal's answers to queries in the output fed so far (DA, CPR…), oldest first, to be
+    /// written to the program's input; empty when there were none. At most [`REPLIES_MAX`]
+    /// bytes accumulate between calls.
+    pub fn take_replies(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.capture.replies)
     }
 
     /// Changes the size (0 is taken as 1). Rows pushed off the top by a shrink go to history;

@@ -254,3 +254,21 @@ fn contents_with_and_without_ansi() {
     assert_eq!(s.contents(false), "bold\n\n  tail");
     assert_eq!(s.contents(true), "\x1b[0;1mbold\x1b[m\n\n  tail");
 }
+
+#[test]
+fn answers_are_taken_once_in_order_and_bounded() {
+    let mut screen = Screen::new(80, 24);
+    assert!(screen.take_replies().is_empty());
+    screen.feed(b"\x1b[3;5Hx\x1b[6");
+    screen.feed(b"n\x1b[c");
+    assert_eq!(screen.take_replies(), b"\x1b[3;6R\x1b[?62;22c");
+    assert!(screen.take_replies().is_empty(), "taken once");
+
+    // A flood of queries keeps whole answers up to the bound and drops the rest.
+    screen.feed(&b"\x1b[5n".repeat(10_000));
+    let replies = screen.take_replies();
+    assert_eq!(replies.len(), REPLIES_MAX);
+    assert_eq!(replies, b"\x1b[0n".repeat(REPLIES_MAX / 4));
+    screen.feed(b"\x1b[5n");
+    assert_eq!(screen.take_replies(), b"\x1b[0n", "room again once taken");
+}

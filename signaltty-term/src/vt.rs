@@ -10,8 +10,9 @@
 //! state (the cursor column reads as `cols` until the next character wraps), double-width
 //! characters and combining marks, scroll regions and origin mode, insert mode, background-colour
 //! erase, the alternate screen (modes 47, 1047, 1049) with its own saved cursor, DEC line
-//! drawing, tab stops (HTS/TBC), and the input modes a client must mirror ([`Modes`]). Replies to queries (DA, DSR)
-//! are not sent: the pane's real terminal is the attached client, which answers them.
+//! drawing, tab stops (HTS/TBC), and the input modes a client must mirror ([`Modes`]). It answers
+//! the queries a program asks its terminal (DA, DSR, CPR, XTVERSION) through the [`Sink`]; the
+//! `reply` module says why here and not in the attached client's terminal.
 //!
 //! Invariants: `0 <= cursor_row < rows`; `0 <= cursor_col <= cols` (== `cols` only while a
 //! wrap is pending); `top < bottom < rows`; every row is at most `cols` cells.
@@ -21,6 +22,7 @@ mod edit;
 mod modes;
 mod perform;
 mod repaint;
+pub(crate) mod reply;
 mod row;
 mod sgr;
 mod tabs;
@@ -40,6 +42,12 @@ pub trait Sink {
     fn title(&mut self, raw: &[u8]);
     /// `ESC [ 3 J`: the program asked to erase the scrollback.
     fn clear_history(&mut self);
+    /// The terminal's answer to a query (a device-attributes or cursor-position request), to be
+    /// written to the program's input as a terminal would. Dropped by default, for sinks with
+    /// no program behind them (measurements, replays of saved output).
+    fn reply(&mut self, bytes: &[u8]) {
+        let _ = bytes;
+    }
 }
 
 /// A terminal: the vte parser (which carries partial sequences across chunks) and the model.

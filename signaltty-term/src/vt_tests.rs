@@ -24,10 +24,11 @@ use super::*;
 
 /// A sink that records what the emulator reports.
 #[derive(Default)]
-struct Record {
+pub(super) struct Record {
     scrolled: Vec<String>,
     titles: Vec<String>,
     clears: usize,
+    pub(super) replies: Vec<u8>,
 }
 
 impl Sink for Record {
@@ -44,6 +45,10 @@ impl Sink for Record {
     fn clear_history(&mut self) {
         self.clears += 1;
     }
+
+    fn reply(&mut self, bytes: &[u8]) {
+        self.replies.extend_from_slice(bytes);
+    }
 }
 
 fn term_with(cols: u16, rows: u16, bytes: &[u8]) -> (Term, Record) {
@@ -51,6 +56,12 @@ fn term_with(cols: u16, rows: u16, bytes: &[u8]) -> (Term, Record) {
     let mut sink = Record::default();
     term.process(bytes, &mut sink);
     (term, sink)
+}
+
+/// What a fresh terminal answers to `bytes`.
+pub(super) fn term_with_replies(cols: u16, rows: u16, bytes: &[u8]) -> String {
+    let (_, sink) = term_with(cols, rows, bytes);
+    String::from_utf8_lossy(&sink.replies).into_owned()
 }
 
 fn text(term: &Term) -> Vec<String> {

@@ -2,7 +2,9 @@
 //! terminal over the `Attach` bidirectional stream.
 //!
 //! The terminal goes raw (see [`crate::term_mode`]) only after the server's first message (a
-//! Snapshot) proves the attach works. Snapshot and Output bytes go to stdout as they are; stdin
+//! Snapshot) proves the attach works. Snapshot and Output bytes go to stdout as they are, less the
+//! queries the server answers for the pane (DA, cursor position: [`QueryFilter`]), which this
+//! terminal would otherwise answer a second time, with its own cursor position; stdin
 //! bytes go to the pane as Input; SIGWINCH becomes a Resize. The detach key (Ctrl-\ by default,
 //! `--detach-key`: `ctrl-X`, `C-X` or `^X` for a control key, or `0xNN` for any byte) ends the
 //! attach without sending that byte; the pane's process keeps running. An Exited message, the
@@ -24,6 +26,7 @@ use tonic::transport::Channel;
 use super::{Ctx, terminal_size};
 use crate::error::{CliError, CliResult, ErrorKind};
 use crate::term_mode::{ModeTracker, RawMode};
+use signaltty_term::QueryFilter;
 
 /// Ctrl-\ (FS), tmux-free and rarely used by programs.
 pub const DEFAULT_DETACH_KEY: u8 = 0x1c;
@@ -149,11 +152,11 @@ pub async fn attach(channel: Channel, pane: &str, options: AttachOptions) -> Cli
     let mut sigquit = signal(SignalKind::quit())?;
     let guard = RawMode::enter()?;
     let mut keys = spawn_stdin_reader();
-    let mut tracker = ModeTracker::default();
+    let mut screen = Screen::default();
     let mut pending = Some(first);
     let end = loop {
         if let Some(message) = pending.take() {
-            if let Some(end) = show(&mut tracker, message) {
+            if let Some(end) = screen.show(message) {
                 break end;
             }
             continue;
@@ -222,21 +225,34 @@ pub async fn attach(channel: Channel, pane: &str, options: AttachOptions) -> Cli
     }
 }
 
-/// Writes one server message to the terminal; `Some` when it ends the attach.
-fn show(tracker: &mut ModeTracker, message: pb::AttachResponse) -> Option<AttachEnd> {
-    let data = match message.kind? {
-        RespKind::Snapshot(snapshot) => snapshot.screen,
-        RespKind::Output(output) => output.data,
-        RespKind::Exited(exited) => return Some(AttachEnd::Exited(exited.code)),
-        // A Snapshot follows a Resync at once and repaints; a size change needs nothing here.
-        RespKind::Resync(_) | RespKind::Resized(_) => return None,
-    };
-    tracker.observe(&data);
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(&data).and_then(|()| stdout.flush()) {
-        Ok(()) => None,
-        Err(err) => Some(AttachEnd::Failed(err.into())),
+/// What is known of this terminal while it shows the pane.
+#[derive(Default)]
+struct Screen {
+    modes: ModeTracker,
+    queries: QueryFilter,
+}
+
+impl Screen {
+    /// Writes one server message to the terminal; `Some` when it ends the attach.
+    fn show(&mut self, message: pb::AttachResponse) -> Option<AttachEnd> {
+        let data = match message.kind? {
+            RespKind::Snapshot(snapshot) => {
+                // A repaint: whatever partial sequence was held belonged to skipped output.
+                self.queries.reset();
+                snapshot.screen
+            }
+            RespKind::Output(output) => self.queries.filter(&output.data),
+            RespKind::Exited(exited) => return Some(AttachEnd::Exited(exited.code)),
+            // A Snapshot follows a Resync at once and repaints; a size change needs nothing here.
+            RespKind::Resync(_) | RespKind::Resized(_) => return None,
+        };
+        self.modes.observe(&data);
+        use std::io::Write;
+        let mut stdout = std::io::stdout().lock();
+        match stdout.write_all(&data).and_then(|()| stdout.flush()) {
+            Ok(()) => None,
+            Err(err) => Some(AttachEnd::Failed(err.into())),
+        }
     }
 }
 

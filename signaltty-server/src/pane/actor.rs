@@ -13,7 +13,7 @@
 //! (cols and rows separately, like tmux's `smallest`). With no such client the last size stays.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -92,6 +92,8 @@ struct Shared {
     last_activity_ms: AtomicU64,
     /// See [`StartOptions::activity`].
     activity: Option<Arc<Notify>>,
+    /// Set while answers to the program's queries wait for its input (see [`answer`]).
+    answering: Arc<AtomicBool>,
 }
 
 /// Handle to a pane's actor. Cheap to clone.
@@ -151,8 +153,10 @@ impl PaneHandle {
         options: StartOptions,
     ) -> Self {
         let mut screen = Screen::with_history_limits(size.cols, size.rows, limits);
-        // Fed before serving starts, so no output can come before it.
+        // Fed before serving starts, so no output can come before it. What the old program asked
+        // its terminal is not this one's to answer.
         screen.feed(&options.prelude);
+        let _ = screen.take_replies();
         let (fanout, _) = broadcast::channel(FANOUT_CHUNKS);
         let (size_tx, _) = watch::channel(size);
         let (exit_tx, _) = watch::channel(None);
@@ -174,6 +178,7 @@ impl PaneHandle {
             closed,
             last_activity_ms: AtomicU64::new(0),
             activity: options.activity,
+            answering: Arc::new(AtomicBool::new(false)),
         });
         serve(Arc::clone(&shared), events, report);
         PaneHandle { shared }
@@ -340,7 +345,7 @@ fn on_event(shared: &Shared, report: &Reporter, event: PtyEvent) {
 }
 
 fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
-    let (term_events, dropped) = {
+    let (term_events, dropped, replies) = {
         let mut model = lock(&shared.model);
         let mut term_events = model.scanner.scan(bytes);
         model.offset += bytes.len() as u64;
@@ -353,6 +358,7 @@ fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
             end_offset,
         });
         model.screen.feed(bytes);
+        let replies = model.screen.take_replies();
         let before = model.notify_limit.dropped();
         let now = Instant::now();
         term_events
@@ -360,8 +366,11 @@ fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
         let after = model.notify_limit.dropped();
         // One line per power of two, so a flood cannot flood the log either.
         let crossed = after > before && (before == 0 || after.ilog2() > before.ilog2());
-        (term_events, crossed.then_some(after))
+        (term_events, crossed.then_some(after), replies)
     };
+    if !replies.is_empty() {
+        answer(shared, replies);
+    }
     let now_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(1, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
@@ -375,4 +384,35 @@ fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
     for e in term_events {
         report(&shared.id, Report::Term(e));
     }
+}
+
+/// Writes the terminal's answers to the program's queries (`Screen::take_replies`) to its
+/// input, as a terminal does. Usually the input takes them at once; when it is busy (a client's
+/// write in progress) or full, the rest follows on the runtime with a deadline. While such a
+/// write waits, further answers are dropped, as a terminal whose input is full would lose them,
+/// so a program that floods queries and never reads holds at most one pending answer.
+fn answer(shared: &Shared, replies: Vec<u8>) {
+    /// How long an answer may wait for a program that does not read its input.
+    const ANSWER_DEADLINE: Duration = Duration::from_secs(5);
+    if shared.answering.load(Ordering::Acquire) {
+        return;
+    }
+    let written = shared.pty.write_input_now(&replies);
+    if written == replies.len() {
+        return;
+    }
+    // The reader runs on the runtime or its blocking pool, so a handle is there; without one
+    // (nothing else in this server) the answer is dropped.
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    shared.answering.store(true, Ordering::Release);
+    let (pty, answering) = (shared.pty.clone(), Arc::clone(&shared.answering));
+    runtime.spawn(async move {
+        let deadline = std::time::Instant::now() + ANSWER_DEADLINE;
+        if let Err(e) = pty.write_input(&replies[written..], deadline).await {
+            tracing::debug!(pane = %pty.pane(), error = %e, "answer to a terminal query not delivered");
+        }
+        answering.store(false, Ordering::Release);
+    });
 }

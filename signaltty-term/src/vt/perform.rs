@@ -3,6 +3,7 @@
 //! does not know; DCS strings (sixel, tmux passthrough) are dropped.
 
 use super::edit::AltScreen;
+use super::reply::Query;
 use super::{Charset, Emulator, Sink, sgr};
 
 pub(super) struct Performer<'a, S> {
@@ -60,6 +61,10 @@ impl<S: Sink> vte::Perform for Performer<'_, S> {
             }
             ([], b'M') => emu.reverse_index(),
             ([], b'c') => emu.reset(),
+            // DECID, the VT100's older spelling of DA1.
+            ([], b'Z') => self
+                .sink
+                .reply(emu.answer(Query::PrimaryAttributes).as_bytes()),
             ([], b'H') => emu.set_tab_stop(),
             ([slot @ (b'(' | b')')], set) => {
                 let charset = if set == b'0' {
@@ -82,6 +87,12 @@ impl<S: Sink> vte::Perform for Performer<'_, S> {
     ) {
         if ignore {
             // More parameters than vte keeps: the sequence is not what it claims to be.
+            return;
+        }
+        if let Some(query) = Query::parse(intermediates, action, raw(params, 0))
+            && params.len() <= 1
+        {
+            self.sink.reply(self.emu.answer(query).as_bytes());
             return;
         }
         let emu = &mut *self.emu;

@@ -1,0 +1,190 @@
+//! Answers to a program's questions about its terminal: device attributes (DA1, DA2), status and
+//! cursor position reports (DSR 5, CPR, DECXCPR) and the terminal's name (XTVERSION).
+//!
+//! Why the emulator answers rather than the attached client's terminal (tmux does the same):
+//! the pane's terminal is this model. A client's terminal knows neither the pane's size nor
+//! where the pane's cursor is (a TUI draws the pane inside a split), several clients would each
+//! answer, and with none attached a program that waits for an answer — a shell measuring its
+//! prompt, an inline TUI asking where its cursor is — would hang. Clients that write Output to a
+//! real terminal drop these queries so it does not answer as well.
+//!
+//! Queries asked about something this model does not track (DECRQM, colours, window size) get
+//! no answer, as from a terminal that does not know them; programs ask DA1 after such a
+//! question precisely to learn that, so answering DA1 is what keeps them from waiting.
+
+use std::fmt::Write as _;
+
+use super::Emulator;
+
+/// DA1: a VT220-class terminal (62) with ANSI colour (22), what xterm-likes without sixel say.
+const PRIMARY_ATTRIBUTES: &str = "\x1b[?62;22c";
+
+/// DA2: a VT220 (1), firmware version 10, no ROM cartridge. A low version, so programs that
+/// enable features by xterm patch level (vim does) do not assume a recent xterm.
+const SECONDARY_ATTRIBUTES: &str = "\x1b[>1;10;0c";
+
+/// DSR 5: "no malfunction".
+const STATUS_OK: &str = "\x1b[0n";
+
+/// What a query asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Query {
+    /// `CSI c` / `CSI 0 c`.
+    PrimaryAttributes,
+    /// `CSI > c` / `CSI > 0 c`.
+    SecondaryAttributes,
+    /// `CSI 5 n`.
+    Status,
+    /// `CSI 6 n`.
+    CursorPosition,
+    /// `CSI ? 6 n`.
+    ExtendedCursorPosition,
+    /// `CSI > q` / `CSI > 0 q`.
+    Version,
+}
+
+impl Query {
+    /// The query a CSI sequence asks, if it is one this model answers. `first` is its first
+    /// parameter (0 when missing).
+    pub(crate) fn parse(intermediates: &[u8], action: char, first: u16) -> Option<Self> {
+        Some(match (intermediates, action, first) {
+            ([], 'c', 0) => Self::PrimaryAttributes,
+            ([b'>'], 'c', 0) => Self::SecondaryAttributes,
+            ([], 'n', 5) => Self::Status,
+            ([], 'n', 6) => Self::CursorPosition,
+            ([b'?'], 'n', 6) => Self::ExtendedCursorPosition,
+            ([b'>'], 'q', 0) => Self::Version,
+            _ => return None,
+        })
+    }
+}
+
+impl Emulator {
+    /// The bytes a terminal sends back for `query`.
+    pub(super) fn answer(&self, query: Query) -> String {
+        match query {
+            Query::PrimaryAttributes => PRIMARY_ATTRIBUTES.to_owned(),
+            Query::SecondaryAttributes => SECONDARY_ATTRIBUTES.to_owned(),
+            Query::Status => STATUS_OK.to_owned(),
+            Query::CursorPosition | Query::ExtendedCursorPosition => {
+                let (row, col) = self.reported_position();
+                let mut out = String::from("\x1b[");
+                if query == Query::ExtendedCursorPosition {
+                    out.push('?');
+                }
+                let _ = write!(out, "{row};{col}");
+                if query == Query::ExtendedCursorPosition {
+                    // The page; this terminal has one.
+                    out.push_str(";1");
+                }
+                out.push('R');
+                out
+            }
+            Query::Version => format!("\x1bP>|signaltty {}\x1b\\", env!("CARGO_PKG_VERSION")),
+        }
+    }
+
+    /// The cursor as CPR reports it: 1-based, relative to the scroll region in origin mode (so
+    /// that it can be fed back to CUP), and on the last column while a wrap is pending.
+    fn reported_position(&self) -> (u16, u16) {
+        let row = if self.modes.origin {
+            self.row.saturating_sub(self.top)
+        } else {
+            self.row
+        };
+        let col = self.col.min(self.cols - 1);
+        (row + 1, col + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::term_with_replies;
+
+    fn answer(cols: u16, rows: u16, bytes: &[u8]) -> String {
+        term_with_replies(cols, rows, bytes)
+    }
+
+    #[test]
+    fn device_attributes_are_answered_with_and_without_the_zero_parameter() {
+        assert_eq!(answer(80, 24, b"\x1b[c"), "\x1b[?62;22c");
+        assert_eq!(answer(80, 24, b"\x1b[0c"), "\x1b[?62;22c");
+        assert_eq!(answer(80, 24, b"\x1b[>c"), "\x1b[>1;10;0c");
+        assert_eq!(answer(80, 24, b"\x1b[>0c"), "\x1b[>1;10;0c");
+        assert_eq!(answer(80, 24, b"\x1bZ"), "\x1b[?62;22c");
+    }
+
+    #[test]
+    fn status_and_version_are_answered() {
+        assert_eq!(answer(80, 24, b"\x1b[5n"), "\x1b[0n");
+        let version = answer(80, 24, b"\x1b[>q");
+        assert!(version.starts_with("\x1bP>|signaltty "), "{version:?}");
+        assert!(version.ends_with("\x1b\\"), "{version:?}");
+    }
+
+    #[test]
+    fn cursor_position_is_one_based() {
+        assert_eq!(answer(80, 24, b"\x1b[6n"), "\x1b[1;1R");
+        assert_eq!(answer(80, 24, b"\x1b[5;12H\x1b[6n"), "\x1b[5;12R");
+        assert_eq!(answer(80, 24, b"\x1b[5;12H\x1b[?6n"), "\x1b[?5;12;1R");
+        assert_eq!(answer(80, 24, b"abc\r\nde\x1b[6n"), "\x1b[2;3R");
+    }
+
+    #[test]
+    fn cursor_position_is_relative_to_the_region_in_origin_mode() {
+        // Region rows 5..=10, origin mode homes to its top; row 3 of the region is row 7.
+        assert_eq!(
+            answer(80, 24, b"\x1b[5;10r\x1b[?6h\x1b[3;4H\x1b[6n"),
+            "\x1b[3;4R"
+        );
+        assert_eq!(
+            answer(80, 24, b"\x1b[5;10r\x1b[?6l\x1b[3;4H\x1b[6n"),
+            "\x1b[3;4R"
+        );
+        assert_eq!(
+            answer(80, 24, b"\x1b[5;10r\x1b[?6h\x1b[3;4H\x1b[?6l\x1b[6n"),
+            "\x1b[1;1R"
+        );
+    }
+
+    #[test]
+    fn a_pending_wrap_reports_the_last_column() {
+        assert_eq!(answer(10, 5, b"0123456789\x1b[6n"), "\x1b[1;10R");
+    }
+
+    #[test]
+    fn the_cursor_is_clamped_to_the_screen_after_a_shrink() {
+        let mut term = super::super::Term::new(80, 24);
+        let mut sink = super::super::tests::Record::default();
+        term.process(b"\x1b[20;70H", &mut sink);
+        term.resize(40, 10, &mut sink);
+        term.process(b"\x1b[6n", &mut sink);
+        assert_eq!(String::from_utf8_lossy(&sink.replies), "\x1b[10;40R");
+    }
+
+    #[test]
+    fn lookalikes_are_not_answered() {
+        for bytes in [
+            &b"\x1b[1c"[..],   // DA1 with a parameter is not a request
+            b"\x1b[?c",        // a DA1 answer, not a question
+            b"\x1b[>1c",       // DA2 with a parameter
+            b"\x1b[=c",        // DA3 (unit id): not answered
+            b"\x1b[3n",        // not a report we make
+            b"\x1b[?5n",       // not a private report we make
+            b"\x1b[2 q",       // DECSCUSR, not XTVERSION
+            b"\x1b[>1q",       // XTVERSION takes no parameter but 0
+            b"\x1b[6;1R",      // an answer echoed back to us
+            b"\x1bP>|x\x1b\\", // an XTVERSION answer
+        ] {
+            assert_eq!(answer(80, 24, bytes), "", "{bytes:?}");
+        }
+    }
+
+    #[test]
+    fn several_queries_in_one_chunk_are_answered_in_order() {
+        assert_eq!(
+            answer(80, 24, b"\x1b[6n\x1b[2;2H\x1b[6n\x1b[c"),
+            "\x1b[1;1R\x1b[2;2R\x1b[?62;22c"
+        );
+    }
+}
