@@ -107,3 +107,14 @@ impl Hub {
         Ok(live.len())
     }
 }
+
+/// Runs `work` (file-system work, or rendering that takes milliseconds) on the blocking pool:
+/// the server has one async worker, and anything slow on it delays every pane's echo.
+pub(crate) async fn blocking<T: Send + 'static>(
+    what: &str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> crate::error::Result<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| crate::error::Error::Internal(format!("{what} task failed: {e}")))
+}

@@ -450,6 +450,52 @@ async fn capture_screen_and_scrollback_with_and_without_ansi() {
     );
 }
 
+/// A history larger than is rendered inline (it goes to the blocking pool) comes back whole, in
+/// order, with and without its colours.
+#[tokio::test]
+async fn a_long_scrollback_is_captured_whole() {
+    let srv = TestServer::start().await;
+    let ws = srv.workspace("w").await;
+    let script = r#"seq -f '%060g' 1 3000; printf '\033[32mEND\033[0m\n'; exec sleep 1000"#;
+    let pane = spawn(&srv, &ws.id, &["sh", "-c", script]).await;
+    let (mut c, _) = attach(&srv, &pane.id, 80, 24, true).await;
+    c.until_output("END").await;
+    let read = |lines: u32, keep_ansi: bool| {
+        let mut panes = srv.panes();
+        let id = pane.id.clone();
+        async move {
+            panes
+                .read_pane(pb::ReadPaneRequest {
+                    pane_id: id,
+                    mode: pb::ReadMode::Scrollback as i32,
+                    lines,
+                    keep_ansi,
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .lines
+        }
+    };
+    let number = |line: &str| line.trim_start_matches('0').parse::<u32>().ok();
+    let all = read(0, false).await;
+    // 3000 numbers, END, and the empty row the cursor is on.
+    assert_eq!(all.len(), 3002);
+    assert!(
+        all[..3000]
+            .iter()
+            .map(|l| number(l))
+            .eq((1..=3000).map(Some))
+    );
+    assert_eq!(&all[3000..], ["END", ""]);
+    let last = read(2000, false).await;
+    assert_eq!(last.len(), 2000);
+    assert_eq!(number(&last[0]), Some(1003));
+    let styled = read(0, true).await;
+    assert_eq!(styled.len(), 3002);
+    assert!(styled[3000].contains("\u{1b}[") && styled[3000].contains("END"));
+}
+
 #[tokio::test]
 async fn a_spawn_that_fails_leaves_no_pane_and_no_tab() {
     let srv = TestServer::start().await;

@@ -124,19 +124,62 @@ impl History {
     /// The last `n` lines (fewer if fewer are held), oldest first, with their SGR sequences or
     /// as plain text.
     pub fn last_lines(&self, n: usize, keep_ansi: bool) -> Vec<String> {
+        self.tail(n).lines(keep_ansi)
+    }
+
+    /// A copy of the last `n` lines' bytes (fewer if fewer are held): two `memcpy`s, so a
+    /// caller holding a lock over this history can release it before the slower work of
+    /// turning them into text ([`HistoryTail::lines`]).
+    pub fn tail(&self, n: usize) -> HistoryTail {
         let n = n.min(self.lens.len());
         let first = self.lens.len() - n;
-        let total: usize = self.lens.range(first..).map(|&len| len as usize).sum();
-        let mut start = self.text.len() - total;
-        let mut lines = Vec::with_capacity(n);
-        let mut buf = Vec::new();
-        for &len in self.lens.range(first..) {
+        let lens: Vec<u32> = self.lens.range(first..).copied().collect();
+        let total: usize = lens.iter().map(|&len| len as usize).sum();
+        let skip = self.text.len() - total;
+        let (a, b) = self.text.as_slices();
+        let mut text = Vec::with_capacity(total);
+        if skip < a.len() {
+            text.extend_from_slice(&a[skip..]);
+            text.extend_from_slice(b);
+        } else {
+            text.extend_from_slice(&b[skip - a.len()..]);
+        }
+        HistoryTail { text, lens }
+    }
+}
+
+/// History lines copied out by [`History::tail`], oldest first.
+#[derive(Clone, Debug, Default)]
+pub struct HistoryTail {
+    text: Vec<u8>,
+    lens: Vec<u32>,
+}
+
+impl HistoryTail {
+    /// Number of lines.
+    pub fn len(&self) -> usize {
+        self.lens.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.lens.is_empty()
+    }
+
+    /// Bytes of line text held.
+    pub fn bytes(&self) -> usize {
+        self.text.len()
+    }
+
+    /// The lines, with their SGR sequences or as plain text.
+    pub fn lines(&self, keep_ansi: bool) -> Vec<String> {
+        let mut lines = Vec::with_capacity(self.lens.len());
+        let mut start = 0;
+        for &len in &self.lens {
             let end = start + len as usize;
-            buf.clear();
-            buf.extend(self.text.range(start..end));
             // Lines are pushed as whole `str`s and evicted whole, so the bytes are UTF-8; lossy
             // conversion only guards against that invariant being broken.
-            let line = String::from_utf8_lossy(&buf);
+            let line = String::from_utf8_lossy(&self.text[start..end]);
             lines.push(if keep_ansi {
                 line.into_owned()
             } else {
@@ -166,6 +209,25 @@ mod tests {
         HistoryLimits {
             max_lines,
             max_bytes,
+        }
+    }
+
+    #[test]
+    fn tails_are_whole_lines_wherever_the_ring_wraps() {
+        // A byte cap that is not a multiple of the line length makes the ring wrap at every
+        // possible offset as lines are evicted.
+        let mut h = History::new(limits(1000, 997));
+        for i in 0..500 {
+            h.push(&format!("line {i:03}"));
+            let held = h.len();
+            for n in [0, 1, 7, held, held + 5] {
+                let tail = h.tail(n);
+                assert_eq!(tail.len(), n.min(held));
+                let expected: Vec<String> = (i + 1 - n.min(held)..=i)
+                    .map(|k| format!("line {k:03}"))
+                    .collect();
+                assert_eq!(tail.lines(false), expected, "after line {i}, last {n}");
+            }
         }
     }
 

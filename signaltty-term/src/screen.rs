@@ -8,7 +8,7 @@
 //! history line even when the program's line wrapped onto the next row. `ESC [3J` clears the
 //! history.
 
-use super::history::{History, HistoryLimits};
+use super::history::{History, HistoryLimits, HistoryTail};
 use super::osc_limit::OscLimit;
 use super::render::write_row;
 use super::sanitize::{TITLE_MAX_CHARS, sanitize};
@@ -170,13 +170,26 @@ impl Screen {
     /// The last `last_n` lines of history followed by the screen rows (trailing blank rows below
     /// the cursor left out), oldest first; with `keep_ansi`, each line is self-contained SGR text.
     pub fn scrollback(&self, last_n: usize, keep_ansi: bool) -> Vec<String> {
+        self.scrollback_copy(last_n, keep_ansi).into_lines()
+    }
+
+    /// [`Screen::scrollback`] in two steps: the screen rows rendered and the history's bytes
+    /// copied now (quick, so a lock over the screen can be released), the history lines made
+    /// into text by [`ScrollbackCopy::into_lines`] after (milliseconds for a full history).
+    pub fn scrollback_copy(&self, last_n: usize, keep_ansi: bool) -> ScrollbackCopy {
         let mut rows = self.visible_rows(keep_ansi, Trailing::KeepToCursor);
         if rows.len() >= last_n {
-            return rows.split_off(rows.len() - last_n);
+            return ScrollbackCopy {
+                history: HistoryTail::default(),
+                rows: rows.split_off(rows.len() - last_n),
+                keep_ansi,
+            };
         }
-        let mut lines = self.history().last_lines(last_n - rows.len(), keep_ansi);
-        lines.append(&mut rows);
-        lines
+        ScrollbackCopy {
+            history: self.history().tail(last_n - rows.len()),
+            rows,
+            keep_ansi,
+        }
     }
 
     /// The pane's history (lines that scrolled off the main screen).
@@ -232,6 +245,28 @@ impl Screen {
     #[cfg(test)]
     pub(crate) fn term(&self) -> &Term {
         &self.term
+    }
+}
+
+/// A scrollback capture taken by [`Screen::scrollback_copy`].
+#[derive(Clone, Debug)]
+pub struct ScrollbackCopy {
+    history: HistoryTail,
+    rows: Vec<String>,
+    keep_ansi: bool,
+}
+
+impl ScrollbackCopy {
+    /// Bytes of history text still to be turned into lines (what [`Self::into_lines`] costs).
+    pub fn history_bytes(&self) -> usize {
+        self.history.bytes()
+    }
+
+    /// The lines, oldest first: history, then the screen rows.
+    pub fn into_lines(self) -> Vec<String> {
+        let mut lines = self.history.lines(self.keep_ansi);
+        lines.extend(self.rows);
+        lines
     }
 }
 

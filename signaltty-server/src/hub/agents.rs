@@ -197,7 +197,7 @@ impl Hub {
     ) -> Result<Vec<HookReport>> {
         let home = self.checked_home(home)?;
         let program = signaltty_program();
-        blocking(move || {
+        super::blocking("hook installer", move || {
             kinds
                 .into_iter()
                 .map(|kind| {
@@ -229,7 +229,7 @@ impl Hub {
     ) -> Result<Vec<HookReport>> {
         let home = self.checked_home(home)?;
         let program = signaltty_program();
-        blocking(move || {
+        super::blocking("hook installer", move || {
             kinds
                 .into_iter()
                 .map(|kind| status_report(kind, &home, &program))
@@ -298,11 +298,4 @@ fn status_report(kind: AgentKind, home: &Path, program: &str) -> HookReport {
         error,
         notice: None,
     }
-}
-
-/// Runs file-system work off the async runtime.
-async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| Error::Internal(format!("hook installer task failed: {e}")))
 }

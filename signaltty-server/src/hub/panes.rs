@@ -382,23 +382,49 @@ impl Hub {
         })
     }
 
-    /// Captures a pane's text.
-    pub fn read_pane(
+    /// Captures a pane's text. A long scrollback is copied under the pane's lock and made into
+    /// lines on the blocking pool, so neither the pane's output nor the async worker waits the
+    /// milliseconds that takes.
+    pub async fn read_pane(
         &self,
         id: &PaneId,
         capture: Capture,
         keep_ansi: bool,
     ) -> Result<(Vec<String>, u64, Size)> {
+        /// History text up to this size is made into lines at once (a few hundred µs at most).
+        const INLINE_BYTES: usize = 64 * 1024;
         let handle = match self.handle(id) {
             Ok(handle) => handle,
-            // A restored pane answers from its saved tail.
-            Err(e) => return self.read_restored(id, capture, keep_ansi).ok_or(e),
+            // A restored pane answers from its saved tail, which is parsed first.
+            Err(e) => {
+                let (hub, id) = (self.clone(), id.clone());
+                return super::blocking("capture", move || {
+                    hub.read_restored(&id, capture, keep_ansi)
+                })
+                .await?
+                .ok_or(e);
+            }
         };
-        Ok(handle.with_screen(|screen, offset| {
-            let (cols, rows) = screen.size();
-            let lines = capture_lines(screen, capture, keep_ansi);
-            (lines, offset, Size { cols, rows })
-        }))
+        let Capture::Scrollback { lines } = capture else {
+            return Ok(handle.with_screen(|screen, offset| {
+                let lines = capture_lines(screen, capture, keep_ansi);
+                (lines, offset, screen_size(screen))
+            }));
+        };
+        let n = if lines == 0 { usize::MAX } else { lines };
+        let (copy, offset, size) = handle.with_screen(|screen, offset| {
+            (
+                screen.scrollback_copy(n, keep_ansi),
+                offset,
+                screen_size(screen),
+            )
+        });
+        let lines = if copy.history_bytes() <= INLINE_BYTES {
+            copy.into_lines()
+        } else {
+            super::blocking("capture", move || copy.into_lines()).await?
+        };
+        Ok((lines, offset, size))
     }
 
     /// Ends the processes of panes already removed from the state. Returns once SIGHUP was sent;
@@ -444,6 +470,11 @@ impl Hub {
             .unwrap_or_default();
         pane_to_pb(pane, live)
     }
+}
+
+fn screen_size(screen: &crate::term::Screen) -> Size {
+    let (cols, rows) = screen.size();
+    Size { cols, rows }
 }
 
 /// The lines ReadPane returns from a screen.

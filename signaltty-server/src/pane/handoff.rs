@@ -21,7 +21,13 @@
 //! Order is kept because the reader is the only producer, there is at most one drain job per
 //! pane, and the reader goes inline only once every queued event has been *handled* (the
 //! counter drops after the handler returns, not when the event is received).
+//!
+//! A handler that panics (a bug in the emulator, say) is survived: the panic is caught, logged
+//! once per pane, and the next event is handled. Uncaught, it would end the drain job with the
+//! `draining` flag set and events counted as queued, and the pane's output would stop for good
+//! (its child blocked on a full terminal) over one bad chunk.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering, fence};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -45,6 +51,8 @@ struct Handoff {
     served: OnceLock<Served>,
     /// A drain job is running (or about to).
     draining: AtomicBool,
+    /// The handler has panicked once (logged; later panics are not).
+    panicked: AtomicBool,
 }
 
 struct Served {
@@ -119,7 +127,7 @@ impl EventSender {
             && small
             && self.handoff.queued.load(Ordering::Acquire) == 0
         {
-            (served.handler)(event);
+            handle(&self.handoff, served, event);
             return Ok(None);
         }
         Ok(Some(event))
@@ -133,6 +141,17 @@ impl EventSender {
         if self.handoff.served.get().is_some() {
             start_drain(&self.handoff);
         }
+    }
+}
+
+/// Calls the handler, surviving a panic in it (see the module docs).
+fn handle(handoff: &Handoff, served: &Served, event: PtyEvent) {
+    // Unwind safety: the handler's state is behind its own lock, which ignores poisoning and
+    // holds a usable model (the pane actor's `lock`).
+    if catch_unwind(AssertUnwindSafe(|| (served.handler)(event))).is_err()
+        && !handoff.panicked.swap(true, Ordering::Relaxed)
+    {
+        tracing::error!("a pane's output handler panicked (a bug); the pane carries on");
     }
 }
 
@@ -152,7 +171,7 @@ fn drain(handoff: &Handoff) {
     let mut rx = served.rx.lock().unwrap_or_else(PoisonError::into_inner);
     loop {
         while let Ok(event) = rx.try_recv() {
-            (served.handler)(event);
+            handle(handoff, served, event);
             handoff.queued.fetch_sub(1, Ordering::Release);
         }
         handoff.draining.store(false, Ordering::SeqCst);
@@ -297,6 +316,39 @@ mod tests {
         assert!(tx.send(output(3, 1)).await.is_ok());
         let tags: Vec<u8> = next(&mut log, 3).await.iter().map(|e| e.0).collect();
         assert_eq!(tags, [1, 2, 3]);
+    }
+
+    #[tokio::test]
+    async fn a_panicking_handler_does_not_stop_later_events_inline_or_queued() {
+        let (tx, rx) = channel(4);
+        let (record, mut log) = recording();
+        rx.serve(Arc::new(move |event| {
+            if let PtyEvent::Output { bytes } = &event
+                && bytes[0] % 10 == 0
+            {
+                panic!("a bug on chunk {}", bytes[0]);
+            }
+            record(event);
+        }));
+        let mut expected = Vec::new();
+        for tag in 0..60u8 {
+            // Every 10th chunk panics, in turn inline (small) and on a drain job (large).
+            let len = if tag % 20 == 0 {
+                INLINE_MAX_BYTES * 2
+            } else {
+                1
+            };
+            assert!(tx.send(output(tag, len)).await.is_ok());
+            if tag % 10 != 0 {
+                expected.push(tag);
+            }
+        }
+        let tags: Vec<u8> = next(&mut log, expected.len())
+            .await
+            .iter()
+            .map(|e| e.0)
+            .collect();
+        assert_eq!(tags, expected);
     }
 
     #[tokio::test]

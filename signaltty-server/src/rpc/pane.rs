@@ -200,7 +200,7 @@ impl pb::pane_service_server::PaneService for PaneService {
             },
             Err(_) => return Err(Error::bad("mode must be SCREEN or SCROLLBACK").into()),
         };
-        let (lines, offset, size) = self.hub.read_pane(&id, capture, req.keep_ansi)?;
+        let (lines, offset, size) = self.hub.read_pane(&id, capture, req.keep_ansi).await?;
         Ok(Response::new(pb::ReadPaneResponse {
             lines,
             output_offset: offset,
