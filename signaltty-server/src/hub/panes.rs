@@ -208,7 +208,7 @@ impl Hub {
             cols: size.cols,
             rows: size.rows,
         };
-        let (pty, events) = self.spawn_pty(&id, &spec)?;
+        let (pty, events) = self.spawn_pty(&id, &spec).await?;
         let now = SystemTime::now();
         let record = Pane {
             id: id.clone(),
@@ -242,13 +242,18 @@ impl Hub {
         Ok((pane, tab))
     }
 
-    /// Starts a process for pane `id` on a fresh PTY (new panes and resumed ones).
-    pub(super) fn spawn_pty(
+    /// Starts a process for pane `id` on a fresh PTY (new panes and resumed ones). The fork and
+    /// the wait for the child's exec (about a millisecond) run on the blocking pool, so that the
+    /// one async worker keeps serving every other pane meanwhile.
+    pub(super) async fn spawn_pty(
         &self,
         id: &PaneId,
         spec: &SpawnSpec,
     ) -> Result<(Pty, crate::pane::pty::PtyEvents)> {
-        Pty::spawn(id.clone(), &self.config().socket, spec).map_err(spawn_error)
+        let (id, socket, spec) = (id.clone(), self.config().socket.clone(), spec.clone());
+        super::blocking("spawn", move || Pty::spawn(id, &socket, &spec))
+            .await?
+            .map_err(spawn_error)
     }
 
     /// Starts the actor over a spawned PTY and registers it, with `prelude` already on its screen.

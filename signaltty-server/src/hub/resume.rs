@@ -230,7 +230,7 @@ impl Hub {
             // The new process starts on a line of its own, below what the old one said.
             prelude.extend_from_slice(b"\r\n");
         }
-        let (pty, events) = self.spawn_pty(id, &spec)?;
+        let (pty, events) = self.spawn_pty(id, &spec).await?;
         let pid = pty.pid();
         let updated = self.store().apply(|s, now| {
             let mut lifecycle = None;
