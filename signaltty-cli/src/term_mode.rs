@@ -4,8 +4,9 @@
 //! once, whatever ends the attach — the guard's `Drop` (normal exit, error, lost server, a signal
 //! turned into a normal return by the caller) or the panic hook installed here. Restoring also
 //! undoes the modes the pane's program may have switched on in our terminal (mouse reporting,
-//! bracketed paste, hidden cursor, the alternate screen), since the program is still running in
-//! the pane and will never switch them off for us.
+//! bracketed paste, hidden cursor, the alternate screen, keyboard protocols, autowrap, scroll
+//! region…: [`RESET_MODES`]), since the program is still running in the pane and will never
+//! switch them off for us.
 //!
 //! Nothing else is entered: no alternate screen of our own, no clearing; the server's first
 //! Snapshot repaints the screen.
@@ -25,11 +26,16 @@ static SAVED: Mutex<Option<Termios>> = Mutex::new(None);
 static ALT_SCREEN: AtomicBool = AtomicBool::new(false);
 static PANIC_HOOK: Once = Once::new();
 
-/// Mode resets that are harmless when the mode was never set: SGR reset, cursor visible, mouse
-/// reporting off (all encodings), focus events off, bracketed paste off, normal cursor keys,
-/// normal keypad.
-const RESET_MODES: &[u8] =
-    b"\x1b[0m\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?1004l\x1b[?2004l\x1b[?1l\x1b>";
+/// Mode resets that are harmless when the mode was never set, each back to the terminal's
+/// power-on value: modifyOtherKeys off, then SGR reset; cursor visible and of the default shape;
+/// mouse reporting off (all encodings), focus events off, bracketed paste off, synchronized
+/// output off; normal cursor keys and keypad; insert mode off, autowrap on, origin mode off,
+/// no scroll region (these two home the cursor, which is parked after); ASCII in G0 and G0
+/// selected; the kitty keyboard protocol's current flags cleared (the pane may have pushed
+/// them; terminals without the protocol ignore it).
+const RESET_MODES: &[u8] = b"\x1b[>4;0m\x1b[0m\x1b[?25h\x1b[0 q\
+\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?1016l\x1b[?1004l\x1b[?2004l\x1b[?2026l\
+\x1b[?1l\x1b>\x1b[4l\x1b[?7h\x1b[?6l\x1b[r\x1b(B\x0f\x1b[=0;1u";
 /// Leaving the alternate screen; only sent when the program entered it, since on the normal
 /// screen it may also restore a stale saved cursor position.
 const LEAVE_ALT_SCREEN: &[u8] = b"\x1b[?1049l";

@@ -167,3 +167,42 @@ exec cat"#;
         "expected exactly the pane's answer:\n{screen}"
     );
 }
+
+/// Detaching undoes in the client's terminal every mode the pane's program switched on there, as
+/// tmux itself reports them: that program keeps running in the pane and will never switch them
+/// off for us (a shell left with mouse reporting, no autowrap or a scroll region is broken).
+#[test]
+fn detaching_resets_the_modes_the_pane_set_in_the_client_terminal() {
+    if tmux_missing() {
+        return;
+    }
+    let env = TestEnv::new();
+    let ws = env.workspace("tmux-modes");
+    let script = r#"read go
+printf '\033[?1049h\033[?1h\033=\033[?1003h\033[?1006h\033[4h\033[?7l\033[5;10r\033[?6h\033[?25lmodes-on'
+exec cat"#;
+    let pane_id = spawned(&env, &ws, &["sh", "-c", script]);
+    let tmux = tmux_with_shell(&env);
+    type_attach(&env, &tmux, &pane_id);
+    tmux.wait_screen("the attach's repaint", |s| !s.contains("tmuxshell$"));
+    tmux.cmd(&["send-keys", "-t", "t", "Enter"]);
+    let flags = "#{alternate_on} #{keypad_cursor_flag} #{keypad_flag} #{mouse_any_flag} \
+                 #{mouse_sgr_flag} #{insert_flag} #{wrap_flag} #{origin_flag} #{cursor_flag} \
+                 #{scroll_region_upper} #{scroll_region_lower}";
+    let read_flags = || {
+        let out = tmux.cmd(&["display-message", "-p", "-t", "t", flags]);
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    // Every mode reached tmux's terminal through the attach (so the test means something).
+    wait_for("the modes on", Duration::from_secs(30), || {
+        (read_flags() == "1 1 1 1 1 1 0 1 0 4 9").then_some(())
+    });
+
+    tmux.cmd(&["send-keys", "-t", "t", "C-\\"]);
+    tmux.wait_screen("detach message", |s| s.contains("[detached]"));
+    assert_eq!(
+        read_flags(),
+        "0 0 0 0 0 0 1 0 1 0 29",
+        "modes left on after detaching"
+    );
+}
