@@ -19,6 +19,7 @@
 
 mod cell;
 mod edit;
+mod keyboard;
 mod modes;
 mod perform;
 mod repaint;
@@ -30,6 +31,7 @@ mod tabs;
 use std::collections::VecDeque;
 
 pub use cell::{Attr, Cell, Color, Style};
+pub use keyboard::Keyboard;
 pub use modes::{Modes, MouseEncoding, MouseMode};
 pub use row::Row;
 
@@ -98,6 +100,11 @@ impl Term {
 
     pub fn modes(&self) -> &Modes {
         &self.emu.modes
+    }
+
+    /// The keyboard protocols the program asked for (modifyOtherKeys, kitty flags).
+    pub fn keyboard(&self) -> &Keyboard {
+        &self.emu.keyboard
     }
 
     /// The visible rows of the active screen, top first.
@@ -191,6 +198,7 @@ struct Emulator {
     /// The last printed character, for REP (`CSI b`).
     last_char: Option<char>,
     tabs: tabs::TabStops,
+    keyboard: Keyboard,
 }
 
 impl Emulator {
@@ -212,7 +220,13 @@ impl Emulator {
             shifted: false,
             last_char: None,
             tabs: tabs::TabStops::default(),
+            keyboard: Keyboard::default(),
         }
+    }
+
+    /// The active screen as an index: 0 main, 1 alternate.
+    fn screen(&self) -> usize {
+        usize::from(self.on_alt)
     }
 
     fn grid(&self) -> &VecDeque<Row> {

@@ -146,6 +146,13 @@ impl<S: Sink> vte::Perform for Performer<'_, S> {
                     private_mode(emu, mode, on);
                 }
             }
+            ([b'>'], 'm') if raw(params, 0) == 4 => {
+                emu.keyboard.set_modify_other_keys(raw(params, 1))
+            }
+            ([b'>'], 'n') if raw(params, 0) == 4 => emu.keyboard.set_modify_other_keys(0),
+            ([b'>'], 'u') => emu.keyboard.push(emu.screen(), raw(params, 0)),
+            ([b'<'], 'u') => emu.keyboard.pop(emu.screen(), p(0, 1)),
+            ([b'='], 'u') => emu.keyboard.set(emu.screen(), raw(params, 0), p(1, 1)),
             ([b' '], 'q') => {
                 if let Ok(style @ 0..=6) = u8::try_from(raw(params, 0)) {
                     emu.modes.cursor_style = style;

@@ -5,7 +5,8 @@
 //! region (it homes the cursor), the active screen's saved cursor (DECSC, with its pen, charsets
 //! and origin mode), origin mode (it homes the cursor too), then the cursor itself (re-printing the last
 //! cell when a wrap is pending), then the pen, character sets and modes (insert mode and DEC
-//! line drawing last, so they cannot alter the cells re-printed above).
+//! line drawing last, so they cannot alter the cells re-printed above). Each screen's kitty
+//! keyboard stack is pushed while that screen is the active one (the protocol keeps one each).
 
 use std::collections::VecDeque;
 use std::fmt::Write as _;
@@ -17,11 +18,13 @@ use crate::render::{BlankRun, write_cells, write_sgr};
 pub(super) fn repaint(emu: &Emulator) -> String {
     let mut out = String::from("\x1b[m\x1b[H\x1b[2J");
     paint_rows(&emu.main, emu.cols, &mut out);
+    emu.keyboard.write_stack(0, &mut out);
     if emu.on_alt {
         let main_cursor = emu.saved[0];
         goto(&mut out, main_cursor.row, main_cursor.col.min(emu.cols - 1));
         write_sgr(main_cursor.pen, &mut out);
         out.push_str("\x1b[?1049h\x1b[m");
+        emu.keyboard.write_stack(1, &mut out);
         paint_rows(&emu.alt, emu.cols, &mut out);
     }
     emu.tabs.write_repaint(&mut out);
@@ -50,6 +53,7 @@ pub(super) fn repaint(emu: &Emulator) -> String {
         out.push('\x0e');
     }
     emu.modes.write_input_modes(&mut out);
+    emu.keyboard.write_modify_other_keys(&mut out);
     out
 }
 
