@@ -94,6 +94,23 @@ fn spawned(env: &TestEnv, ws: &str, argv: &[&str]) -> String {
     pane["pane"]["id"].as_str().expect("pane id").to_string()
 }
 
+/// `sh -c script` in a pane, attached with `signaltty attach` inside tmux, then Enter typed into
+/// it: scripts start with `read go` so that what they do happens with the client attached.
+/// `None` when tmux is not installed.
+fn script_attached_in_tmux(name: &str, script: &str) -> Option<(TestEnv, Tmux)> {
+    if tmux_missing() {
+        return None;
+    }
+    let env = TestEnv::new();
+    let ws = env.workspace(name);
+    let pane_id = spawned(&env, &ws, &["sh", "-c", script]);
+    let tmux = tmux_with_shell(&env);
+    type_attach(&env, &tmux, &pane_id);
+    tmux.wait_screen("the attach's repaint", |s| !s.contains("tmuxshell$"));
+    tmux.cmd(&["send-keys", "-t", "t", "Enter"]);
+    Some((env, tmux))
+}
+
 #[test]
 fn attach_inside_tmux_types_into_the_pane_and_detaches_with_the_terminal_restored() {
     if tmux_missing() {
@@ -144,23 +161,15 @@ fn attach_inside_tmux_types_into_the_pane_and_detaches_with_the_terminal_restore
 /// own cursor). The program waits 1 s for a second answer: a negative can only be a timeout.
 #[test]
 fn a_query_through_an_attached_terminal_is_answered_once_by_the_pane() {
-    if tmux_missing() {
-        return;
-    }
-    let env = TestEnv::new();
-    let ws = env.workspace("tmux-queries");
     let script = r#"read go; stty raw -echo
 printf '\033[5;9H\033[6n'; first=$(dd bs=1 count=6 2>/dev/null)
 stty -icanon min 0 time 10; second=$(dd bs=64 count=1 2>/dev/null); stty sane
 show() { printf %s "$1" | tr '\033' E; }
 printf '\033[H\033[2Jfirst=%s second=%s end\r\n' "$(show "$first")" "$(show "$second")"
 exec cat"#;
-    let pane_id = spawned(&env, &ws, &["sh", "-c", script]);
-    let tmux = tmux_with_shell(&env);
-    type_attach(&env, &tmux, &pane_id);
-    // The script waits for a line, so that the question is asked with the client attached.
-    tmux.wait_screen("the attach's repaint", |s| !s.contains("tmuxshell$"));
-    tmux.cmd(&["send-keys", "-t", "t", "Enter"]);
+    let Some((_env, tmux)) = script_attached_in_tmux("tmux-queries", script) else {
+        return;
+    };
     let screen = tmux.wait_screen("the script's report", |s| s.contains(" end"));
     assert!(
         screen.contains("first=E[5;9R second= end"),
@@ -173,19 +182,12 @@ exec cat"#;
 /// off for us (a shell left with mouse reporting, no autowrap or a scroll region is broken).
 #[test]
 fn detaching_resets_the_modes_the_pane_set_in_the_client_terminal() {
-    if tmux_missing() {
-        return;
-    }
-    let env = TestEnv::new();
-    let ws = env.workspace("tmux-modes");
     let script = r#"read go
 printf '\033[?1049h\033[?1h\033=\033[?1003h\033[?1006h\033[4h\033[?7l\033[5;10r\033[?6h\033[?25lmodes-on'
 exec cat"#;
-    let pane_id = spawned(&env, &ws, &["sh", "-c", script]);
-    let tmux = tmux_with_shell(&env);
-    type_attach(&env, &tmux, &pane_id);
-    tmux.wait_screen("the attach's repaint", |s| !s.contains("tmuxshell$"));
-    tmux.cmd(&["send-keys", "-t", "t", "Enter"]);
+    let Some((_env, tmux)) = script_attached_in_tmux("tmux-modes", script) else {
+        return;
+    };
     let flags = "#{alternate_on} #{keypad_cursor_flag} #{keypad_flag} #{mouse_any_flag} \
                  #{mouse_sgr_flag} #{insert_flag} #{wrap_flag} #{origin_flag} #{cursor_flag} \
                  #{scroll_region_upper} #{scroll_region_lower}";

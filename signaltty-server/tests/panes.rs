@@ -6,7 +6,7 @@
 mod clients;
 mod common;
 
-use common::{TestServer, WAIT, assert_error, attach, spawn, spawn_sized, until_event};
+use common::{TestServer, WAIT, assert_error, attach, spawn, spawn_sized, until_exited};
 use signaltty_proto::v1 as pb;
 use tonic::Code;
 
@@ -125,27 +125,14 @@ async fn a_client_that_never_reads_delays_nobody_and_gets_a_resync() {
 async fn exit_codes_are_kept_on_the_tombstone() {
     let srv = TestServer::start().await;
     let ws = srv.workspace("w").await;
-    let mut events = srv
-        .events()
-        .subscribe(pb::SubscribeRequest {
-            from_seq: None,
-            kinds: vec![pb::EventKind::Pane as i32],
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let mut events = srv.subscribe(&[pb::EventKind::Pane]).await;
     for (argv, code) in [
         (vec!["sh", "-c", "exit 3"], 3),
         (vec!["true"], 0),
         (vec!["sh", "-c", "kill -9 $$"], 137),
     ] {
         let pane = spawn(&srv, &ws.id, &argv).await;
-        let got = until_event(&mut events, |k| match k {
-            pb::event::Kind::PaneExited(e) if e.pane_id == pane.id => Some(e.exit_code),
-            _ => None,
-        })
-        .await;
-        assert_eq!(got, code);
+        assert_eq!(until_exited(&mut events, &pane.id).await, code);
         let p = srv.pane(&pane.id).await;
         assert_eq!(p.status, pb::PaneStatus::Exited as i32);
         assert_eq!(p.exit_code, Some(code));
@@ -232,11 +219,7 @@ async fn signals_follow_the_allow_list_and_the_group_flag() {
         })
         .await
         .unwrap();
-    until_event(&mut events, |k| match k {
-        pb::event::Kind::PaneExited(e) if e.pane_id == pane.id => Some(()),
-        _ => None,
-    })
-    .await;
+    until_exited(&mut events, &pane.id).await;
     // The background child got the group's TERM too (it traps it and leaves a mark).
     let deadline = std::time::Instant::now() + WAIT;
     while !marker.exists() {
@@ -645,15 +628,7 @@ async fn the_pane_cwd_follows_the_process() {
 async fn queries_are_answered_by_the_pane_with_no_client_attached() {
     let srv = TestServer::start().await;
     let ws = srv.workspace("w").await;
-    let mut events = srv
-        .events()
-        .subscribe(pb::SubscribeRequest {
-            from_seq: None,
-            kinds: vec![pb::EventKind::Pane as i32],
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let mut events = srv.subscribe(&[pb::EventKind::Pane]).await;
     // Each `dd` reads exactly one answer's bytes; a missing answer leaves it waiting and the
     // exit never comes.
     let script = r#"stty raw -echo
@@ -661,12 +636,7 @@ printf '\033[4;7H\033[6n'; cpr=$(dd bs=1 count=6 2>/dev/null)
 printf '\033[c'; da=$(dd bs=1 count=9 2>/dev/null)
 printf '\033[H\033[2J'; printf '%s|%s' "$cpr" "$da" | tr '\033' E"#;
     let pane = spawn(&srv, &ws.id, &["sh", "-c", script]).await;
-    let code = until_event(&mut events, |k| match k {
-        pb::event::Kind::PaneExited(e) if e.pane_id == pane.id => Some(e.exit_code),
-        _ => None,
-    })
-    .await;
-    assert_eq!(code, 0);
+    assert_eq!(until_exited(&mut events, &pane.id).await, 0);
     let screen = srv
         .panes()
         .read_pane(pb::ReadPaneRequest {

@@ -312,6 +312,18 @@ pub async fn until_event<T>(
     }
 }
 
+/// Waits for pane `pane_id`'s exit on a subscription to pane events; returns its exit code.
+pub async fn until_exited(
+    stream: &mut tonic::Streaming<pb::SubscribeResponse>,
+    pane_id: &str,
+) -> i32 {
+    until_event(stream, |k| match k {
+        pb::event::Kind::PaneExited(e) if e.pane_id == pane_id => Some(e.exit_code),
+        _ => None,
+    })
+    .await
+}
+
 /// The real `signaltty` CLI: `$SIGNALTTY_CLI_BIN`, else `target/debug/signaltty` of this
 /// workspace. Build it first with `cargo build -p signaltty-cli`.
 pub fn cli_bin() -> PathBuf {
