@@ -250,11 +250,16 @@ impl Attached {
     }
 
     /// Reads messages until the output seen contains `needle`; checks offsets are contiguous.
+    /// After a first look at everything seen, only the new bytes (and a needle's length before
+    /// them) are searched, so waiting through megabytes of output stays linear.
     pub async fn until_output(&mut self, needle: &str) {
+        let needle = needle.as_bytes();
+        let mut from = 0;
         loop {
-            if String::from_utf8_lossy(&self.seen).contains(needle) {
+            if memchr::memmem::find(&self.seen[from..], needle).is_some() {
                 return;
             }
+            from = self.seen.len().saturating_sub(needle.len());
             let msg = next(&mut self.rx).await;
             match msg.kind {
                 Some(pb::attach_response::Kind::Output(o)) => {
