@@ -1,5 +1,5 @@
 //! `QueryFilter`: takes out of a pane's output the queries the server's emulator answers itself
-//! (DA1, DA2, DSR 5, CPR, DECXCPR, DECID, XTVERSION: the `vt::reply` module), for a client that
+//! (DA1, DA2, DSR 5, CPR, DECXCPR, DECID, XTVERSION, XTWINOPS 18: the `vt::reply` module), for a client that
 //! writes that output to a real terminal. Otherwise that terminal would answer too, the client
 //! would forward its answer as typing, and the program would read two answers, the second one
 //! with the client terminal's cursor position rather than the pane's.
@@ -130,9 +130,9 @@ mod tests {
         #[test]
         fn removes_exactly_what_the_emulator_answers(
             prefix in prop::sample::select(vec!["", "?", ">", "=", "<"]),
-            params in prop::collection::vec(prop::sample::select(vec!["", "0", "1", "5", "6", "65536"]), 0..3),
+            params in prop::collection::vec(prop::sample::select(vec!["", "0", "1", "5", "6", "18", "65536"]), 0..3),
             intermediate in prop::sample::select(vec!["", " ", "$"]),
-            action in prop::sample::select(vec!['c', 'n', 'q', 'R', 'm', 'h', 'p', 'u']),
+            action in prop::sample::select(vec!['c', 'n', 'q', 'R', 'm', 'h', 'p', 'u', 't']),
         ) {
             let sequence = format!("\x1b[{prefix}{}{intermediate}{action}", params.join(";"));
             let mut term = Term::new(80, 24);
@@ -154,8 +154,8 @@ mod tests {
     #[test]
     fn answered_queries_are_removed_and_everything_else_kept_in_order() {
         assert_eq!(
-            filter(&[b"a\x1b[6nb\x1b[cc\x1b[0cd\x1b[>ce\x1b[5nf\x1b[?6ng\x1b[>qh\x1bZi"]),
-            b"abcdefghi"
+            filter(&[b"a\x1b[6nb\x1b[cc\x1b[0cd\x1b[>ce\x1b[5nf\x1b[?6ng\x1b[>qh\x1bZi\x1b[18tj"]),
+            b"abcdefghij"
         );
     }
 

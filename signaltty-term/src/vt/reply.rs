@@ -1,5 +1,6 @@
 //! Answers to a program's questions about its terminal: device attributes (DA1, DA2), status and
-//! cursor position reports (DSR 5, CPR, DECXCPR) and the terminal's name (XTVERSION).
+//! cursor position reports (DSR 5, CPR, DECXCPR), the text area's size in characters
+//! (XTWINOPS 18) and the terminal's name (XTVERSION).
 //!
 //! Why the emulator answers rather than the attached client's terminal (tmux does the same):
 //! the pane's terminal is this model. A client's terminal knows neither the pane's size nor
@@ -8,8 +9,8 @@
 //! prompt, an inline TUI asking where its cursor is — would hang. Clients that write Output to a
 //! real terminal drop these queries so it does not answer as well.
 //!
-//! Queries asked about something this model does not track (DECRQM, colours, window size) get
-//! no answer, as from a terminal that does not know them; programs ask DA1 after such a
+//! Queries asked about something this model does not track (DECRQM, colours, sizes in pixels)
+//! get no answer from it, as from a terminal that does not know them; programs ask DA1 after such a
 //! question precisely to learn that, so answering DA1 is what keeps them from waiting.
 
 use std::fmt::Write as _;
@@ -41,6 +42,9 @@ pub(crate) enum Query {
     ExtendedCursorPosition,
     /// `CSI > q` / `CSI > 0 q`.
     Version,
+    /// `CSI 18 t`: the text area's size in characters (the pane's, which no client knows when
+    /// it shows the pane smaller or larger than itself).
+    TextAreaSize,
 }
 
 impl Query {
@@ -54,6 +58,7 @@ impl Query {
             ([], 'n', 6) => Self::CursorPosition,
             ([b'?'], 'n', 6) => Self::ExtendedCursorPosition,
             ([b'>'], 'q', 0) => Self::Version,
+            ([], 't', 18) => Self::TextAreaSize,
             _ => return None,
         })
     }
@@ -81,6 +86,7 @@ impl Emulator {
                 out
             }
             Query::Version => format!("\x1bP>|signaltty {}\x1b\\", env!("CARGO_PKG_VERSION")),
+            Query::TextAreaSize => format!("\x1b[8;{};{}t", self.rows, self.cols),
         }
     }
 
@@ -112,6 +118,17 @@ mod tests {
         assert_eq!(answer(80, 24, b"\x1b[>c"), "\x1b[>1;10;0c");
         assert_eq!(answer(80, 24, b"\x1b[>0c"), "\x1b[>1;10;0c");
         assert_eq!(answer(80, 24, b"\x1bZ"), "\x1b[?62;22c");
+    }
+
+    #[test]
+    fn the_text_area_size_is_the_panes() {
+        assert_eq!(answer(100, 30, b"\x1b[18t"), "\x1b[8;30;100t");
+        assert_eq!(
+            answer(100, 30, b"\x1b[14t"),
+            "",
+            "pixels are not known here"
+        );
+        assert_eq!(answer(100, 30, b"\x1b[18;1t"), "");
     }
 
     #[test]
