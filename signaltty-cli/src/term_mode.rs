@@ -5,8 +5,8 @@
 //! turned into a normal return by the caller) or the panic hook installed here. Restoring also
 //! undoes the modes the pane's program may have switched on in our terminal (mouse reporting,
 //! bracketed paste, hidden cursor, the alternate screen, keyboard protocols, autowrap, scroll
-//! region…: [`RESET_MODES`]), since the program is still running in the pane and will never
-//! switch them off for us.
+//! region…: [`RESET_MODES`]) and the titles it set ([`PUSH_TITLE`]), since the program is still
+//! running in the pane and will never switch them off for us.
 //!
 //! Nothing else is entered: no alternate screen of our own, no clearing; the server's first
 //! Snapshot repaints the screen.
@@ -36,6 +36,12 @@ static PANIC_HOOK: Once = Once::new();
 const RESET_MODES: &[u8] = b"\x1b[>4;0m\x1b[0m\x1b[?25h\x1b[0 q\
 \x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?1016l\x1b[?1004l\x1b[?2004l\x1b[?2026l\
 \x1b[?1l\x1b>\x1b[4l\x1b[?7h\x1b[?6l\x1b[r\x1b(B\x0f\x1b[=0;1u";
+/// Saves the terminal's window and icon titles on its title stack (XTWINOPS 22), so that the
+/// titles the pane's program sets can be undone ([`POP_TITLE`]); terminals without the stack
+/// ignore both.
+const PUSH_TITLE: &[u8] = b"\x1b[22;0t";
+/// Restores the titles saved by [`PUSH_TITLE`] (XTWINOPS 23).
+const POP_TITLE: &[u8] = b"\x1b[23;0t";
 /// Leaving the alternate screen; only sent when the program entered it, since on the normal
 /// screen it may also restore a stale saved cursor position.
 const LEAVE_ALT_SCREEN: &[u8] = b"\x1b[?1049l";
@@ -64,6 +70,8 @@ impl RawMode {
                 "cannot switch the terminal to raw mode: {e}"
             )));
         }
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(PUSH_TITLE).and_then(|()| stdout.flush());
         Ok(RawMode { _private: () })
     }
 }
@@ -85,6 +93,7 @@ pub fn restore() {
         let _ = stdout.write_all(LEAVE_ALT_SCREEN);
     }
     let _ = stdout.write_all(RESET_MODES);
+    let _ = stdout.write_all(POP_TITLE);
     let _ = stdout.flush();
     // TCSADRAIN: our resets reach the terminal before cooked mode returns.
     let _ = termios::tcsetattr(std::io::stdin(), SetArg::TCSADRAIN, &original);

@@ -24,6 +24,11 @@ impl Tmux {
             .expect("run tmux")
     }
 
+    fn title(&self) -> String {
+        let out = self.cmd(&["display-message", "-p", "-t", "t", "#{pane_title}"]);
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
     fn capture(&self) -> String {
         String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "t"]).stdout).into_owned()
     }
@@ -67,6 +72,12 @@ fn tmux_with_shell(env: &TestEnv) -> Tmux {
     ]);
     assert!(started.status.success(), "{started:?}");
     tmux.wait_screen("shell prompt", |s| s.contains("tmuxshell$"));
+    // A title of the terminal's own, which an attach must give back on detaching.
+    tmux.cmd(&["send-keys", "-t", "t", "-l", "printf '\\033]2;outer\\007'"]);
+    tmux.cmd(&["send-keys", "-t", "t", "Enter"]);
+    wait_for("the outer title", Duration::from_secs(30), || {
+        (tmux.title() == "outer").then_some(())
+    });
     tmux
 }
 
@@ -177,13 +188,13 @@ exec cat"#;
     );
 }
 
-/// Detaching undoes in the client's terminal every mode the pane's program switched on there, as
-/// tmux itself reports them: that program keeps running in the pane and will never switch them
+/// Detaching undoes in the client's terminal every mode the pane's program switched on there, and
+/// the title it set, as tmux itself reports them: that program keeps running in the pane and will never switch them
 /// off for us (a shell left with mouse reporting, no autowrap or a scroll region is broken).
 #[test]
 fn detaching_resets_the_modes_the_pane_set_in_the_client_terminal() {
     let script = r#"read go
-printf '\033[?1049h\033[?1h\033=\033[?1003h\033[?1006h\033[4h\033[?7l\033[5;10r\033[?6h\033[?25lmodes-on'
+printf '\033]2;agent\007\033[?1049h\033[?1h\033=\033[?1003h\033[?1006h\033[4h\033[?7l\033[5;10r\033[?6h\033[?25lmodes-on'
 exec cat"#;
     let Some((_env, tmux)) = script_attached_in_tmux("tmux-modes", script) else {
         return;
@@ -199,6 +210,7 @@ exec cat"#;
     wait_for("the modes on", Duration::from_secs(30), || {
         (read_flags() == "1 1 1 1 1 1 0 1 0 4 9").then_some(())
     });
+    assert_eq!(tmux.title(), "agent");
 
     tmux.cmd(&["send-keys", "-t", "t", "C-\\"]);
     tmux.wait_screen("detach message", |s| s.contains("[detached]"));
@@ -207,4 +219,5 @@ exec cat"#;
         "0 0 0 0 0 0 1 0 1 0 29",
         "modes left on after detaching"
     );
+    assert_eq!(tmux.title(), "outer", "the pane's title stayed");
 }
