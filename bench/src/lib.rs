@@ -77,6 +77,8 @@ pub struct Sizes {
     pub echo_flood_keys: usize,
     /// Keystrokes per system before the next system's turn.
     pub echo_batch: usize,
+    /// Keys per system typed at a person's pace, each after a pause (0: skip that part).
+    pub echo_typing_keys: usize,
     /// Pane counts at which RSS is read (the last is the creation/listing count).
     pub pane_steps: Vec<usize>,
     /// Panes during the idle-CPU window (must be one of `pane_steps`).
@@ -106,6 +108,7 @@ impl Sizes {
             echo_keys: 5000,
             echo_flood_keys: 1000,
             echo_batch: 10,
+            echo_typing_keys: 300,
             pane_steps: vec![1, 10, 100, 500],
             idle_panes: 100,
             printed_panes: 100,
@@ -125,6 +128,7 @@ impl Sizes {
             echo_keys: 500,
             echo_flood_keys: 200,
             echo_batch: 10,
+            echo_typing_keys: 50,
             pane_steps: vec![1, 10, 100],
             idle_panes: 100,
             printed_panes: 20,

@@ -2,8 +2,10 @@
 //! shares: [`connect`] (a tonic channel over the Unix socket), [`default_socket_path`] and
 //! [`error_reason`] (the stable reason of an error status).
 
+mod quiet_stream;
 mod socket;
 
+pub use quiet_stream::QuietStream;
 pub use socket::{
     SOCKET_ENV, connect, default_socket_dir, default_socket_path, resolve_socket_path,
 };

@@ -44,6 +44,7 @@ pub async fn connect(socket: impl AsRef<Path>) -> Result<Channel, tonic::transpo
             let socket = socket.clone();
             async move {
                 let stream = tokio::net::UnixStream::connect(socket).await?;
+                let stream = crate::QuietStream::from_tokio(stream)?;
                 Ok::<_, std::io::Error>(hyper_util::rt::TokioIo::new(stream))
             }
         }))

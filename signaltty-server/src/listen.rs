@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 
 use futures_util::Stream;
 use nix::fcntl::{Flock, FlockArg};
-use tokio::net::{UnixListener, UnixStream};
+use signaltty_proto::QuietStream;
+use tokio::net::UnixListener;
 
 /// Why the socket could not be set up.
 #[derive(Debug, thiserror::Error)]
@@ -136,13 +137,15 @@ pub fn bind(path: &Path) -> Result<Bound, ListenError> {
 
 /// Accepted connections whose peer runs as our uid. Others are dropped (and logged) before any
 /// byte is read from them, even if the socket's permissions were loosened.
-pub fn incoming(listener: UnixListener) -> impl Stream<Item = io::Result<UnixStream>> {
+pub fn incoming(listener: UnixListener) -> impl Stream<Item = io::Result<QuietStream>> {
     let me = nix::unistd::getuid().as_raw();
     futures_util::stream::unfold(listener, move |listener| async move {
         loop {
             match listener.accept().await {
                 Ok((stream, _)) => match stream.peer_cred() {
-                    Ok(cred) if cred.uid() == me => return Some((Ok(stream), listener)),
+                    Ok(cred) if cred.uid() == me => {
+                        return Some((QuietStream::from_tokio(stream), listener));
+                    }
                     Ok(cred) => {
                         tracing::warn!(uid = cred.uid(), "refused a connection from another user")
                     }

@@ -26,6 +26,10 @@ const KEYS: &[u8] = b"vwxyz";
 /// Every this many keys a carriage return rides along, so the line never wraps or scrolls.
 const LINE: usize = 60;
 
+/// The pause before each key typed at a person's pace: long enough for every process on the
+/// path (and an idle vCPU) to go back to sleep, as between a person's keystrokes.
+const TYPING_PAUSE: Duration = Duration::from_millis(20);
+
 /// What the flooding pane runs: output as fast as the terminal takes it.
 const FLOOD: &str = "yes 'a line of output from an agent that floods its pane 0123456789'";
 
@@ -68,9 +72,32 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         client,
         signaltty.as_mut().map(|(_, a)| a),
         &keys,
-        batch,
+        (batch, Duration::ZERO),
     )
     .await?;
+
+    // One key at a time after a pause, as a person types: every key finds the path asleep.
+    let mut typing_rows = Vec::new();
+    let (mut typing_raw, mut typing_sig, mut typing_tmux) = (Vec::new(), Vec::new(), Vec::new());
+    if sizes.echo_typing_keys > 0 {
+        (raw, client, (typing_raw, typing_sig, typing_tmux)) = rotate(
+            raw,
+            client,
+            signaltty.as_mut().map(|(_, a)| a),
+            &keystrokes(sizes.echo_typing_keys),
+            (1, TYPING_PAUSE),
+        )
+        .await?;
+        typing_rows = comparison_rows(
+            &format!(
+                "keys {} ms apart ({} keys)",
+                TYPING_PAUSE.as_millis(),
+                typing_tmux.len()
+            ),
+            (&typing_sig, &typing_tmux, Some(&typing_raw)),
+            bench.with_signaltty,
+        );
+    }
 
     // The same again while another pane in each multiplexer floods an attached client: typing
     // must not wait for someone else's output (agents print a lot).
@@ -89,21 +116,14 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
             client,
             signaltty.as_mut().map(|(_, a)| a),
             &keystrokes(sizes.echo_flood_keys),
-            batch,
+            (batch, Duration::ZERO),
         )
         .await?;
-        for p in [50.0, 99.0] {
-            let (s, t) = (percentile(&flood_sig, p), percentile(&flood_tmux, p));
-            let mut row = Row::new(format!(
-                "echo p{p:.0}, another pane flooding ({} keys)",
-                flood_tmux.len()
-            ))
-            .tmux(ms(t));
-            if bench.with_signaltty {
-                row = row.signaltty(ms(s)).ratio(format!("{} tmux", times(s / t)));
-            }
-            flood_rows.push(row);
-        }
+        flood_rows = comparison_rows(
+            &format!("another pane flooding ({} keys)", flood_tmux.len()),
+            (&flood_sig, &flood_tmux, None),
+            bench.with_signaltty,
+        );
     }
     drop((raw, client, signaltty));
 
@@ -122,6 +142,7 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         }
         rows.push(row);
     }
+    rows.extend(typing_rows);
     rows.extend(flood_rows);
     Ok(SectionOutput {
         rows,
@@ -133,6 +154,10 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
             "tmux_ms": stats::millis(&tmux_lat),
             "flood_signaltty_ms": stats::millis(&flood_sig),
             "flood_tmux_ms": stats::millis(&flood_tmux),
+            "typing_pause_ms": TYPING_PAUSE.as_millis(),
+            "typing_raw_ms": stats::millis(&typing_raw),
+            "typing_signaltty_ms": stats::millis(&typing_sig),
+            "typing_tmux_ms": stats::millis(&typing_tmux),
         }),
         notes: vec![format!(
             "echo: `stty raw -echo; cat`; one key at a time (every {LINE}th also sends CR), timed \
@@ -140,29 +165,41 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
              Output; tmux = key written to the PTY of a `tmux attach` client, until it appears \
              in that client's output. Batches of {batch} keys rotate raw, signaltty, tmux, so \
              all three see the same machine states (waking an idle vCPU of a VM is slow, which \
-             makes latencies bimodal). Flooding: the same, while another pane of each \
-             multiplexer runs `yes` with a client attached and drained (signaltty: a second \
-             connection; tmux: a second `tmux attach`)."
+             makes latencies bimodal). Typing pace: one key per system in turn, each after \
+             {} ms of rest, so every key finds the whole path asleep, as a person's do. \
+             Flooding: the same as the first, while another pane of each multiplexer runs \
+             `yes` with a client attached and drained (signaltty: a second connection; tmux: a \
+             second `tmux attach`).",
+            TYPING_PAUSE.as_millis()
         )],
     })
 }
 
-/// Latencies of (raw, signaltty, tmux) over `keys`, in batches of `batch` rotating between them.
+/// Latencies of (raw, signaltty, tmux) over `keys`, in batches of `batch` rotating between them,
+/// each batch after `pause` (a person's pace) or at once.
 async fn rotate(
     mut raw: PtyChild,
     mut client: PtyChild,
     mut attachment: Option<&mut Attachment>,
     keys: &[Vec<u8>],
-    batch: usize,
+    (batch, pause): (usize, Duration),
 ) -> anyhow::Result<(PtyChild, PtyChild, Latencies)> {
     let (mut raw_lat, mut sig_lat, mut tmux_lat) = (Vec::new(), Vec::new(), Vec::new());
+    let rest = || async {
+        if !pause.is_zero() {
+            tokio::time::sleep(pause).await;
+        }
+    };
     for chunk in keys.chunks(batch) {
+        rest().await;
         let lat;
         (raw, lat) = pty_echo(raw, chunk).await?;
         raw_lat.extend(lat);
         if let Some(attachment) = attachment.as_deref_mut() {
+            rest().await;
             sig_lat.extend(attach_echo(attachment, chunk).await?);
         }
+        rest().await;
         let lat;
         (client, lat) = pty_echo(client, chunk).await?;
         tmux_lat.extend(lat);
@@ -179,6 +216,28 @@ async fn pty_echo(pty: PtyChild, keys: &[Vec<u8>]) -> anyhow::Result<(PtyChild, 
         p.echo_latencies(&keys, Instant::now() + Duration::from_secs(60))
     })
     .await
+}
+
+/// p50 and p99 rows "echo pN, `what`" comparing signaltty with tmux (and the raw PTY, if given).
+fn comparison_rows(
+    what: &str,
+    (sig, tmux, raw): (&[Duration], &[Duration], Option<&[Duration]>),
+    with_signaltty: bool,
+) -> Vec<Row> {
+    [50.0, 99.0]
+        .into_iter()
+        .map(|p| {
+            let (s, t) = (percentile(sig, p), percentile(tmux, p));
+            let mut row = Row::new(format!("echo p{p:.0}, {what}")).tmux(ms(t));
+            if let Some(raw) = raw {
+                row = row.raw(ms(percentile(raw, p)));
+            }
+            if with_signaltty {
+                row = row.signaltty(ms(s)).ratio(format!("{} tmux", times(s / t)));
+            }
+            row
+        })
+        .collect()
 }
 
 fn percentile(lat: &[Duration], p: f64) -> f64 {
