@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use futures_util::Stream;
 use signaltty_proto::v1 as pb;
 use tokio::sync::{broadcast::error::RecvError, broadcast::error::TryRecvError, mpsc};
-use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::StreamExt as _;
+use tokio_stream::wrappers::{ReceiverStream, WatchStream};
 use tonic::{Response, Status, Streaming};
 
 use super::convert::pane_id;
@@ -126,13 +127,19 @@ impl Session {
     async fn run(self, mut inbound: Streaming<pb::AttachRequest>) {
         let input = self.start_input_writer();
         let mut sub = self.handle.subscribe();
-        let mut size_rx = self.handle.watch_size();
-        size_rx.borrow_and_update();
         let mut exit_rx = self.handle.watch_exit();
-        let mut closed_rx = self.handle.watch_closed();
-        let shutdown = self.hub.shutdown_token().clone();
-        let mut alive = self.send_snapshot(&sub).await;
         let exited = *exit_rx.borrow_and_update();
+        // The rare events wait on futures and streams that live as long as the session: a
+        // `select!` over fresh `changed()` futures registered and dropped a waiter on every
+        // source at each pass, several passes per keystroke.
+        let mut sizes = WatchStream::from_changes(self.handle.watch_size());
+        let mut exits = WatchStream::from_changes(exit_rx);
+        let mut closed_rx = self.handle.watch_closed();
+        let closed = closed_rx.changed();
+        let shutdown = self.hub.shutdown_token().clone();
+        let cancelled = shutdown.cancelled();
+        tokio::pin!(closed, cancelled);
+        let mut alive = self.send_snapshot(&sub).await;
         if let Some(code) = exited {
             alive &= self
                 .send(pb::attach_response::Kind::Exited(
@@ -141,7 +148,26 @@ impl Session {
                 .await;
         }
         while alive {
+            // Biased: the endings first (they are rare and cheap to poll, and must not wait
+            // behind a flood of output), then typing, then output.
             tokio::select! {
+                biased;
+                _ = &mut closed => break,
+                () = &mut cancelled => break,
+                Some(size) = sizes.next() => {
+                    alive = self.send(pb::attach_response::Kind::Resized(pb::attach_response::Resized {
+                        cols: u32::from(size.cols), rows: u32::from(size.rows),
+                    })).await;
+                }
+                Some(exited) = exits.next() => {
+                    if let Some(code) = exited {
+                        alive = self.send(pb::attach_response::Kind::Exited(pb::attach_response::Exited { code })).await;
+                    }
+                }
+                request = inbound.message() => match request {
+                    Ok(Some(req)) => self.on_request(req, &input),
+                    Ok(None) | Err(_) => break,
+                },
                 received = sub.chunks.recv() => match received {
                     Ok(chunk) => {
                         let (data, end_offset, lagged) = coalesce(chunk, &mut sub);
@@ -157,24 +183,6 @@ impl Session {
                         alive = self.resync(&mut sub).await;
                     }
                     Err(RecvError::Closed) => break,
-                },
-                Ok(()) = size_rx.changed() => {
-                    let size = *size_rx.borrow_and_update();
-                    alive = self.send(pb::attach_response::Kind::Resized(pb::attach_response::Resized {
-                        cols: u32::from(size.cols), rows: u32::from(size.rows),
-                    })).await;
-                }
-                Ok(()) = exit_rx.changed() => {
-                    let exited = *exit_rx.borrow_and_update();
-                    if let Some(code) = exited {
-                        alive = self.send(pb::attach_response::Kind::Exited(pb::attach_response::Exited { code })).await;
-                    }
-                }
-                _ = closed_rx.changed() => break,
-                () = shutdown.cancelled() => break,
-                request = inbound.message() => match request {
-                    Ok(Some(req)) => self.on_request(req, &input),
-                    Ok(None) | Err(_) => break,
                 },
             }
         }
