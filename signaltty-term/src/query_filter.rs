@@ -1,5 +1,6 @@
 //! `QueryFilter`: takes out of a pane's output the queries the server's emulator answers itself
-//! (DA1, DA2, DSR 5, CPR, DECXCPR, DECID, XTVERSION, XTWINOPS 18: the `vt::reply` module), for a client that
+//! (DA1, DA2, DSR 5, CPR, DECXCPR, DECID, XTVERSION, XTWINOPS 18, the kitty flags: the
+//! `vt::reply` module), for a client that
 //! writes that output to a real terminal. Otherwise that terminal would answer too, the client
 //! would forward its answer as typing, and the program would read two answers, the second one
 //! with the client terminal's cursor position rather than the pane's.
@@ -154,8 +155,10 @@ mod tests {
     #[test]
     fn answered_queries_are_removed_and_everything_else_kept_in_order() {
         assert_eq!(
-            filter(&[b"a\x1b[6nb\x1b[cc\x1b[0cd\x1b[>ce\x1b[5nf\x1b[?6ng\x1b[>qh\x1bZi\x1b[18tj"]),
-            b"abcdefghij"
+            filter(&[
+                b"a\x1b[6nb\x1b[cc\x1b[0cd\x1b[>ce\x1b[5nf\x1b[?6ng\x1b[>qh\x1bZi\x1b[18tj\x1b[?uk"
+            ]),
+            b"abcdefghijk"
         );
     }
 
@@ -166,13 +169,12 @@ mod tests {
             b"\x1b[2 q",                   // DECSCUSR has an intermediate
             b"\x1b[?1049h",                // a mode
             b"\x1b[6;1R",                  // looks like an answer
-            b"\x1b[?u", // kitty keyboard query: not answered, so the terminal's answer counts
-            b"\x1b]11;?\x07", // colour query: the client terminal knows its colours
-            b"\x1b[1c", // DA with a parameter
-            b"\x1b[6;2n", // more parameters than a query takes
-            b"\x1b[99999n", // a parameter out of range
-            b"\x1b(0q\x1b(B", // charset designation, then a q
-            b"\x1b\x1b[6", // a second ESC restarts
+            b"\x1b]11;?\x07",              // colour query: the client terminal knows its colours
+            b"\x1b[1c",                    // DA with a parameter
+            b"\x1b[6;2n",                  // more parameters than a query takes
+            b"\x1b[99999n",                // a parameter out of range
+            b"\x1b(0q\x1b(B",              // charset designation, then a q
+            b"\x1b\x1b[6",                 // a second ESC restarts
             b"\x1b[12345678901234567890n", // longer than is held
         ];
         for bytes in kept {

@@ -1,6 +1,6 @@
 //! Answers to a program's questions about its terminal: device attributes (DA1, DA2), status and
 //! cursor position reports (DSR 5, CPR, DECXCPR), the text area's size in characters
-//! (XTWINOPS 18) and the terminal's name (XTVERSION).
+//! (XTWINOPS 18), the kitty keyboard flags in force and the terminal's name (XTVERSION).
 //!
 //! Why the emulator answers rather than the attached client's terminal (tmux does the same):
 //! the pane's terminal is this model. A client's terminal knows neither the pane's size nor
@@ -12,6 +12,13 @@
 //! Queries asked about something this model does not track (DECRQM, colours, sizes in pixels)
 //! get no answer from it, as from a terminal that does not know them; programs ask DA1 after such a
 //! question precisely to learn that, so answering DA1 is what keeps them from waiting.
+//!
+//! The kitty flag query is answered here although the keys come from the client's terminal:
+//! programs ask it followed by DA1 and take "DA1 first" to mean "unsupported", so with DA1
+//! answered here a client terminal's own answer would always come too late, and arrive later as
+//! stray input. The model tracks the flags the program set, so it answers them; a client
+//! terminal without the protocol then simply sends keys the legacy way, which such programs read
+//! as well.
 
 use std::fmt::Write as _;
 
@@ -45,6 +52,8 @@ pub(crate) enum Query {
     /// `CSI 18 t`: the text area's size in characters (the pane's, which no client knows when
     /// it shows the pane smaller or larger than itself).
     TextAreaSize,
+    /// `CSI ? u`: the kitty keyboard flags in force (see `keyboard`).
+    KeyboardFlags,
 }
 
 impl Query {
@@ -59,6 +68,7 @@ impl Query {
             ([b'?'], 'n', 6) => Self::ExtendedCursorPosition,
             ([b'>'], 'q', 0) => Self::Version,
             ([], 't', 18) => Self::TextAreaSize,
+            ([b'?'], 'u', 0) => Self::KeyboardFlags,
             _ => return None,
         })
     }
@@ -87,6 +97,7 @@ impl Emulator {
             }
             Query::Version => format!("\x1bP>|signaltty {}\x1b\\", env!("CARGO_PKG_VERSION")),
             Query::TextAreaSize => format!("\x1b[8;{};{}t", self.rows, self.cols),
+            Query::KeyboardFlags => format!("\x1b[?{}u", self.keyboard.kitty_flags(self.screen())),
         }
     }
 
@@ -129,6 +140,14 @@ mod tests {
             "pixels are not known here"
         );
         assert_eq!(answer(100, 30, b"\x1b[18;1t"), "");
+    }
+
+    #[test]
+    fn the_kitty_flags_in_force_are_reported_per_screen() {
+        assert_eq!(answer(80, 24, b"\x1b[?u"), "\x1b[?0u");
+        assert_eq!(answer(80, 24, b"\x1b[>5u\x1b[?u"), "\x1b[?5u");
+        assert_eq!(answer(80, 24, b"\x1b[>5u\x1b[?1049h\x1b[?u"), "\x1b[?0u");
+        assert_eq!(answer(80, 24, b"\x1b[?1u"), "", "not the query");
     }
 
     #[test]
