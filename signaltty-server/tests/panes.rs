@@ -401,34 +401,18 @@ async fn capture_screen_and_scrollback_with_and_without_ansi() {
     .await;
     let (mut c, _) = attach(&srv, &pane.id, 80, 24, true).await;
     c.until_output("red").await;
-    let read = |mode: pb::ReadMode, lines: u32, keep_ansi: bool| {
-        let mut panes = srv.panes();
-        let id = pane.id.clone();
-        async move {
-            panes
-                .read_pane(pb::ReadPaneRequest {
-                    pane_id: id,
-                    mode: mode as i32,
-                    lines,
-                    keep_ansi,
-                })
-                .await
-                .unwrap()
-                .into_inner()
-        }
-    };
+    let read = |mode, lines, keep_ansi| srv.read(&pane.id, mode, lines, keep_ansi);
     let screen = read(pb::ReadMode::Screen, 0, false).await;
-    assert!(screen.lines.iter().any(|l| l == "red"));
-    assert!(screen.lines.len() <= 24);
+    assert!(screen.iter().any(|l| l == "red"));
+    assert!(screen.len() <= 24);
     let all = read(pb::ReadMode::Scrollback, 0, false).await;
-    assert_eq!(all.lines.first().map(String::as_str), Some("1"));
-    assert!(all.lines.iter().any(|l| l == "500"));
+    assert_eq!(all.first().map(String::as_str), Some("1"));
+    assert!(all.iter().any(|l| l == "500"));
     let last = read(pb::ReadMode::Scrollback, 3, false).await;
-    assert_eq!(last.lines.len(), 3);
+    assert_eq!(last.len(), 3);
     let ansi = read(pb::ReadMode::Screen, 0, true).await;
     assert!(
-        ansi.lines
-            .iter()
+        ansi.iter()
             .any(|l| l.contains("\u{1b}[") && l.contains("red"))
     );
 }
@@ -443,23 +427,7 @@ async fn a_long_scrollback_is_captured_whole() {
     let pane = spawn(&srv, &ws.id, &["sh", "-c", script]).await;
     let (mut c, _) = attach(&srv, &pane.id, 80, 24, true).await;
     c.until_output("END").await;
-    let read = |lines: u32, keep_ansi: bool| {
-        let mut panes = srv.panes();
-        let id = pane.id.clone();
-        async move {
-            panes
-                .read_pane(pb::ReadPaneRequest {
-                    pane_id: id,
-                    mode: pb::ReadMode::Scrollback as i32,
-                    lines,
-                    keep_ansi,
-                })
-                .await
-                .unwrap()
-                .into_inner()
-                .lines
-        }
-    };
+    let read = |lines, keep_ansi| srv.read(&pane.id, pb::ReadMode::Scrollback, lines, keep_ansi);
     let number = |line: &str| line.trim_start_matches('0').parse::<u32>().ok();
     let all = read(0, false).await;
     // 3000 numbers, END, and the empty row the cursor is on.
@@ -637,17 +605,6 @@ printf '\033[c'; da=$(dd bs=1 count=9 2>/dev/null)
 printf '\033[H\033[2J'; printf '%s|%s' "$cpr" "$da" | tr '\033' E"#;
     let pane = spawn(&srv, &ws.id, &["sh", "-c", script]).await;
     assert_eq!(until_exited(&mut events, &pane.id).await, 0);
-    let screen = srv
-        .panes()
-        .read_pane(pb::ReadPaneRequest {
-            pane_id: pane.id.clone(),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(
-        screen.lines.first().map(String::as_str),
-        Some("E[4;7R|E[?62;22c")
-    );
+    let screen = srv.read(&pane.id, pb::ReadMode::Screen, 0, false).await;
+    assert_eq!(screen.first().map(String::as_str), Some("E[4;7R|E[?62;22c"));
 }

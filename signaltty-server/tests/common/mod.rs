@@ -69,6 +69,27 @@ impl TestServer {
         }
     }
 
+    /// The pane's lines by ReadPane (`lines` = 0: all of the mode's).
+    pub async fn read(
+        &self,
+        pane_id: &str,
+        mode: pb::ReadMode,
+        lines: u32,
+        keep_ansi: bool,
+    ) -> Vec<String> {
+        self.panes()
+            .read_pane(pb::ReadPaneRequest {
+                pane_id: pane_id.into(),
+                mode: mode as i32,
+                lines,
+                keep_ansi,
+            })
+            .await
+            .expect("ReadPane")
+            .into_inner()
+            .lines
+    }
+
     /// A pane record now.
     pub async fn pane(&self, id: &str) -> pb::Pane {
         self.panes()
