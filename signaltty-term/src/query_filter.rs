@@ -6,8 +6,9 @@
 //! with the client terminal's cursor position rather than the pane's.
 //!
 //! Output arrives in chunks cut anywhere, so a sequence that might still become a query is held
-//! back until the next chunk decides it (at most [`HELD_MAX`] bytes); everything else passes
-//! through unchanged and in order.
+//! back until the next chunk decides it (at most [`HELD_MAX`] bytes). A sequence is passed on as
+//! soon as it can no longer become one (`ESC [ 3`, `ESC [ 1 ;`…), so colours and cursor moves
+//! are never held; everything passes through unchanged and in order.
 
 use crate::vt::reply::Query;
 
@@ -64,8 +65,14 @@ impl QueryFilter {
             return;
         }
         match byte {
-            b'0'..=b'9' | b';' if self.held.len() < HELD_MAX => self.held.push(byte),
-            b'<'..=b'?' if self.held.len() == 2 => self.held.push(byte),
+            b'0'..=b'9' if self.held.len() < HELD_MAX => {
+                self.held.push(byte);
+                self.pass_unless_viable(out);
+            }
+            b'<'..=b'?' if self.held.len() == 2 => {
+                self.held.push(byte);
+                self.pass_unless_viable(out);
+            }
             0x40..=0x7e => {
                 if self.answered(byte) {
                     self.held.clear();
@@ -77,7 +84,25 @@ impl QueryFilter {
                 out.append(&mut self.held);
                 self.held.push(0x1b);
             }
+            // `;` included: no answered query has a second parameter.
             _ => self.pass(byte, out),
+        }
+    }
+
+    /// Passes on what is held when it can no longer become an answered query.
+    fn pass_unless_viable(&mut self, out: &mut Vec<u8>) {
+        let (prefix, digits) = self.prefix_and_params();
+        if !Query::could_start(prefix, digits) {
+            out.append(&mut self.held);
+        }
+    }
+
+    /// The held `ESC [ …` split into its private prefix (`?`, `>`…; may be empty) and the rest.
+    fn prefix_and_params(&self) -> (&[u8], &[u8]) {
+        let body = &self.held[2..];
+        match body.first() {
+            Some(b'<'..=b'?') => body.split_at(1),
+            _ => body.split_at(0),
         }
     }
 
@@ -89,14 +114,7 @@ impl QueryFilter {
 
     /// Whether the held `ESC [ …` ended by `action` is a query the emulator answers.
     fn answered(&self, action: u8) -> bool {
-        let body = &self.held[2..];
-        let (prefix, params) = match body.first() {
-            Some(b'<'..=b'?') => (&body[..1], &body[1..]),
-            _ => (&body[..0], body),
-        };
-        if params.contains(&b';') {
-            return false;
-        }
+        let (prefix, params) = self.prefix_and_params();
         let first = std::str::from_utf8(params)
             .ok()
             .filter(|p| !p.is_empty())
@@ -131,7 +149,7 @@ mod tests {
         #[test]
         fn removes_exactly_what_the_emulator_answers(
             prefix in prop::sample::select(vec!["", "?", ">", "=", "<"]),
-            params in prop::collection::vec(prop::sample::select(vec!["", "0", "1", "5", "6", "18", "65536"]), 0..3),
+            params in prop::collection::vec(prop::sample::select(vec!["", "0", "00", "1", "5", "6", "18", "018", "180", "65536"]), 0..3),
             intermediate in prop::sample::select(vec!["", " ", "$"]),
             action in prop::sample::select(vec!['c', 'n', 'q', 'R', 'm', 'h', 'p', 'u', 't']),
         ) {
@@ -205,8 +223,20 @@ mod tests {
     #[test]
     fn a_held_start_is_passed_on_once_it_is_not_a_query() {
         let mut f = QueryFilter::new();
-        assert_eq!(f.filter(b"ab\x1b[3"), b"ab");
-        assert_eq!(f.filter(b"1mz"), b"\x1b[31mz");
+        assert_eq!(f.filter(b"ab\x1b[1"), b"ab", "may become CSI 18 t");
+        assert_eq!(f.filter(b"1mz"), b"\x1b[11mz");
+        assert_eq!(
+            f.filter(b"\x1b[3"),
+            b"\x1b[3",
+            "no query starts with 3: not held"
+        );
+        assert_eq!(f.filter(b"1m"), b"1m");
+        assert_eq!(
+            f.filter(b"\x1b[6;"),
+            b"\x1b[6;",
+            "no query has two parameters"
+        );
+        assert_eq!(f.filter(b"\x1b[=1"), b"\x1b[=1", "no query has this prefix");
         assert_eq!(f.filter(b"\x1b"), b"");
         f.reset();
         assert_eq!(f.filter(b"[6n"), b"[6n", "a reset forgets the held ESC");

@@ -72,6 +72,21 @@ impl Query {
             _ => return None,
         })
     }
+
+    /// Whether a control sequence begun as `ESC [`, `prefix` and the parameter digits `digits`
+    /// can still end as a query [`Query::parse`] accepts (the same table, by first parameter;
+    /// the query filter's property test checks the two agree).
+    pub(crate) fn could_start(prefix: &[u8], digits: &[u8]) -> bool {
+        let firsts: &[&[u8]] = match prefix {
+            [] => &[b"0", b"5", b"6", b"18"],
+            [b'?'] => &[b"0", b"6"],
+            [b'>'] => &[b"0"],
+            _ => return false,
+        };
+        let leading_zeros = digits.iter().take_while(|&&d| d == b'0').count();
+        let significant = &digits[leading_zeros..];
+        firsts.iter().any(|first| first.starts_with(significant))
+    }
 }
 
 impl Emulator {
