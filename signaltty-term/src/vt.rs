@@ -11,8 +11,8 @@
 //! characters and combining marks, scroll regions and origin mode, insert mode, background-colour
 //! erase, the alternate screen (modes 47, 1047, 1049) with its own saved cursor, DEC line
 //! drawing, tab stops (HTS/TBC), and the input modes a client must mirror ([`Modes`]). It answers
-//! the queries a program asks its terminal (DA, DSR, CPR, XTVERSION) through the [`Sink`]; the
-//! `reply` module says why here and not in the attached client's terminal.
+//! the queries a program asks its terminal (DA, DSR, CPR, size, name, kitty flags) through the
+//! [`Sink`]; the `reply` module lists them and says why here and not in the client's terminal.
 //!
 //! Invariants: `0 <= cursor_row < rows`; `0 <= cursor_col <= cols` (== `cols` only while a
 //! wrap is pending); `top < bottom < rows`; every row is at most `cols` cells.

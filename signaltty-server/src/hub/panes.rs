@@ -77,6 +77,17 @@ pub enum Capture {
     },
 }
 
+impl Capture {
+    /// How many lines a scrollback capture takes (0 asks for all of them); `None` for the screen.
+    fn scrollback_depth(self) -> Option<usize> {
+        match self {
+            Capture::Screen => None,
+            Capture::Scrollback { lines: 0 } => Some(usize::MAX),
+            Capture::Scrollback { lines } => Some(lines),
+        }
+    }
+}
+
 fn default_shell() -> String {
     std::env::var("SHELL")
         .ok()
@@ -410,13 +421,12 @@ impl Hub {
                 .ok_or(e);
             }
         };
-        let Capture::Scrollback { lines } = capture else {
+        let Some(n) = capture.scrollback_depth() else {
             return Ok(handle.with_screen(|screen, offset| {
                 let lines = capture_lines(screen, capture, keep_ansi);
                 (lines, offset, screen_size(screen))
             }));
         };
-        let n = if lines == 0 { usize::MAX } else { lines };
         let (copy, offset, size) = handle.with_screen(|screen, offset| {
             (
                 screen.scrollback_copy(n, keep_ansi),
@@ -488,16 +498,13 @@ pub(super) fn capture_lines(
     capture: Capture,
     keep_ansi: bool,
 ) -> Vec<String> {
-    match capture {
-        Capture::Screen => screen
+    match capture.scrollback_depth() {
+        None => screen
             .contents(keep_ansi)
             .lines()
             .map(str::to_owned)
             .collect(),
-        Capture::Scrollback { lines } => {
-            let n = if lines == 0 { usize::MAX } else { lines };
-            screen.scrollback(n, keep_ansi)
-        }
+        Some(n) => screen.scrollback(n, keep_ansi),
     }
 }
 
