@@ -2,8 +2,8 @@
 //! own session, stdio on /dev/null; it logs to its own file) and we poll, with a short backoff up
 //! to [`START_TIMEOUT`], until `GetStatus` answers.
 //!
-//! The server binary is `$SIGNALTTY_SERVER_BIN` when set, else `signaltty-server` next to this
-//! executable, else `signaltty-server` on `PATH`.
+//! The server binary is the target's `server_bin` when given, else `$SIGNALTTY_SERVER_BIN` when
+//! set, else `signaltty-server` next to this executable, else `signaltty-server` on `PATH`.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -25,7 +25,10 @@ pub const START_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// Starts a server on `target.socket` and waits until it answers `GetStatus`.
 pub async fn start_server(target: &Target) -> Result<pb::GetStatusResponse, ClientError> {
-    let binary = find_server_binary()?;
+    let binary = match &target.server_bin {
+        Some(binary) => binary.clone(),
+        None => find_server_binary()?,
+    };
     let mut command = Command::new(&binary);
     command.arg("--socket").arg(&target.socket);
     if let Some(dir) = &target.state_dir {

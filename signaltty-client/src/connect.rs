@@ -40,9 +40,21 @@ pub struct Target {
     pub socket: PathBuf,
     /// The state directory to give a server we start, if any.
     pub state_dir: Option<PathBuf>,
+    /// The server binary to start; `None` looks it up (see [`crate::autostart`]).
+    pub server_bin: Option<PathBuf>,
 }
 
 impl Target {
+    /// A target for `socket` (made absolute), with no state directory and the server binary
+    /// looked up.
+    pub fn new(socket: impl AsRef<Path>) -> Self {
+        Target {
+            socket: absolute(socket.as_ref()),
+            state_dir: None,
+            server_bin: None,
+        }
+    }
+
     /// The target for an explicit `--socket`, else `$SIGNALTTY_SOCKET`, else the default socket;
     /// the state directory from `$SIGNALTTY_STATE_DIR`.
     pub fn resolve(explicit: Option<&Path>) -> Self {
@@ -50,7 +62,11 @@ impl Target {
         let state_dir = std::env::var_os(STATE_DIR_ENV)
             .filter(|d| !d.is_empty())
             .map(|d| absolute(Path::new(&d)));
-        Target { socket, state_dir }
+        Target {
+            socket,
+            state_dir,
+            server_bin: None,
+        }
     }
 }
 
@@ -152,10 +168,7 @@ pub(crate) mod tests {
     #[tokio::test]
     async fn connect_without_autostart_reports_no_server() {
         let dir = private_tempdir();
-        let target = Target {
-            socket: dir.path().join("s.sock"),
-            state_dir: None,
-        };
+        let target = Target::new(dir.path().join("s.sock"));
         let err = connect(&target, AutoStart::No)
             .await
             .expect_err("nothing listens");

@@ -180,10 +180,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777))
             .expect("chmod");
-        let target = Target {
-            socket: dir.path().join("s.sock"),
-            state_dir: None,
-        };
+        let target = Target::new(dir.path().join("s.sock"));
         let mut waits = 0;
         let err = reconnect(
             &target,
@@ -200,10 +197,7 @@ mod tests {
     #[tokio::test]
     async fn reconnect_waits_with_backoff_while_no_server_answers() {
         let dir = crate::connect::tests::private_tempdir();
-        let target = Target {
-            socket: dir.path().join("s.sock"),
-            state_dir: None,
-        };
+        let target = Target::new(dir.path().join("s.sock"));
         let ms = Duration::from_millis;
         let mut backoff = Backoff::with_limits(ms(1), ms(8), 5);
         let mut delays = Vec::new();

@@ -64,10 +64,10 @@ async fn start(ctx: &Ctx, state_dir: Option<PathBuf>) -> CliResult {
         Err(err) => return Err(err),
     }
     let target = Target {
-        socket: ctx.target.socket.clone(),
         state_dir: state_dir
             .map(|d| connect::absolute(&d))
             .or_else(|| ctx.target.state_dir.clone()),
+        ..ctx.target.clone()
     };
     let status = autostart::start_server(&target).await?;
     print_start(ctx, &status, "started")
