@@ -174,6 +174,22 @@ mod tests {
         assert!(backoff.next_delay() <= BASE_DELAY);
     }
 
+    proptest::proptest! {
+        /// For any seed and any number of attempts, each delay lies in the upper half of its
+        /// nominal value, and nominal values double from the base up to the cap.
+        #[test]
+        fn every_delay_is_within_its_jitter_band(seed: u64, attempts in 1usize..80) {
+            let mut backoff = Backoff::with_seed(seed);
+            for n in 0..attempts {
+                let nominal = BASE_DELAY
+                    .saturating_mul(1u32 << n.min(20))
+                    .min(MAX_DELAY);
+                let d = backoff.next_delay();
+                proptest::prop_assert!(d >= nominal / 2 && d <= nominal, "{n}: {d:?} vs {nominal:?}");
+            }
+        }
+    }
+
     #[tokio::test]
     async fn reconnect_gives_up_on_an_error_that_retrying_cannot_fix() {
         use std::os::unix::fs::PermissionsExt;
