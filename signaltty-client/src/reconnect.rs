@@ -103,8 +103,9 @@ impl SplitMix64 {
     }
 }
 
-/// Connects to `target`, retrying with `backoff` while the failure is retryable (no server yet,
-/// connection lost); any other error (an untrusted socket, a failed start) ends the loop.
+/// Connects to `target` until a server answers `GetStatus`, retrying with `backoff` while the
+/// failure is retryable (no server yet, connection lost); any other error (an untrusted socket,
+/// a failed start) ends the loop.
 /// `on_wait` hears each failure and the delay before the next try (a TUI shows
 /// "reconnecting…"). The backoff is reset on success.
 pub async fn reconnect(
@@ -114,7 +115,14 @@ pub async fn reconnect(
     mut on_wait: impl FnMut(&ClientError, Duration),
 ) -> Result<Client, ClientError> {
     loop {
-        match connect(target, auto).await {
+        // A connection is only "back" once the server answers: a connect can still reach a
+        // server that is going away (its listening socket outlives its other descriptors for a
+        // moment), and the first call on it would fail.
+        let answered = match connect(target, auto).await {
+            Ok(client) => client.status().await.map(|_| client),
+            Err(err) => Err(err),
+        };
+        match answered {
             Ok(client) => {
                 backoff.reset();
                 return Ok(client);
