@@ -5,7 +5,7 @@
 //! the event stream, and geometry over the server's layout trees. Nothing here draws.
 //!
 //! ```text
-//!  connect(target, AutoStart) ──▶ trust::check_dir ─▶ UnixStream ─▶ trust::check_peer ─▶ Client
+//!  connect(target, AutoStart) ─▶ trust::check_dir ─▶ UnixStream ─▶ trust::check_peer ─▶ Client
 //!                                    (no server and AutoStart::Yes: autostart, then again)
 //!  Client ── typed service clients (panes(), tabs(), events(), …)
 //!         └─ attach(AttachStart) ─▶ Attach { events: AttachEvents ─▶ AttachEvent,
