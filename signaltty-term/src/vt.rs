@@ -30,7 +30,7 @@ mod tabs;
 
 use std::collections::VecDeque;
 
-pub use cell::{Attr, Cell, Color, Style};
+pub use cell::{Attr, Cell, Color, Style, UnderlineStyle};
 pub use keyboard::Keyboard;
 pub use modes::{Modes, MouseEncoding, MouseMode};
 pub use row::Row;
@@ -251,3 +251,7 @@ fn blank_rows(rows: u16) -> VecDeque<Row> {
 #[cfg(test)]
 #[path = "vt_tests.rs"]
 pub(crate) mod tests;
+
+#[cfg(test)]
+#[path = "vt_sequences_tests.rs"]
+mod sequences_tests;

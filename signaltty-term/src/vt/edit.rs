@@ -28,6 +28,7 @@ impl Emulator {
         if c < '\u{7f}'
             && self.col < self.cols
             && !self.modes.insert
+            && !self.pen.has_underline_color()
             && self.charsets[usize::from(self.shifted)] == Charset::Ascii
         {
             let (row, col, pen) = (usize::from(self.row), self.col, self.pen);
@@ -48,7 +49,7 @@ impl Emulator {
         let width = if c < '\u{7f}' {
             1
         } else {
-            match c.width() {
+            match char_width(c) {
                 Some(w) => w as u16,
                 None => return,
             }
@@ -77,10 +78,10 @@ impl Emulator {
             line.insert_blanks(col, width, cols, Style::default());
         }
         if width == 1 {
-            line.put(col, Cell::new(c, pen));
+            line.put_styled(col, Cell::new(c, pen), pen);
         } else {
-            line.put(col, Cell::wide(c, pen));
-            line.put(col + 1, Cell::wide_continuation(pen));
+            line.put_styled(col, Cell::wide(c, pen), pen);
+            line.put_styled(col + 1, Cell::wide_continuation(pen), pen);
         }
         self.col += width;
         if !self.modes.autowrap {
@@ -193,6 +194,10 @@ impl Emulator {
 
     /// HT and CHT: to the next tab stop, `n` times.
     pub(super) fn tab(&mut self, n: u16) {
+        // A pending wrap stays pending (xterm): the tab must not land on the last character.
+        if self.col >= self.cols {
+            return;
+        }
         for _ in 0..n.min(self.cols) {
             self.col = self.tabs.next(self.col, self.cols);
         }
@@ -457,6 +462,41 @@ impl Emulator {
         self.goto(0, 0);
     }
 
+    /// DECALN (`ESC # 8`): the screen filled with `E`, margins reset, cursor home (xterm).
+    pub(super) fn screen_alignment(&mut self) {
+        let cols = usize::from(self.cols);
+        self.top = 0;
+        self.bottom = self.rows - 1;
+        self.modes.origin = false;
+        for row in self.grid_mut() {
+            row.clear(cols as u16, Style::default());
+            for col in 0..cols as u16 {
+                row.put_narrow(col, Cell::new('E', Style::default()));
+            }
+        }
+        self.row = 0;
+        self.col = 0;
+    }
+
+    /// DECSTR (`CSI ! p`, part of `tput init`/`reset`): the soft reset of xterm — cursor shown,
+    /// insert, origin and cursor-key/keypad application modes off, autowrap on, full scroll
+    /// region, ASCII charsets, default pen, the saved cursor back to home. The screen, the
+    /// cursor's position, mouse and paste modes stay.
+    pub(super) fn soft_reset(&mut self) {
+        self.modes.cursor_visible = true;
+        self.modes.insert = false;
+        self.modes.origin = false;
+        self.modes.autowrap = true;
+        self.modes.application_cursor = false;
+        self.modes.application_keypad = false;
+        self.top = 0;
+        self.bottom = self.rows - 1;
+        self.charsets = [Charset::Ascii; 2];
+        self.shifted = false;
+        self.pen = Style::default();
+        self.saved[self.screen()] = Saved::default();
+    }
+
     /// RIS: everything back to power-on state; the history is the sink's and stays.
     pub(super) fn reset(&mut self) {
         *self = Emulator::new(self.cols, self.rows);
@@ -541,4 +581,14 @@ fn shrink_main(
     }
     *cursor = cursor.saturating_sub(pushed);
     pushed
+}
+
+/// Columns `c` takes, `None` for a control character. U+00AD (soft hyphen) takes one, as in
+/// glibc's `wcwidth`, xterm, tmux, VTE and kitty (programs that measure text with `wcwidth`
+/// then agree with the screen); Unicode's East Asian Width tables leave it to the renderer.
+pub(crate) fn char_width(c: char) -> Option<usize> {
+    if c == '\u{ad}' {
+        return Some(1);
+    }
+    c.width()
 }
