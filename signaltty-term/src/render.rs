@@ -161,7 +161,7 @@ mod tests {
 
     struct Discard;
     impl Sink for Discard {
-        fn scrolled_off(&mut self, _: &Row) {}
+        fn scrolled_off(&mut self, _: &Row, _: u16, _: crate::vt::LinePart) {}
         fn title(&mut self, _: &[u8]) {}
         fn clear_history(&mut self) {}
     }

@@ -122,7 +122,7 @@ fn feed_bare_vt100(name: &str, data: &[u8]) -> f64 {
 fn feed_bare_term(name: &str, data: &[u8]) -> f64 {
     struct Discard;
     impl Sink for Discard {
-        fn scrolled_off(&mut self, _: &Row) {}
+        fn scrolled_off(&mut self, _: &Row, _: u16, _: crate::vt::LinePart) {}
         fn title(&mut self, _: &[u8]) {}
         fn clear_history(&mut self) {}
     }

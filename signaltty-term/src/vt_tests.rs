@@ -36,7 +36,7 @@ pub(crate) struct Record {
 }
 
 impl Sink for Record {
-    fn scrolled_off(&mut self, row: &Row) {
+    fn scrolled_off(&mut self, row: &Row, _: u16, _: LinePart) {
         let mut line = String::new();
         crate::render::write_row(row, false, &mut line);
         self.scrolled.push(line);

@@ -5,7 +5,7 @@ use unicode_width::UnicodeWidthChar;
 
 use super::cell::{Cell, Style};
 use super::row::Row;
-use super::{Charset, Emulator, Saved, Sink, blank_rows};
+use super::{Charset, Emulator, LinePart, Saved, Sink, blank_rows};
 
 /// Which screen a mode switches to, and whether it clears or saves on the way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -276,11 +276,16 @@ impl Emulator {
     /// main screen go to the sink (xterm saves them whenever the region starts at the top).
     pub(super) fn scroll_up(&mut self, n: u16, sink: &mut impl Sink) {
         let to_history = self.top == 0 && !self.on_alt;
+        let (cols, mut open) = (self.cols, self.history_open);
         self.rows_up(self.top, self.bottom, n, |row| {
             if to_history {
-                sink.scrolled_off(row);
+                sink.scrolled_off(row, cols, LinePart::after(open));
+                open = row.wrapped;
             }
         });
+        if to_history {
+            self.history_open = open;
+        }
     }
 
     /// SD and RI at the top margin: the region moves down `n` rows; rows leaving the bottom are
@@ -320,6 +325,7 @@ impl Emulator {
     /// Moves rows `top..=bottom` down by `n`; rows leaving at the bottom come back blank at the
     /// top.
     fn rows_down(&mut self, top: u16, bottom: u16, n: u16) {
+        self.first_row_replaced(top);
         let (top, bottom) = (usize::from(top), usize::from(bottom));
         let n = usize::from(n).min(bottom - top + 1);
         let (cols, blank) = (self.cols, self.pen);
@@ -353,6 +359,7 @@ impl Emulator {
     /// DL: delete rows at the cursor inside the region, pulling rows below up.
     pub(super) fn delete_lines(&mut self, n: u16) {
         if (self.top..=self.bottom).contains(&self.row) {
+            self.first_row_replaced(self.row);
             self.rows_up(self.row, self.bottom, n, |_| {});
             self.col = 0;
         }
@@ -379,7 +386,18 @@ impl Emulator {
         }
     }
 
+    /// The main screen's first row no longer continues the history's newest line once another
+    /// row takes its place or it is erased whole.
+    fn first_row_replaced(&mut self, row: u16) {
+        if row == 0 && !self.on_alt {
+            self.history_open = false;
+        }
+    }
+
     fn clear_rows(&mut self, from: u16, to: u16) {
+        if to > from {
+            self.first_row_replaced(from);
+        }
         let (cols, pen) = (self.cols, self.pen);
         for row in self
             .grid_mut()
@@ -468,6 +486,7 @@ impl Emulator {
         self.top = 0;
         self.bottom = self.rows - 1;
         self.modes.origin = false;
+        self.first_row_replaced(0);
         for row in self.grid_mut() {
             row.clear(cols as u16, Style::default());
             for col in 0..cols as u16 {
@@ -502,32 +521,18 @@ impl Emulator {
         *self = Emulator::new(self.cols, self.rows);
     }
 
+    /// A new size: the main screen reflowed (`reflow.rs`), the alternate screen cut or extended
+    /// (its program repaints it).
     pub(super) fn resize(&mut self, cols: u16, rows: u16, sink: &mut impl Sink) {
         if (cols, rows) == (self.cols, self.rows) {
             return;
         }
         if cols < self.cols {
-            for row in self.main.iter_mut().chain(self.alt.iter_mut()) {
+            for row in &mut self.alt {
                 row.truncate(cols);
             }
         }
-        self.cols = cols;
-        self.tabs.resize(cols);
         let new_rows = usize::from(rows);
-        if new_rows < self.main.len() {
-            // The main screen's cursor is the saved one while the alternate screen shows.
-            let cursor = if self.on_alt {
-                &mut self.saved[0].row
-            } else {
-                &mut self.row
-            };
-            let pushed = shrink_main(&mut self.main, new_rows, cursor, sink);
-            if self.on_alt {
-                self.saved[1].row = self.saved[1].row.saturating_sub(pushed);
-            } else {
-                self.saved[0].row = self.saved[0].row.saturating_sub(pushed);
-            }
-        }
         if self.on_alt && new_rows < self.alt.len() {
             // Keep the cursor's row on screen: cut from the top only as far as needed.
             let keep_from = usize::from(self.row + 1).saturating_sub(new_rows);
@@ -535,10 +540,12 @@ impl Emulator {
             self.alt.truncate(new_rows);
             self.row -= keep_from as u16;
         }
-        self.main.resize_with(new_rows, Row::default);
         if !self.alt.is_empty() {
             self.alt.resize_with(new_rows, Row::default);
         }
+        self.relayout_main(cols, rows, sink);
+        self.cols = cols;
+        self.tabs.resize(cols);
         self.rows = rows;
         self.top = 0;
         self.bottom = rows - 1;
@@ -553,34 +560,6 @@ impl Emulator {
             saved.col = saved.col.min(self.cols);
         }
     }
-}
-
-/// Shrinks the main screen to `rows`: blank rows below the cursor go first, then rows leave the
-/// top into history. Returns how many rows left the top (the cursor moved up that much).
-fn shrink_main(
-    main: &mut std::collections::VecDeque<Row>,
-    rows: usize,
-    cursor: &mut u16,
-    sink: &mut impl Sink,
-) -> u16 {
-    let excess = main.len() - rows;
-    let below_cursor = main.len().saturating_sub(usize::from(*cursor) + 1);
-    let blank_below = main
-        .iter()
-        .rev()
-        .take(below_cursor.min(excess))
-        .take_while(|r| r.cells().iter().all(|c| c.is_default_blank()))
-        .count();
-    main.truncate(main.len() - blank_below);
-    let mut pushed = 0;
-    while main.len() > rows {
-        if let Some(row) = main.pop_front() {
-            sink.scrolled_off(&row);
-            pushed += 1;
-        }
-    }
-    *cursor = cursor.saturating_sub(pushed);
-    pushed
 }
 
 /// Columns `c` takes, `None` for a control character. U+00AD (soft hyphen) takes one, as in
