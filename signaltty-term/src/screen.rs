@@ -69,8 +69,10 @@ impl Sink for Capture {
         // `History::push` appends the closing reset.
         let written = write_cells(row, true, BlankRun::Spaces, &mut self.scratch);
         if row.wrapped {
-            // The line goes on in the next row: its blanks up to the edge are part of it.
-            let pad = usize::from(cols).saturating_sub(written);
+            // The line goes on in the next row: its blanks up to the edge are part of it (all
+            // but the one a double-width character that went on to the next row left).
+            let edge = usize::from(cols) - usize::from(row.padded());
+            let pad = edge.saturating_sub(written);
             self.scratch.extend(std::iter::repeat_n(' ', pad));
         }
         self.history.push_part(&self.scratch, part);

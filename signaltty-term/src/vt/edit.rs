@@ -63,8 +63,8 @@ impl Emulator {
         }
         if self.col + width > self.cols {
             if self.modes.autowrap {
-                let row = usize::from(self.row);
-                self.grid_mut()[row].wrapped = true;
+                let (row, padded) = (usize::from(self.row), self.col < self.cols);
+                self.grid_mut()[row].set_wrapped(padded);
                 self.col = 0;
                 self.linefeed(sink);
             } else {

@@ -104,8 +104,7 @@ impl Emulator {
             if row.wrapped && i < last && room {
                 // A double-width character that did not fit left the last column blank: that
                 // blank is not text.
-                let next_wide = self.main.get(i + 1).is_some_and(|r| r.cell(0).is_wide());
-                let padded = next_wide && row.len() < old_cols;
+                let padded = row.padded() && row.len() < old_cols;
                 current_len += old_cols - usize::from(padded);
             } else {
                 let mut cells = current.take().unwrap_or_default();
@@ -255,14 +254,17 @@ fn wrap(line: &Row, cols: u16, continues: bool) -> (Vec<Row>, Vec<usize>) {
     loop {
         let mut end = (start + cols).min(len);
         // Cut before a double-width character whose right half would fall off the row.
-        if end < len && end > start + 1 && line.cell(end as u16).is_wide_continuation() {
+        let padded = end < len && end > start + 1 && line.cell(end as u16).is_wide_continuation();
+        if padded {
             end -= 1;
         }
         let mut row = line.slice(start, end);
         starts.push(start);
         start = end;
         let more = start < len;
-        row.wrapped = more || continues;
+        if more || continues {
+            row.set_wrapped(padded);
+        }
         rows.push(row);
         if !more {
             break;
@@ -358,7 +360,7 @@ impl vte::Perform for LineBuilder {
             Some(cols) if width > cols => return,
             Some(cols) if self.col + width > cols && width > 0 => {
                 let mut row = std::mem::take(&mut self.row);
-                row.wrapped = true;
+                row.set_wrapped(self.col < cols);
                 self.rows.push(row);
                 self.col = 0;
             }

@@ -16,6 +16,9 @@ pub struct Row {
     /// The program's line continued onto the next row because the text reached the last column
     /// (a soft wrap: a resize joins the two rows and wraps them again at the new width).
     pub wrapped: bool,
+    /// With `wrapped`: the last column is a blank left by a double-width character that did
+    /// not fit and went to the next row, not text.
+    padded: bool,
 }
 
 /// What a cell can carry beyond its 12 bytes.
@@ -152,7 +155,20 @@ impl Row {
                 .map(|(c, e)| (c - start as u16, *e))
                 .collect(),
             wrapped: false,
+            padded: false,
         }
+    }
+
+    /// Whether the row's soft wrap left its last column blank for a double-width character
+    /// (that blank is not part of the line).
+    pub fn padded(&self) -> bool {
+        self.wrapped && self.padded
+    }
+
+    /// Marks the row soft-wrapped, `padded` as [`Row::padded`] says.
+    pub(super) fn set_wrapped(&mut self, padded: bool) {
+        self.wrapped = true;
+        self.padded = padded;
     }
 
     /// Number of stored cells.
