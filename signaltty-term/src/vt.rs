@@ -9,8 +9,10 @@
 //! The model follows xterm (what `TERM=xterm-256color` promises): autowrap with a pending-wrap
 //! state (the cursor column reads as `cols` until the next character wraps), double-width
 //! characters and combining marks, scroll regions and origin mode, insert mode, background-colour
-//! erase, the alternate screen (modes 47, 1047, 1049) with its own saved cursor, DEC line
-//! drawing, tab stops (HTS/TBC), and the input modes a client must mirror ([`Modes`]). It answers
+//! erase, the alternate screen (modes 47, 1047, 1049) with its own saved cursor (DECSC and
+//! SCOSC/SCORC, `CSI s`/`CSI u`), DEC line drawing, tab stops (HTS/TBC), DECALN, DECSTR (soft
+//! reset), SGR with underline shapes, underline colour and overline, reflow of the main screen
+//! on resize (`reflow`), and the input modes a client must mirror ([`Modes`]). It answers
 //! the queries a program asks its terminal (DA, DSR, CPR, size, name, kitty flags) through the
 //! [`Sink`]; the `reply` module lists them and says why here and not in the client's terminal.
 //!
