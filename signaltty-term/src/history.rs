@@ -18,7 +18,7 @@
 use std::collections::VecDeque;
 
 use super::render::{strip_sgr, write_row};
-use super::vt::{LinePart, rows_for_text, wrap_text};
+use super::vt::{LinePart, is_printable_ascii, rows_for_text, wrap_text};
 
 /// Bounds of one pane's history.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -299,6 +299,15 @@ impl HistoryTail {
                     continue;
                 }
             };
+            if is_printable_ascii(&line) {
+                // One column per byte: rows are byte ranges.
+                let chunks = line.as_bytes().chunks(usize::from(cols)).skip(skip);
+                lines.extend(
+                    chunks.map(|c| String::from_utf8_lossy(c).trim_end_matches(' ').to_string()),
+                );
+                skip = 0;
+                continue;
+            }
             for row in wrap_text(&line, cols).iter().skip(skip) {
                 let mut out = String::new();
                 write_row(row, keep_ansi, &mut out);

@@ -48,6 +48,15 @@ fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
+/// `tmux -V`, for failure messages (the fixtures were compared with tmux 3.3a).
+fn tmux_version() -> String {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
+}
+
 fn tmux_available() -> bool {
     Command::new("tmux")
         .arg("-V")
@@ -274,7 +283,8 @@ fn describe(name: &str, diffs: &[String], ours: &Term, theirs: &Term) -> String 
         })
         .collect();
     format!(
-        "{name}: {} differences, first: {}\n{}",
+        "{name} ({}): {} differences, first: {}\n{}",
+        tmux_version(),
         diffs.len(),
         diffs.iter().take(8).cloned().collect::<Vec<_>>().join("\n"),
         rows.join("\n")

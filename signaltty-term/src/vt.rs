@@ -36,7 +36,9 @@ use std::collections::VecDeque;
 pub use cell::{Attr, Cell, Color, Style, UnderlineStyle};
 pub use keyboard::Keyboard;
 pub use modes::{Modes, MouseEncoding, MouseMode};
-pub(crate) use reflow::{MAX_TAKE_BACK_BYTES, parse_line, rows_for_text, wrap_text};
+pub(crate) use reflow::{
+    MAX_TAKE_BACK_BYTES, is_printable_ascii, parse_line, rows_for_text, wrap_text,
+};
 pub use row::Row;
 
 /// Whether a row leaving the screen starts a line of the history or continues its newest one.

@@ -287,6 +287,7 @@ pub(crate) fn parse_line(text: &str) -> Option<Row> {
 /// A stored history line as the rows a screen `cols` wide shows it in (as many as it takes,
 /// all but the last soft-wrapped), for captures.
 pub(crate) fn wrap_text(text: &str, cols: u16) -> Vec<Row> {
+    // (Callers cut printable ASCII themselves, by byte count: see `is_printable_ascii`.)
     let mut builder = LineBuilder::new(Some(usize::from(cols.max(1))));
     vte::Parser::new().advance(&mut builder, text.as_bytes());
     builder.rows.push(builder.row);
@@ -300,6 +301,9 @@ pub(crate) fn rows_for_text(text: &str, cols: u16) -> usize {
     // A character takes at most as many columns as it has bytes, escape sequences none.
     if text.len() <= cols {
         return 1;
+    }
+    if is_printable_ascii(text) {
+        return text.len().div_ceil(cols);
     }
     let (mut rows, mut col) = (1, 0);
     let mut chars = text.chars();
@@ -326,6 +330,12 @@ pub(crate) fn rows_for_text(text: &str, cols: u16) -> usize {
         col += w;
     }
     rows
+}
+
+/// Whether every byte of `text` is printable ASCII (one column each, no escape sequence): most
+/// history lines, which then wrap by byte count.
+pub(crate) fn is_printable_ascii(text: &str) -> bool {
+    text.bytes().all(|b| (0x20..0x7f).contains(&b))
 }
 
 /// Prints a history line into one row of at most [`MAX_LINE_CELLS`], or into rows of `width`.
