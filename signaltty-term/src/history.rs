@@ -289,7 +289,9 @@ impl HistoryTail {
             let line = String::from_utf8_lossy(&self.text[start..end]);
             start = end;
             let cols = match self.wrap {
-                Some(w) if line.len() > usize::from(w.cols) => w.cols,
+                // A line that fits (most: SGR makes lines longer in bytes, not in columns)
+                // is taken as it is.
+                Some(w) if rows_for_text(&line, w.cols) > 1 => w.cols,
                 _ => {
                     lines.push(if keep_ansi {
                         trim_padding(&line).to_string()
