@@ -41,15 +41,18 @@ pub enum Section {
     Scrollback,
     /// Output throughput.
     Throughput,
+    /// Reflow of a pane with a full history on resize.
+    Reflow,
 }
 
 impl Section {
     /// Every section, in the order a run takes them (cheap ones first).
-    pub const ALL: [Section; 5] = [
+    pub const ALL: [Section; 6] = [
         Self::Startup,
         Self::Echo,
         Self::Panes,
         Self::Scrollback,
+        Self::Reflow,
         Self::Throughput,
     ];
 
@@ -60,6 +63,7 @@ impl Section {
             Self::Panes => "panes",
             Self::Scrollback => "scrollback",
             Self::Throughput => "throughput",
+            Self::Reflow => "reflow",
         }
     }
 }
@@ -249,6 +253,7 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
             Section::Panes => sections::panes::run(&bench).await,
             Section::Scrollback => sections::scrollback::run(&bench).await,
             Section::Throughput => sections::throughput::run(&bench).await,
+            Section::Reflow => sections::reflow::run(&bench).await,
         };
         let took = started.elapsed().as_secs_f64();
         match result {

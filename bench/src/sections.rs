@@ -3,6 +3,7 @@
 
 pub mod echo;
 pub mod panes;
+pub mod reflow;
 pub mod scrollback;
 pub mod startup;
 pub mod throughput;
