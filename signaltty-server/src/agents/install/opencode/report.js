@@ -1,5 +1,5 @@
 // Reports events to the signaltty server that runs this pane, without ever holding OpenCode:
-// each report is a `signaltty hook-event` child started asynchronously, one at a time in order,
+// the handler only queues; each report is a `signaltty hook-event` child started later, one at a time in order,
 // killed after REPORT_TIMEOUT_MS; at most MAX_QUEUED reports wait (the oldest are dropped).
 // Outside a signaltty pane (no SIGNALTTY_PANE) nothing is reported.
 import { spawn } from "node:child_process";
@@ -14,7 +14,11 @@ function report(event, payload) {
   if (!process.env.SIGNALTTY_PANE) return;
   if (queue.length >= MAX_QUEUED) queue.shift();
   queue.push([event, payload]);
-  if (!busy) next();
+  // Even starting the child happens after the handler returned.
+  if (!busy) {
+    busy = true;
+    setImmediate(next);
+  }
 }
 
 function next() {
