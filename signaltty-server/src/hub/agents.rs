@@ -344,7 +344,6 @@ impl Hub {
         .and_then(|n| {
             self.store()
                 .apply(|s, now| s.notify(n, ChangeSource::Hook, now))
-                .map_err(Error::from)
         });
         if let Err(e) = stored {
             tracing::warn!(pane = %pane, error = %e, "could not show the hook notice on the pane");
