@@ -26,16 +26,17 @@ export default {
     if (!process.env.SIGNALTTY_PANE) return;
     const data = context.data;
     const root = (id) => attempt(() => data.session.root(id), undefined) || id;
-    // The event feed is global: only sessions this terminal shows (its route or a tab) count.
+    // The event feed is global: a session another terminal shows is not this pane's. While this
+    // terminal shows no session yet (its home screen), the one starting is taken as its own.
     const shown = (id) => {
       const ui = context.ui;
       if (!ui) return true;
       const r = root(id);
-      const route = attempt(() => ui.router.current(), undefined);
-      if (route && route.type === "session" && root(route.sessionID) === r) return true;
       const tabs = attempt(() => ui.tabs.list(), undefined);
-      if (Array.isArray(tabs)) return tabs.some((t) => t.sessionID === r);
-      return route === undefined;
+      if (Array.isArray(tabs) && tabs.some((t) => t.sessionID === r)) return true;
+      const route = attempt(() => ui.router.current(), undefined);
+      if (route && route.type === "session") return root(route.sessionID) === r;
+      return true;
     };
     const child = (id) => Boolean(attempt(() => data.session.get(id)?.parentID, undefined));
     const stops = V2_EVENTS.map((type) =>
