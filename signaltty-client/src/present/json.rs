@@ -70,7 +70,7 @@ pub struct JsonWorkspace {
 
 impl From<&pb::Workspace> for JsonWorkspace {
     fn from(w: &pb::Workspace) -> Self {
-        let settings = w.settings.unwrap_or_default();
+        let settings = w.settings.clone().unwrap_or_default();
         JsonWorkspace {
             id: w.id.clone(),
             name: w.name.clone(),
