@@ -26,6 +26,11 @@ pub struct Config {
     /// The home whose agent configs receive our hooks; `None` = `$SIGNALTTY_HOOK_HOME`, else
     /// `$HOME` (tests point it at a temp dir).
     pub hook_home: Option<PathBuf>,
+    /// How long the dirty check of a workspace's git context may take before it reports
+    /// "unknown" (a very large checkout must not hold a refresh, or the blocking pool, long).
+    pub git_dirty_deadline: Duration,
+    /// How long GetWorkspaceDiff and GetFileDiff may take before they fail with TIMEOUT.
+    pub git_diff_deadline: Duration,
 }
 
 impl Config {
@@ -41,6 +46,8 @@ impl Config {
             scrollback_bytes: 4 * 1024 * 1024,
             hangup_grace: Duration::from_secs(2),
             hook_home: None,
+            git_dirty_deadline: Duration::from_secs(2),
+            git_diff_deadline: Duration::from_secs(30),
         }
     }
 }

@@ -5,6 +5,7 @@ pub mod agents;
 mod attention;
 mod attribution;
 pub mod decisions;
+pub mod git;
 pub mod notifications;
 pub mod panes;
 pub mod resume;
