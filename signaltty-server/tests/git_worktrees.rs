@@ -81,7 +81,7 @@ async fn create_list_open_close_and_remove_a_worktree() {
     assert_eq!(trees.len(), 1);
     assert!(trees[0].is_main);
     assert_eq!(trees[0].branch, "main");
-    assert_eq!(trees[0].workspace_ids, [main_ws.id.clone()]);
+    assert_eq!(trees[0].workspace_ids, std::slice::from_ref(&main_ws.id));
 
     // A new branch at the default path: `<repo>-worktrees/<branch>` with `/` as `-`.
     let created = create(&srv, &main_ws.id, "", "agent/one").await;
@@ -96,7 +96,7 @@ async fn create_list_open_close_and_remove_a_worktree() {
     assert_eq!(ws.cwd, tree.path);
     assert_eq!(ws.name, "agent/one");
     assert_eq!(ws.git.as_ref().unwrap().branch, "agent/one");
-    assert_eq!(tree.workspace_ids, [ws.id.clone()]);
+    assert_eq!(tree.workspace_ids, std::slice::from_ref(&ws.id));
     loop {
         let msg = common::next(&mut events).await;
         if let Some(pb::subscribe_response::Kind::Event(e)) = msg.kind
@@ -111,8 +111,8 @@ async fn create_list_open_close_and_remove_a_worktree() {
     let trees = list(&srv, &ws.id).await;
     assert_eq!(trees.len(), 2);
     assert!(trees[0].is_main);
-    assert_eq!(trees[0].workspace_ids, [main_ws.id.clone()]);
-    assert_eq!(trees[1].workspace_ids, [ws.id.clone()]);
+    assert_eq!(trees[0].workspace_ids, std::slice::from_ref(&main_ws.id));
+    assert_eq!(trees[1].workspace_ids, std::slice::from_ref(&ws.id));
     assert!(repo.git(&["worktree", "list"]).contains("agent-one"));
 
     // Opening reuses the open workspace.
@@ -261,7 +261,6 @@ async fn removal_refuses_main_in_use_dirty_and_locked_checkouts() {
     srv.panes()
         .close_pane(pb::ClosePaneRequest {
             pane_id: pane.id.clone(),
-            ..Default::default()
         })
         .await
         .unwrap();

@@ -116,19 +116,31 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
     let (dirty_ms, status_ms) = (median_ms(&dirty), median_ms(&status));
     let p = |v: &[Duration], q: f64| stats::percentile(&stats::millis(v), q).unwrap_or(0.0);
     let rows = vec![
-        Row::new(format!("GetWorkspaceDiff, {FILES} files / {CHANGED} changed (median)"))
-            .signaltty(ms(diff_ms))
-            .raw(format!("git diff --numstat HEAD {}", ms(numstat_ms)))
-            .ratio(format!("{} git", times(diff_ms / numstat_ms)))
-            .target("≤ git".to_owned(), Some(diff_ms <= numstat_ms)),
+        Row::new(format!(
+            "GetWorkspaceDiff, {FILES} files / {CHANGED} changed (median)"
+        ))
+        .signaltty(ms(diff_ms))
+        .raw(format!("git diff --numstat HEAD {}", ms(numstat_ms)))
+        .ratio(format!("{} git", times(diff_ms / numstat_ms)))
+        .target("≤ git".to_owned(), Some(diff_ms <= numstat_ms)),
         Row::new("dirty check (RefreshGit, median)")
             .signaltty(ms(dirty_ms))
             .raw(format!("git status --porcelain {}", ms(status_ms)))
             .ratio(format!("{} git", times(dirty_ms / status_ms)))
             .target("≤ git".to_owned(), Some(dirty_ms <= status_ms)),
-        Row::new(format!("echo p50/p99 while diffs run ({diffs_during} diffs)"))
-            .signaltty(format!("{} / {}", ms(p(&loaded, 50.0)), ms(p(&loaded, 99.0))))
-            .raw(format!("idle {} / {}", ms(p(&idle, 50.0)), ms(p(&idle, 99.0)))),
+        Row::new(format!(
+            "echo p50/p99 while diffs run ({diffs_during} diffs)"
+        ))
+        .signaltty(format!(
+            "{} / {}",
+            ms(p(&loaded, 50.0)),
+            ms(p(&loaded, 99.0))
+        ))
+        .raw(format!(
+            "idle {} / {}",
+            ms(p(&idle, 50.0)),
+            ms(p(&idle, 99.0))
+        )),
     ];
     Ok(SectionOutput {
         rows,
@@ -176,7 +188,11 @@ async fn echo(attachment: &mut Attachment, count: usize) -> anyhow::Result<Vec<D
     let mut latencies = Vec::with_capacity(count);
     for i in 0..count {
         let key = b"vwxyz"[i % 5];
-        let keystroke: Vec<u8> = if i % 60 == 59 { vec![b'\r', key] } else { vec![key] };
+        let keystroke: Vec<u8> = if i % 60 == 59 {
+            vec![b'\r', key]
+        } else {
+            vec![key]
+        };
         let start = Instant::now();
         attachment.input(&keystroke).await?;
         let wait = async {

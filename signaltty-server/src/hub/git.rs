@@ -171,10 +171,7 @@ impl Hub {
             )
             .await??
         };
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| Error::io(format!("cannot create {}", parent.display()), e))?;
-        }
+        // `git worktree add` creates the missing parent directories itself.
         let mut args: Vec<&OsStr> = vec![OsStr::new("worktree"), OsStr::new("add")];
         if exists {
             args.extend([OsStr::new("--"), path.as_os_str(), OsStr::new(&branch)]);
