@@ -43,6 +43,8 @@ pub enum Section {
     Throughput,
     /// Reflow of a pane with a full history on resize.
     Reflow,
+    /// Workspace diff and dirty check against git, echo while a diff runs.
+    Git,
 }
 
 impl Section {
@@ -54,6 +56,7 @@ impl Section {
         Self::Scrollback,
         Self::Reflow,
         Self::Throughput,
+        Self::Git,
     ];
 
     fn name(self) -> &'static str {
@@ -64,6 +67,7 @@ impl Section {
             Self::Scrollback => "scrollback",
             Self::Throughput => "throughput",
             Self::Reflow => "reflow",
+            Self::Git => "git",
         }
     }
 }
@@ -254,6 +258,7 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
             Section::Scrollback => sections::scrollback::run(&bench).await,
             Section::Throughput => sections::throughput::run(&bench).await,
             Section::Reflow => sections::reflow::run(&bench).await,
+            Section::Git => sections::git::run(&bench).await,
         };
         let took = started.elapsed().as_secs_f64();
         match result {

@@ -27,6 +27,11 @@ pub struct Config {
     /// `$HOME` (tests point it at a temp dir). When set, the server's own environment is not
     /// consulted for the agents' config directories (only a pane's launch env is).
     pub hook_home: Option<PathBuf>,
+    /// How long the dirty check of a workspace's git context may take before it reports
+    /// "unknown" (a very large checkout must not hold a refresh, or the blocking pool, long).
+    pub git_dirty_deadline: Duration,
+    /// How long GetWorkspaceDiff and GetFileDiff may take before they fail with TIMEOUT.
+    pub git_diff_deadline: Duration,
     /// Answering from signaltty for agents that wait for their permission hook before showing
     /// their own prompt (see [`AnswerPolicy`]); off by default.
     pub answer_policy: AnswerPolicy,
@@ -87,6 +92,8 @@ impl Config {
             scrollback_bytes: 4 * 1024 * 1024,
             hangup_grace: Duration::from_secs(2),
             hook_home: None,
+            git_dirty_deadline: Duration::from_secs(2),
+            git_diff_deadline: Duration::from_secs(30),
             answer_policy: AnswerPolicy::default(),
         }
     }

@@ -103,6 +103,8 @@ pub struct JsonGit {
     pub repo_name: Option<String>,
     pub branch: Option<String>,
     pub dirty: bool,
+    /// The dirty check ran out of time; `dirty` means nothing then.
+    pub dirty_unknown: bool,
     pub refreshed_at: Option<String>,
 }
 
@@ -114,6 +116,7 @@ impl From<&pb::GitContext> for JsonGit {
             repo_name: non_empty(&g.repo_name),
             branch: non_empty(&g.branch),
             dirty: g.dirty,
+            dirty_unknown: g.dirty_unknown,
             refreshed_at: timestamp(&g.refreshed_at),
         }
     }

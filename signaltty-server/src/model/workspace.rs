@@ -56,6 +56,8 @@ pub struct GitContext {
     pub branch: Option<String>,
     /// Tracked files differ from HEAD.
     pub dirty: bool,
+    /// The dirty check ran out of time: `dirty` means nothing.
+    pub dirty_unknown: bool,
     /// When this was read.
     pub refreshed_at: Option<SystemTime>,
 }
@@ -67,5 +69,6 @@ impl GitContext {
             && self.repo_name == other.repo_name
             && self.branch == other.branch
             && self.dirty == other.dirty
+            && self.dirty_unknown == other.dirty_unknown
     }
 }

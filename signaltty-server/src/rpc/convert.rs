@@ -72,6 +72,7 @@ pub fn optional<T>(raw: &str, parse: impl Fn(&str) -> Result<T>) -> Result<Optio
 }
 
 mod awareness;
+pub mod git;
 pub use awareness::*;
 
 // ----- time -----
@@ -117,6 +118,7 @@ pub fn git_to_pb(g: &GitContext) -> pb::GitContext {
         repo_name: g.repo_name.clone(),
         branch: g.branch.clone().unwrap_or_default(),
         dirty: g.dirty,
+        dirty_unknown: g.dirty_unknown,
         refreshed_at: opt_timestamp(g.refreshed_at),
     }
 }
