@@ -173,7 +173,7 @@ impl Placement {
     /// to the topmost / leftmost. `None` at the area's edge or for an unknown pane.
     pub fn neighbour(&self, from: &str, dir: Dir) -> Option<String> {
         let origin = self.rect_of(from)?;
-        let mut best: Option<((u32, std::cmp::Reverse<u32>, u32), &PaneRect)> = None;
+        let mut best: Option<(NeighbourRank, &PaneRect)> = None;
         for candidate in self.panes.iter().filter(|p| p.pane_id != from) {
             let r = candidate.rect;
             if r.area() == 0 {
@@ -213,6 +213,9 @@ impl Placement {
         best.map(|(_, p)| p.pane_id.clone())
     }
 }
+
+/// How a neighbour candidate ranks: distance, then overlap (larger first), then position.
+type NeighbourRank = (u32, std::cmp::Reverse<u32>, u32);
 
 fn overlap(a0: u16, a1: u32, b0: u16, b1: u32) -> u32 {
     let start = u32::from(a0.max(b0));
