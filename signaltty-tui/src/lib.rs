@@ -1,0 +1,11 @@
+//! The signaltty terminal UI: every workspace, tab, pane and agent on one screen.
+//!
+//! Elm-style: [`app::App`] is the whole state, [`update::update`] turns a [`app::Msg`] into state
+//! changes plus [`app::Effect`]s (requests for the runtime to carry out), and [`view::view`]
+//! draws the state. Only [`runtime`] touches the terminal, the server and the clock, so
+//! behaviour is tested by driving `update` with keys ([`dsl`]) and rendering into ratatui's
+//! `TestBackend`.
+
+pub mod action;
+pub mod keymap;
+pub mod keys;
