@@ -21,3 +21,6 @@ pub mod runtime;
 pub mod terminal;
 pub mod update;
 pub mod view;
+
+#[cfg(test)]
+mod test_fixture;
