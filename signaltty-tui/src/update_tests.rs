@@ -47,10 +47,10 @@ fn the_load_attaches_the_current_tab_interactively_and_watches_the_rest() {
             _ => None,
         })
     };
-    // 100 cols - 28 sidebar = 72: a gets 35 cols, the divider 1, b 36; rows: 30 - status -
-    // tab bar - title = 27.
-    assert_eq!(attach("a"), Some(Attachment::Interactive { cols: 35, rows: 27 }));
-    assert_eq!(attach("b"), Some(Attachment::Interactive { cols: 36, rows: 27 }));
+    // 100 cols - 28 sidebar = 72: a gets round(71 / 2) = 36 cols, the divider 1, b 35; rows:
+    // 30 - status - tab bar - title = 27.
+    assert_eq!(attach("a"), Some(Attachment::Interactive { cols: 36, rows: 27 }));
+    assert_eq!(attach("b"), Some(Attachment::Interactive { cols: 35, rows: 27 }));
     assert_eq!(attach("c"), Some(Attachment::Watching));
     assert_eq!(app.workspace.as_deref(), Some("w"));
     assert_eq!(app.focused_pane().map(|p| p.id.as_str()), Some("a"));
@@ -151,8 +151,8 @@ fn closing_always_asks_and_only_y_confirms() {
 fn the_window_resize_resizes_every_visible_pane() {
     let mut app = app();
     let fx = update(&mut app, Msg::Resize(120, 40), Instant::now());
-    assert!(fx.contains(&Effect::ResizeAttached { pane_id: "a".into(), cols: 45, rows: 37 }));
-    assert!(fx.contains(&Effect::ResizeAttached { pane_id: "b".into(), cols: 46, rows: 37 }));
+    assert!(fx.contains(&Effect::ResizeAttached { pane_id: "a".into(), cols: 46, rows: 37 }));
+    assert!(fx.contains(&Effect::ResizeAttached { pane_id: "b".into(), cols: 45, rows: 37 }));
     assert!(!fx.iter().any(|e| matches!(e, Effect::ResizeAttached { pane_id, .. } if pane_id == "c")));
 }
 
@@ -160,11 +160,11 @@ fn the_window_resize_resizes_every_visible_pane() {
 fn mouse_click_focuses_and_dragging_a_divider_sets_the_ratio() {
     let mut app = app();
     let now = Instant::now();
-    // b's content starts at x = 28 + 35 + 1 = 64.
+    // b's content starts at x = 28 + 36 + 1 = 65.
     update(&mut app, click(MouseEventKind::Down(MouseButton::Left), 70, 10), now);
     assert_eq!(app.focused_pane().map(|p| p.id.as_str()), Some("b"));
-    // The divider is at x = 63.
-    update(&mut app, click(MouseEventKind::Down(MouseButton::Left), 63, 10), now);
+    // The divider is at x = 64.
+    update(&mut app, click(MouseEventKind::Down(MouseButton::Left), 64, 10), now);
     assert!(app.drag.is_some());
     let fx = update(&mut app, click(MouseEventKind::Drag(MouseButton::Left), 46, 10), now);
     let ratio = match requests(&fx).as_slice() {
@@ -182,7 +182,7 @@ fn mouse_goes_to_the_program_when_it_asked_for_it_in_insert_mode() {
     let now = Instant::now();
     update(
         &mut app,
-        Msg::Pane { pane_id: "a".into(), event: PaneEvent::Snapshot { screen: b"\x1b[?1000h\x1b[?1006h".to_vec(), cols: 35, rows: 27 } },
+        Msg::Pane { pane_id: "a".into(), event: PaneEvent::Snapshot { screen: b"\x1b[?1000h\x1b[?1006h".to_vec(), cols: 36, rows: 27 } },
         now,
     );
     press(&mut app, "i", now);
