@@ -93,7 +93,7 @@ fn title(app: &App, pane: &signaltty_proto::v1::Pane, rect: Rect, focused: bool,
     let glyph_style = if focused { base } else { base.fg(color) };
     x += put(buf, x, rect.y, g, 1, glyph_style);
     let mut text = format!(" {}", pane.title);
-    if let Some(agent) = agent_name(pane) {
+    if let Some(agent) = agent_name(pane).filter(|a| *a != pane.title) {
         text = format!(" {agent} · {}", pane.title);
     }
     if let Some(b) = badge(pane) {
