@@ -29,6 +29,8 @@ use signaltty_proto::v1::workspace_service_client::WorkspaceServiceClient;
 use tokio::sync::mpsc;
 use tonic::transport::Channel;
 
+use crate::reconnect::Backoff;
+
 /// A mirror of the server's state.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Catalog {
@@ -282,53 +284,17 @@ pub enum FeedMsg {
     },
 }
 
-/// Delays between reconnection attempts: 1 s doubling to 30 s, each with ±25 % jitter.
-#[derive(Debug, Clone)]
-pub struct Backoff {
-    next: Duration,
-}
-
-impl Default for Backoff {
-    fn default() -> Self {
-        Self { next: Self::BASE }
-    }
-}
-
-impl Backoff {
-    /// The first delay.
-    pub const BASE: Duration = Duration::from_secs(1);
-    /// The longest delay.
-    pub const CAP: Duration = Duration::from_secs(30);
-
-    /// The delay before the next attempt.
-    pub fn next_delay(&mut self) -> Duration {
-        let base = self.next;
-        self.next = (self.next * 2).min(Self::CAP);
-        // Jitter from the clock's nanoseconds: enough to spread clients apart, no RNG needed.
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let factor = 0.75 + f64::from(nanos % 1000) / 2000.0;
-        base.mul_f64(factor)
-    }
-
-    /// Back to the first delay (after a success).
-    pub fn reset(&mut self) {
-        self.next = Self::BASE;
-    }
-}
-
 /// Keeps a catalog live: load, subscribe from the load's seq, forward events; on a dropped
 /// stream, reconnect with [`Backoff`] and resume from the last forwarded seq. Ends when the
 /// receiver is dropped. `connect` opens a fresh channel (and may start a server).
+/// Reconnection delays are [`Backoff`]'s (1 s doubling to 30 s, with jitter).
 pub async fn run_feed<C, F, E>(mut connect: C, tx: mpsc::UnboundedSender<FeedMsg>)
 where
     C: FnMut() -> F,
     F: Future<Output = Result<Channel, E>>,
     E: std::fmt::Display,
 {
-    let mut backoff = Backoff::default();
+    let mut backoff = Backoff::new();
     let mut seq: Option<u64> = None;
     loop {
         let reason = match connect().await {

@@ -252,20 +252,3 @@ fn attention_cleared_marks_the_panes_notifications_read() {
     ));
     assert!(c.unread.is_empty());
 }
-
-#[test]
-fn backoff_doubles_to_the_cap_with_jitter_and_resets() {
-    let mut b = Backoff::default();
-    let first = b.next_delay();
-    assert!(
-        first >= Duration::from_millis(750) && first <= Duration::from_millis(1250),
-        "{first:?}"
-    );
-    for _ in 0..10 {
-        let d = b.next_delay();
-        assert!(d <= Backoff::CAP.mul_f64(1.25), "{d:?}");
-    }
-    assert!(b.next_delay() >= Backoff::CAP.mul_f64(0.75));
-    b.reset();
-    assert!(b.next_delay() <= Duration::from_millis(1250));
-}

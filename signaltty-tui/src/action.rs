@@ -80,7 +80,7 @@ pub enum Action {
     ResumePane,
     /// The scroll view over the pane's history.
     ScrollBack,
-    /// Move the focused pane to the next tab (needs server support).
+    /// Move the focused pane to a new tab.
     MovePane,
     /// Mouse: focus the pane under the pointer.
     FocusPaneAtCursor,

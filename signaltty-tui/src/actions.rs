@@ -228,7 +228,11 @@ pub fn perform(
                 app.mode = Mode::Normal;
             }
         }
-        Action::MovePane => app.toast("moving a pane to another tab needs a newer server", now),
+        Action::MovePane => {
+            if let Some(id) = focused {
+                fx.push(Effect::Request(Request::MoveToNewTab(id)));
+            }
+        }
         Action::FocusPaneAtCursor => {
             if let Some((x, y)) = at
                 && let Some((_, Some(pane))) = crate::update::region_at(app, x, y)

@@ -184,9 +184,10 @@ pub struct App {
     pub workspace: Option<String>,
     /// The directory the TUI was started in (its workspace is chosen or created from it).
     pub start_dir: String,
-    /// Per workspace, the tab the user last looked at here (until the server stores it).
+    /// Per workspace, the tab the user last looked at here (the server is told too; this answers
+    /// at once, before its event comes back).
     pub active_tab: HashMap<String, String>,
-    /// Per tab, the pane the user last focused here (until the server stores it).
+    /// Per tab, the pane the user last focused here (likewise).
     pub active_pane: HashMap<String, String>,
     /// Whether the sidebar shows.
     pub sidebar_visible: bool,
@@ -491,17 +492,19 @@ pub enum Request {
         /// Bytes.
         bytes: Vec<u8>,
     },
+    /// MovePane into a new tab at the end of its workspace.
+    MoveToNewTab(String),
     /// ReadPane (scrollback) for the scroll view.
     ReadScrollback(String),
-    /// Tell the server which tab of a workspace is active (needs server support; until then
-    /// the choice is kept locally and this is a no-op).
+    /// Tell the server which tab of a workspace is active (FocusTab: persisted, so every client
+    /// and a restart agree).
     SetActiveTab {
         /// Workspace.
         workspace_id: String,
         /// Tab.
         tab_id: String,
     },
-    /// Tell the server which pane of a tab is active (same as above).
+    /// Tell the server which pane of a tab is active (FocusPane).
     SetActivePane {
         /// Tab.
         tab_id: String,

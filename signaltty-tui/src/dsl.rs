@@ -49,7 +49,9 @@ mod tests {
             .collect();
         assert_eq!(
             tokens,
-            ["ctrl-a", "%", "i", "e", "c", "h", "o", "space", "h", "i", "enter"]
+            [
+                "ctrl-a", "%", "i", "e", "c", "h", "o", "space", "h", "i", "enter"
+            ]
         );
     }
 }

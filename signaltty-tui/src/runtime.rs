@@ -21,10 +21,10 @@ use crossterm::event::{Event, EventStream, KeyEventKind};
 use futures_util::StreamExt;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
+use signaltty_client::Client;
 use signaltty_client::catalog::run_feed;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
-use tonic::transport::Channel;
 
 use crate::app::{App, Effect, Link, Msg};
 use crate::keymap::Keymap;
@@ -33,18 +33,18 @@ use crate::update::update;
 /// The shortest time between two frames (60 frames per second).
 pub const FRAME: Duration = Duration::from_micros(16_667);
 
-/// The channel every task uses; replaced when the feed reconnects (a restarted server).
+/// The connection every task uses; replaced when the feed reconnects (a restarted server).
 #[derive(Clone)]
-pub struct Slot(Arc<Mutex<Option<Channel>>>);
+pub struct Slot(Arc<Mutex<Option<Client>>>);
 
 impl Slot {
-    fn get(&self) -> Option<Channel> {
+    fn get(&self) -> Option<Client> {
         self.0.lock().ok().and_then(|c| c.clone())
     }
 
-    fn set(&self, channel: Channel) {
+    fn set(&self, client: Client) {
         if let Ok(mut slot) = self.0.lock() {
-            *slot = Some(channel);
+            *slot = Some(client);
         }
     }
 }
@@ -84,8 +84,9 @@ pub async fn run(options: Options) -> Result<(), String> {
             let slot = feed_slot.clone();
             let target = feed_target.clone();
             async move {
-                let channel = crate::conn::connect(&target).await?;
-                slot.set(channel.clone());
+                let client = crate::conn::connect(&target).await?;
+                let channel = client.channel();
+                slot.set(client);
                 Ok::<_, String>(channel)
             }
         },

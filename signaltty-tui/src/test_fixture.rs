@@ -61,9 +61,18 @@ pub fn decision() -> pb::Decision {
         pane_id: "a".into(),
         prompt: "Allow Bash?".into(),
         options: vec![
-            pb::DecisionOption { id: "once".into(), label: "Allow once".into() },
-            pb::DecisionOption { id: "always".into(), label: "Always".into() },
-            pb::DecisionOption { id: "deny".into(), label: "Deny".into() },
+            pb::DecisionOption {
+                id: "once".into(),
+                label: "Allow once".into(),
+            },
+            pb::DecisionOption {
+                id: "always".into(),
+                label: "Always".into(),
+            },
+            pb::DecisionOption {
+                id: "deny".into(),
+                label: "Deny".into(),
+            },
         ],
         answerable: true,
         received_at: None,
@@ -93,9 +102,15 @@ pub fn catalog() -> Catalog {
     });
     c.tabs.insert(
         "t1".into(),
-        tab("t1", "agents", split(pb::Direction::Right, 0.5, leaf("a"), leaf("b")), &["a", "b"]),
+        tab(
+            "t1",
+            "agents",
+            split(pb::Direction::Right, 0.5, leaf("a"), leaf("b")),
+            &["a", "b"],
+        ),
     );
-    c.tabs.insert("t2".into(), tab("t2", "tests", leaf("c"), &["c"]));
+    c.tabs
+        .insert("t2".into(), tab("t2", "tests", leaf("c"), &["c"]));
     let mut a = pane("a", "t1", "claude");
     a.agent = Some(pb::AgentInfo {
         kind: pb::AgentKind::Claude as i32,
@@ -116,6 +131,10 @@ pub fn catalog() -> Catalog {
 /// An app of 100×30 that has loaded the fixture catalog (effects of the load dropped).
 pub fn app() -> App {
     let mut app = App::new(Keymap::default(), (100, 30), "/proj".into());
-    update(&mut app, Msg::Feed(FeedMsg::Loaded(Box::new(catalog()))), Instant::now());
+    update(
+        &mut app,
+        Msg::Feed(FeedMsg::Loaded(Box::new(catalog()))),
+        Instant::now(),
+    );
     app
 }

@@ -32,8 +32,22 @@ fn render(app: &App) -> String {
 
 fn with_output(mut app: App) -> App {
     let now = Instant::now();
-    for (id, text) in [("a", "Refactoring the handler…\r\n"), ("b", "$ cargo test\r\ntest result: ok\r\n$ ")] {
-        update(&mut app, Msg::Pane { pane_id: id.into(), event: PaneEvent::Snapshot { screen: text.as_bytes().to_vec(), cols: 36, rows: 27 } }, now);
+    for (id, text) in [
+        ("a", "Refactoring the handler…\r\n"),
+        ("b", "$ cargo test\r\ntest result: ok\r\n$ "),
+    ] {
+        update(
+            &mut app,
+            Msg::Pane {
+                pane_id: id.into(),
+                event: PaneEvent::Snapshot {
+                    screen: text.as_bytes().to_vec(),
+                    cols: 36,
+                    rows: 27,
+                },
+            },
+            now,
+        );
     }
     app
 }
@@ -60,7 +74,14 @@ fn spawn_modal() {
 #[test]
 fn reconnecting_overlay_over_the_frozen_frame() {
     let mut app = with_output(app());
-    update(&mut app, Msg::Feed(FeedMsg::Disconnected { reason: "transport error".into(), retry_in: std::time::Duration::from_secs(2) }), Instant::now());
+    update(
+        &mut app,
+        Msg::Feed(FeedMsg::Disconnected {
+            reason: "transport error".into(),
+            retry_in: std::time::Duration::from_secs(2),
+        }),
+        Instant::now(),
+    );
     assert!(matches!(app.link, Link::Reconnecting { .. }));
     insta::assert_snapshot!("reconnecting", render(&app));
 }
@@ -68,7 +89,13 @@ fn reconnecting_overlay_over_the_frozen_frame() {
 #[test]
 fn notifications_overlay() {
     let mut app = app();
-    app.catalog.unread.push(pb::Notification { id: "n1".into(), pane_id: "b".into(), title: "tests".into(), body: "all green".into(), ..Default::default() });
+    app.catalog.unread.push(pb::Notification {
+        id: "n1".into(),
+        pane_id: "b".into(),
+        title: "tests".into(),
+        body: "all green".into(),
+        ..Default::default()
+    });
     press(&mut app, "N", Instant::now());
     insta::assert_snapshot!("notifications", render(&app));
 }
@@ -81,7 +108,15 @@ fn tab_bar_truncates_many_tabs() {
     for i in 3..=12 {
         let id = format!("t{i}");
         ws.tab_ids.push(id.clone());
-        app.catalog.tabs.insert(id.clone(), tab(&id, &format!("a long tab title {i}"), leaf(&format!("p{i}")), &[&format!("p{i}")]));
+        app.catalog.tabs.insert(
+            id.clone(),
+            tab(
+                &id,
+                &format!("a long tab title {i}"),
+                leaf(&format!("p{i}")),
+                &[&format!("p{i}")],
+            ),
+        );
     }
     app.sidebar_visible = false;
     insta::assert_snapshot!("tabs_truncated", render(&app));
@@ -94,7 +129,12 @@ fn nested_splits_and_sidebar_focus() {
         pb::Direction::Right,
         0.4,
         leaf("a"),
-        split(pb::Direction::Down, 0.5, leaf("b"), split(pb::Direction::Right, 0.5, leaf("d"), leaf("e"))),
+        split(
+            pb::Direction::Down,
+            0.5,
+            leaf("b"),
+            split(pb::Direction::Right, 0.5, leaf("d"), leaf("e")),
+        ),
     );
     let t = app.catalog.tabs.get_mut("t1").expect("t1");
     t.layout = Some(layout);

@@ -1,16 +1,11 @@
-//! One task per attached pane: the `Attach` stream both ways. What the server sends becomes
-//! [`PaneEvent`]s; keystrokes and sizes go up the same stream. A dropped stream is retried with
-//! backoff (the server may be restarting) until the task is stopped; every (re)attach starts
-//! with a Snapshot, so the model is whole again at once.
+//! One task per attached pane, on `signaltty-client`'s attach driver. What the server sends
+//! becomes [`PaneEvent`]s; keystrokes and sizes go up the same stream. A dropped stream is
+//! retried with backoff (the server may be restarting) until the task is stopped; every
+//! (re)attach starts with a Snapshot, so the model is whole again at once.
 
-use signaltty_client::catalog::Backoff;
-use signaltty_proto::v1 as pb;
-use signaltty_proto::v1::attach_request::Kind as Up;
-use signaltty_proto::v1::attach_response::Kind as Down;
-use signaltty_proto::v1::pane_service_client::PaneServiceClient;
+use signaltty_client::{AttachEvent, AttachStart, Backoff, Client};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
-use tokio_stream::wrappers::UnboundedReceiverStream;
 
 use super::Slot;
 use crate::app::{Attachment, Msg, PaneEvent};
@@ -59,41 +54,35 @@ pub fn start(
     let (cmds, mut rx) = mpsc::unbounded_channel();
     let interactive = matches!(how, Attachment::Interactive { .. });
     let task = tokio::spawn(async move {
-        let (mut cols, mut rows, read_only) = match how {
+        let (cols, rows, read_only) = match how {
             Attachment::Interactive { cols, rows } => (cols, rows, false),
             Attachment::Watching => (80, 24, true),
         };
-        let mut backoff = Backoff::default();
+        let mut size = (cols, rows);
+        let mut backoff = Backoff::new();
         loop {
             let reason = match slot.get() {
-                Some(channel) => {
-                    match session(
-                        channel,
-                        &pane_id,
-                        (cols, rows),
-                        read_only,
-                        &mut rx,
-                        &tx,
-                        &mut backoff,
-                    )
-                    .await
-                    {
-                        Ok(()) => return,
-                        Err((reason, size)) => {
-                            (cols, rows) = size.unwrap_or((cols, rows));
-                            reason
-                        }
-                    }
-                }
+                Some(client) => match session(
+                    &client,
+                    &pane_id,
+                    &mut size,
+                    read_only,
+                    &mut rx,
+                    &tx,
+                    &mut backoff,
+                )
+                .await
+                {
+                    Ok(()) => return,
+                    Err(reason) => reason,
+                },
                 None => "not connected".to_owned(),
             };
-            if tx
-                .send(Msg::Pane {
-                    pane_id: pane_id.clone(),
-                    event: PaneEvent::Dropped(reason),
-                })
-                .is_err()
-            {
+            let dropped = Msg::Pane {
+                pane_id: pane_id.clone(),
+                event: PaneEvent::Dropped(reason),
+            };
+            if tx.send(dropped).is_err() {
                 return;
             }
             tokio::time::sleep(backoff.next_delay()).await;
@@ -106,79 +95,59 @@ pub fn start(
     }
 }
 
-type Failure = (String, Option<(u16, u16)>);
-
-/// One stream's life. `Ok` when the TUI is gone; `Err` with the reason (and the size last
-/// asked for) when the stream failed.
+/// One stream's life. `Ok` when the TUI is gone; `Err` with the reason when the stream failed.
 async fn session(
-    channel: tonic::transport::Channel,
+    client: &Client,
     pane_id: &str,
-    (mut cols, mut rows): (u16, u16),
+    size: &mut (u16, u16),
     read_only: bool,
     cmds: &mut mpsc::UnboundedReceiver<Cmd>,
     tx: &mpsc::UnboundedSender<Msg>,
     backoff: &mut Backoff,
-) -> Result<(), Failure> {
-    let (up, up_rx) = mpsc::unbounded_channel();
-    let _ = up.send(pb::AttachRequest {
-        kind: Some(Up::Start(pb::attach_request::Start {
-            pane_id: pane_id.to_owned(),
-            cols: u32::from(cols),
-            rows: u32::from(rows),
-            mark_seen: false,
-            read_only,
-        })),
-    });
-    let mut stream = PaneServiceClient::new(channel)
-        .attach(UnboundedReceiverStream::new(up_rx))
+) -> Result<(), String> {
+    let start = AttachStart {
+        pane_id: pane_id.to_owned(),
+        cols: size.0,
+        rows: size.1,
+        mark_seen: false,
+        read_only,
+    };
+    let (mut events, input) = client
+        .attach(start)
         .await
-        .map_err(|s| (s.message().to_owned(), None))?
-        .into_inner();
+        .map_err(|e| e.to_string())?
+        .split();
     loop {
         tokio::select! {
-            message = stream.message() => {
-                let message = match message {
-                    Ok(Some(m)) => m,
-                    Ok(None) => return Err(("the pane's stream ended".into(), Some((cols, rows)))),
-                    Err(status) => return Err((status.message().to_owned(), Some((cols, rows)))),
+            event = events.next() => {
+                let event = match event {
+                    Ok(Some(event)) => event,
+                    Ok(None) => return Err("the pane's stream ended".into()),
+                    Err(err) => return Err(err.to_string()),
                 };
-                let event = match message.kind {
-                    Some(Down::Snapshot(s)) => {
+                let event = match event {
+                    AttachEvent::Snapshot(s) => {
                         backoff.reset();
-                        PaneEvent::Snapshot {
-                            screen: s.screen,
-                            cols: u16::try_from(s.cols).unwrap_or(u16::MAX),
-                            rows: u16::try_from(s.rows).unwrap_or(u16::MAX),
-                        }
+                        PaneEvent::Snapshot { screen: s.bytes, cols: s.cols, rows: s.rows }
                     }
-                    Some(Down::Output(o)) => PaneEvent::Output(o.data),
-                    Some(Down::Resized(r)) => PaneEvent::Resized {
-                        cols: u16::try_from(r.cols).unwrap_or(u16::MAX),
-                        rows: u16::try_from(r.rows).unwrap_or(u16::MAX),
-                    },
-                    Some(Down::Exited(e)) => PaneEvent::Exited(e.code),
-                    Some(Down::Resync(_)) | None => continue,
+                    AttachEvent::Output { data, .. } => PaneEvent::Output(data),
+                    AttachEvent::Resized { cols, rows } => PaneEvent::Resized { cols, rows },
+                    AttachEvent::Exited { code } => PaneEvent::Exited(code),
+                    AttachEvent::Resync { .. } => continue,
                 };
                 if tx.send(Msg::Pane { pane_id: pane_id.to_owned(), event }).is_err() {
                     return Ok(());
                 }
             }
-            cmd = cmds.recv() => {
-                let kind = match cmd {
-                    Some(Cmd::Input(data)) => Up::Input(pb::attach_request::Input { data }),
-                    Some(Cmd::Resize(c, r)) => {
-                        (cols, rows) = (c, r);
-                        Up::Resize(pb::attach_request::Resize { cols: u32::from(c), rows: u32::from(r) })
-                    }
-                    None => return Ok(()),
-                };
-                if read_only {
-                    continue;
+            cmd = cmds.recv() => match cmd {
+                None => return Ok(()),
+                Some(_) if read_only => {}
+                Some(Cmd::Input(data)) => input.input(data).await,
+                Some(Cmd::Resize(c, r)) => {
+                    *size = (c, r);
+                    input.resize(c, r).await;
                 }
-                if up.send(pb::AttachRequest { kind: Some(kind) }).is_err() {
-                    return Err(("the pane's stream closed".into(), Some((cols, rows))));
-                }
-            }
+            },
         }
     }
 }

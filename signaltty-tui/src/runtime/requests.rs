@@ -24,7 +24,7 @@ pub fn start(request: Request, app: &App, slot: Slot, tx: mpsc::UnboundedSender<
         u32::from(area.height.saturating_sub(1)),
     );
     tokio::spawn(async move {
-        let Some(channel) = slot.get() else {
+        let Some(channel) = slot.get().map(|c| c.channel()) else {
             let _ = tx.send(Msg::Reply(Reply::Failed(
                 "not connected to the server".into(),
             )));
@@ -243,7 +243,34 @@ async fn run(
                 .lines;
             vec![Reply::Lines { pane_id, lines }]
         }
-        // The server has no focus RPCs yet: the choice is kept in the TUI until it does.
-        Request::SetActiveTab { .. } | Request::SetActivePane { .. } => vec![Reply::Done],
+        Request::SetActiveTab { tab_id, .. } => {
+            workspaces.focus_tab(pb::FocusTabRequest { tab_id }).await?;
+            vec![Reply::Done]
+        }
+        Request::SetActivePane { pane_id, .. } => {
+            panes
+                .focus_pane(pb::FocusPaneRequest {
+                    pane_id,
+                    mark_seen: false,
+                })
+                .await?;
+            vec![Reply::Done]
+        }
+        Request::MoveToNewTab(pane_id) => {
+            let pane = panes
+                .move_pane(pb::MovePaneRequest {
+                    pane_id,
+                    destination: Some(pb::move_pane_request::Destination::NewTab(
+                        pb::NewTabDestination {
+                            title: String::new(),
+                        },
+                    )),
+                    ..Default::default()
+                })
+                .await?
+                .into_inner()
+                .pane;
+            spawned(pane)
+        }
     })
 }
