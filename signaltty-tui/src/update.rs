@@ -59,7 +59,7 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
         }
     }
     fx.extend(reconcile(app));
-    if fx.iter().any(|e| *e == Effect::Quit) {
+    if fx.contains(&Effect::Quit) {
         app.quit = true;
     }
     app.dirty = true;

@@ -1,7 +1,7 @@
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use signaltty_client::catalog::{Catalog, FeedMsg};
+use signaltty_client::catalog::FeedMsg;
 use signaltty_proto::v1 as pb;
 
 use super::*;
@@ -80,7 +80,7 @@ fn a_start_directory_without_a_workspace_creates_one_once() {
     let mut app = App::new(Keymap::default(), (100, 30), "/elsewhere".into());
     let fx = update(
         &mut app,
-        Msg::Feed(FeedMsg::Loaded(Box::new(Catalog::default()))),
+        Msg::Feed(FeedMsg::Loaded(Box::default())),
         Instant::now(),
     );
     assert_eq!(
