@@ -184,3 +184,20 @@ fn a_chord_before_its_timeout_does_not_expire() {
     );
     assert_eq!(km.deadline(&chord), None);
 }
+
+/// The user guide's table names every shipped binding with its action.
+#[test]
+fn the_user_guide_lists_every_default_binding() {
+    let guide = include_str!("../../docs/tui.md");
+    for (key, action) in DEFAULT_NORMAL.iter().chain(DEFAULT_INSERT) {
+        let key = if *key == "<leader>" { "ctrl-a" } else { key };
+        let shown = key.split(' ').next().unwrap_or(key);
+        assert!(
+            guide.contains(&format!("`{shown}")),
+            "docs/tui.md lacks the key {key:?}"
+        );
+        let name = action.to_string();
+        let bare = name.split('(').next().unwrap_or(&name);
+        assert!(guide.contains(bare), "docs/tui.md lacks the action {name}");
+    }
+}

@@ -29,6 +29,13 @@ const DOUBLE_CLICK: Duration = Duration::from_millis(400);
 pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
     let mut fx = Vec::new();
     app.toasts.retain(|t| t.until > now);
+    // Output of a pane nobody sees changes its model but not the screen: no frame for it.
+    let redraw = match &msg {
+        Msg::Pane { pane_id, .. } => {
+            !matches!(app.attached.get(pane_id), Some(Attachment::Watching))
+        }
+        _ => true,
+    };
     match msg {
         Msg::Key(key) => on_key(app, key, now, &mut fx),
         Msg::Mouse(mouse) => on_mouse(app, mouse, now, &mut fx),
@@ -62,7 +69,7 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
     if fx.contains(&Effect::Quit) {
         app.quit = true;
     }
-    app.dirty = true;
+    app.dirty |= redraw || !fx.is_empty();
     fx
 }
 

@@ -442,3 +442,28 @@ fn pane_output_feeds_its_model() {
     );
     assert_eq!(app.screens["b"].contents(false), "$ echo hi\nhi");
 }
+
+#[test]
+fn output_of_a_hidden_pane_needs_no_frame() {
+    let mut app = app();
+    let now = Instant::now();
+    app.dirty = false;
+    update(
+        &mut app,
+        Msg::Pane {
+            pane_id: "c".into(),
+            event: PaneEvent::Output(b"x".to_vec()),
+        },
+        now,
+    );
+    assert!(!app.dirty, "c is on another tab");
+    update(
+        &mut app,
+        Msg::Pane {
+            pane_id: "a".into(),
+            event: PaneEvent::Output(b"x".to_vec()),
+        },
+        now,
+    );
+    assert!(app.dirty);
+}
