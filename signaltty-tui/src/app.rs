@@ -168,6 +168,34 @@ pub struct Drag {
     pub divider: Divider,
 }
 
+/// Text being selected with the mouse in a pane (cells of the pane's model, row-major).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selection {
+    /// The pane.
+    pub pane_id: String,
+    /// Where the button went down: (row, col).
+    pub start: (u16, u16),
+    /// Where the pointer is: (row, col).
+    pub end: (u16, u16),
+}
+
+impl Selection {
+    /// The two ends in reading order.
+    pub fn ordered(&self) -> ((u16, u16), (u16, u16)) {
+        if self.start <= self.end {
+            (self.start, self.end)
+        } else {
+            (self.end, self.start)
+        }
+    }
+
+    /// Whether a cell is selected.
+    pub fn contains(&self, row: u16, col: u16) -> bool {
+        let (a, b) = self.ordered();
+        (row, col) >= a && (row, col) <= b
+    }
+}
+
 /// The whole state of the TUI.
 pub struct App {
     /// The server's state.
@@ -209,6 +237,8 @@ pub struct App {
     pub chord: Chord,
     /// A divider drag in progress.
     pub drag: Option<Drag>,
+    /// A text selection in progress.
+    pub selection: Option<Selection>,
     /// The last left click, for double clicks.
     pub last_click: Option<(Instant, u16, u16)>,
     /// Whether a workspace for `start_dir` was already asked for (once).
@@ -242,6 +272,7 @@ impl App {
             keymap,
             chord: Chord::default(),
             drag: None,
+            selection: None,
             last_click: None,
             bootstrapped: false,
             quit: false,

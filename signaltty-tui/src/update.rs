@@ -171,6 +171,9 @@ fn on_mouse(app: &mut App, mouse: MouseEvent, now: Instant, fx: &mut Vec<Effect>
         }
         return;
     }
+    if select(app, &mouse, now, fx) {
+        return;
+    }
     let region = region_at(app, x, y);
     // Pass-through: the focused pane in Insert mode, when its program asked for the mouse.
     if let Some((Region::Pane, Some(pane_id))) = &region
@@ -221,6 +224,84 @@ fn on_mouse(app: &mut App, mouse: MouseEvent, now: Instant, fx: &mut Vec<Effect>
     if let Some(action) = action {
         perform(app, action, Some((x, y)), now, fx);
     }
+}
+
+/// Text selection in Normal mode: a press on a pane's content anchors it (the click still
+/// focuses), a drag extends it, the release copies it to the outer terminal's clipboard
+/// (OSC 52). Returns whether the event was consumed.
+fn select(app: &mut App, mouse: &MouseEvent, now: Instant, fx: &mut Vec<Effect>) -> bool {
+    let cell = |app: &App, pane_id: &str| -> Option<(u16, u16)> {
+        let (_, placement) = regions::placement(app)?;
+        let rect = content(placement.rect_of(pane_id)?);
+        let x = mouse
+            .column
+            .clamp(rect.x, (rect.x + rect.width).saturating_sub(1));
+        let y = mouse
+            .row
+            .clamp(rect.y, (rect.y + rect.height).saturating_sub(1));
+        Some((y - rect.y, x - rect.x))
+    };
+    match mouse.kind {
+        MouseEventKind::Drag(MouseButton::Left) => {
+            let Some(pane_id) = app.selection.as_ref().map(|s| s.pane_id.clone()) else {
+                return false;
+            };
+            if let (Some(at), Some(sel)) = (cell(app, &pane_id), app.selection.as_mut()) {
+                sel.end = at;
+            }
+            true
+        }
+        MouseEventKind::Up(MouseButton::Left) => {
+            let Some(sel) = app.selection.take() else {
+                return false;
+            };
+            if sel.start != sel.end
+                && let Some(screen) = app.screens.get(&sel.pane_id)
+            {
+                let text = selected_text(screen, &sel);
+                app.toast(format!("copied {} characters", text.chars().count()), now);
+                fx.push(Effect::Copy(text));
+            }
+            true
+        }
+        MouseEventKind::Down(MouseButton::Left) if app.mode == Mode::Normal => {
+            if let Some((Region::Pane, Some(pane_id))) = region_at(app, mouse.column, mouse.row)
+                && let Some((_, placement)) = regions::placement(app)
+                && placement
+                    .rect_of(&pane_id)
+                    .map(content)
+                    .is_some_and(|r| r.contains(mouse.column, mouse.row))
+                && let Some(at) = cell(app, &pane_id)
+            {
+                app.selection = Some(crate::app::Selection {
+                    pane_id,
+                    start: at,
+                    end: at,
+                });
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+/// The text of a selection, rows joined by newlines, trailing blanks of each row dropped.
+pub fn selected_text(screen: &Screen, sel: &crate::app::Selection) -> String {
+    let term = screen.view();
+    let (cols, _) = term.size();
+    let ((r0, c0), (r1, c1)) = sel.ordered();
+    let mut lines = Vec::new();
+    for row in r0..=r1 {
+        let from = if row == r0 { c0 } else { 0 };
+        let to = if row == r1 {
+            c1.min(cols.saturating_sub(1))
+        } else {
+            cols.saturating_sub(1)
+        };
+        let line: String = (from..=to).map(|col| term.cell_text(row, col)).collect();
+        lines.push(line.trim_end().to_owned());
+    }
+    lines.join("\n")
 }
 
 /// The mouse regions of the keymap's `mouse:kind(region)` strings.

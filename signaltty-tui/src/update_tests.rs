@@ -467,3 +467,44 @@ fn output_of_a_hidden_pane_needs_no_frame() {
     );
     assert!(app.dirty);
 }
+
+#[test]
+fn dragging_over_pane_text_copies_it() {
+    let mut app = app();
+    let now = Instant::now();
+    update(
+        &mut app,
+        Msg::Pane {
+            pane_id: "b".into(),
+            event: PaneEvent::Snapshot {
+                screen: b"hello world\r\nsecond line".to_vec(),
+                cols: 35,
+                rows: 27,
+            },
+        },
+        now,
+    );
+    // b's content starts at (65, 2): select from "world" to "second".
+    update(
+        &mut app,
+        click(MouseEventKind::Down(MouseButton::Left), 65 + 6, 2),
+        now,
+    );
+    assert_eq!(
+        app.focused_pane().map(|p| p.id.as_str()),
+        Some("b"),
+        "the press still focuses"
+    );
+    update(
+        &mut app,
+        click(MouseEventKind::Drag(MouseButton::Left), 65 + 5, 3),
+        now,
+    );
+    let fx = update(
+        &mut app,
+        click(MouseEventKind::Up(MouseButton::Left), 65 + 5, 3),
+        now,
+    );
+    assert!(fx.contains(&Effect::Copy("world\nsecond".into())), "{fx:?}");
+    assert!(app.selection.is_none());
+}

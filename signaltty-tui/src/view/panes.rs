@@ -56,6 +56,21 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         if let Some(screen) = app.screens.get(&p.pane_id) {
             cells(screen, body, buf);
         }
+        if let Some(sel) = app
+            .selection
+            .as_ref()
+            .filter(|s| s.pane_id == p.pane_id && s.start != s.end)
+        {
+            for row in 0..body.height {
+                for col in 0..body.width {
+                    if sel.contains(row, col)
+                        && let Some(cell) = buf.cell_mut((body.x + col, body.y + row))
+                    {
+                        cell.modifier.insert(Modifier::REVERSED);
+                    }
+                }
+            }
+        }
         if let Some(decision) = &pane.pending_decision {
             decision_box(decision, body, buf);
         }
