@@ -171,48 +171,58 @@ fn color(c: VtColor) -> Color {
     }
 }
 
-/// The decision over the bottom of its pane: prompt, detail, numbered options.
+/// The decision over the bottom of its pane: prompt, detail, numbered options (wrapped onto
+/// as many rows as the pane's width needs).
 fn decision_box(decision: &signaltty_proto::v1::Decision, area: Rect, buf: &mut Buffer) {
-    let height = 4u16.min(area.height);
-    if height < 2 || area.width < 10 {
+    if area.width < 10 || area.height < 2 {
         return;
     }
+    let inner = usize::from(area.width - 2);
+    let mut option_rows: Vec<String> = vec![String::new()];
+    for (i, o) in decision.options.iter().enumerate() {
+        let item = format!("[{}] {}", i + 1, o.label);
+        let last = option_rows
+            .last_mut()
+            .map(|r| r.chars().count())
+            .unwrap_or(0);
+        if last > 0 && last + 2 + item.chars().count() > inner {
+            option_rows.push(item);
+        } else if let Some(row) = option_rows.last_mut() {
+            if !row.is_empty() {
+                row.push_str("  ");
+            }
+            row.push_str(&item);
+        }
+    }
+    if !decision.answerable {
+        option_rows.push("(the agent stopped waiting)".into());
+    }
+    let detail = decision.detail.lines().next().unwrap_or("");
+    let wanted = 1 + u16::from(!detail.is_empty()) + u16::try_from(option_rows.len()).unwrap_or(1);
+    let height = wanted.min(area.height);
     let top = area.y + area.height - height;
     let style = Style::default().bg(Color::Yellow).fg(Color::Black);
     buf.set_style(tui(Rect::new(area.x, top, area.width, height)), style);
-    put(
-        buf,
-        area.x + 1,
-        top,
-        &format!("⚠ {}", decision.prompt),
-        area.width - 2,
+    let mut lines: Vec<(String, Style)> = vec![(
+        format!("⚠ {}", decision.prompt),
         style.add_modifier(Modifier::BOLD),
-    );
-    let mut y = top + 1;
-    if !decision.detail.is_empty() && height >= 3 {
-        let detail = decision.detail.lines().next().unwrap_or("");
-        put(buf, area.x + 1, y, detail, area.width - 2, style);
-        y += 1;
+    )];
+    if !detail.is_empty() {
+        lines.push((detail.to_owned(), style));
     }
-    let options: Vec<String> = decision
-        .options
-        .iter()
-        .enumerate()
-        .map(|(i, o)| format!("[{}] {}", i + 1, o.label))
-        .collect();
-    let suffix = if decision.answerable {
-        ""
-    } else {
-        "  (the agent stopped waiting)"
-    };
-    put(
-        buf,
-        area.x + 1,
-        y,
-        &format!("{}{suffix}", options.join("  ")),
-        area.width - 2,
-        style,
-    );
+    lines.extend(option_rows.into_iter().map(|r| (r, style)));
+    // When the pane is too short, the options matter most: drop the detail, then the prompt.
+    while lines.len() > usize::from(height) && lines.len() > 1 {
+        lines.remove(if lines.len() > 2 && !detail.is_empty() {
+            1
+        } else {
+            0
+        });
+    }
+    for (i, (text, style)) in lines.iter().enumerate() {
+        let y = top + u16::try_from(i).unwrap_or(0);
+        put(buf, area.x + 1, y, text, area.width - 2, *style);
+    }
 }
 
 /// Where the terminal cursor goes: the focused pane's cursor in Insert mode, when it is shown.
