@@ -99,6 +99,10 @@ enum PaneCommand {
     },
     /// Wait until a pane reaches one of the given states.
     Wait(WaitArgs),
+    /// Make a pane its tab's active pane (and its tab the workspace's active tab).
+    Focus(super::arrange::PaneFocusArgs),
+    /// Move a pane, still running, to another tab (--to-tab) or a new one (--new-tab).
+    Move(super::arrange::PaneMoveArgs),
 }
 
 /// `signaltty pane spawn`
@@ -182,6 +186,8 @@ pub struct JsonSpawned {
 pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
     let mut client = PaneServiceClient::new(ctx.channel().await?);
     match args.command {
+        PaneCommand::Focus(args) => super::arrange::cmd_pane_focus(ctx, &mut client, args).await,
+        PaneCommand::Move(args) => super::arrange::cmd_pane_move(ctx, &mut client, args).await,
         PaneCommand::Spawn(args) => {
             let request = pb::SpawnPaneRequest {
                 workspace_id: args.workspace,
