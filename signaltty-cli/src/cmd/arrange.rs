@@ -56,7 +56,7 @@ pub struct PaneMoveArgs {
     #[arg(long)]
     new_tab: bool,
     /// Title of the new tab [default: "tab N"].
-    #[arg(long, requires = "new_tab")]
+    #[arg(long, conflicts_with = "to_tab")]
     title: Option<String>,
     /// Split this pane of the destination tab [default: that tab's active pane].
     #[arg(long, value_name = "PANE", conflicts_with = "new_tab")]
