@@ -1,6 +1,7 @@
 //! What an agent's hook event means for its pane: the mapping tables of BEHAVIOUR.md
 //! ("Agents and hooks") as code, plus the exit rules and the one function that applies an effect
-//! to a pane's state.
+//! to a pane's state (those two, with the effect types, are model data in `model::hook`,
+//! re-exported here).
 //!
 //! | agent | event | lifecycle / attention |
 //! |---|---|---|
@@ -18,73 +19,20 @@
 //! and never clear a block. `attention: Some(Attention::None)` in an effect means "clear": the
 //! agent moved on.
 
-use std::time::SystemTime;
-
 use serde_json::{Map, Value};
 
 use super::AgentKind;
 use super::payload::{HookError, as_object, obj_field, str_field, type_error};
-use super::session::{SessionId, extract_session_id};
-use crate::model::decision::ClearReason;
-use crate::model::lifecycle::{Attention, ChangeSource, Lifecycle, PaneState, StateChanges};
+use super::session::extract_session_id;
+use crate::model::lifecycle::{Attention, Lifecycle};
 use crate::model::notification::{
     BODY_MAX_CHARS, SUMMARY_MAX_CHARS, Severity, sanitize_text, truncate_chars,
 };
 
 pub use super::payload::{MAX_PAYLOAD_BYTES, check_payload_size, parse_payload};
-
-/// A permission request the agent is blocked on; the store turns it into a `PendingDecision`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PermissionAsk {
-    /// The tool the agent wants to run (sanitized).
-    pub tool_name: String,
-    /// A one-line hint from the tool input (command, file path, URL or description), sanitized.
-    pub detail: Option<String>,
-}
-
-/// A notification the hook deserves (the store stores it and raises its severity's attention).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HookNotice {
-    /// Title (sanitized later by `Notification::new`).
-    pub title: String,
-    /// Body.
-    pub body: String,
-    /// Severity.
-    pub severity: Severity,
-}
-
-/// Everything one hook event means for its pane. The default is "no change".
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct HookEffect {
-    /// New lifecycle, if the event sets one.
-    pub lifecycle: Option<Lifecycle>,
-    /// Attention signal: `Some(None)` clears, any other level raises.
-    pub attention: Option<Attention>,
-    /// The agent session id found in the payload.
-    pub session_id: Option<SessionId>,
-    /// A permission request (claude/codex `PermissionRequest` naming a tool).
-    pub permission: Option<PermissionAsk>,
-    /// Short sanitized summary for the pane's `last_message` (≤ 300 chars + ellipsis).
-    pub message: Option<String>,
-    /// A notification worth storing.
-    pub notice: Option<HookNotice>,
-    /// The agent moved on: a pending decision is stale (lifecycle left `blocked`, or attention
-    /// was cleared). False for events that change nothing.
-    pub clears_decision: bool,
-    /// Only a restatement when the pane already finished (`SessionEnd` after `Stop`): then it
-    /// changes neither lifecycle nor attention.
-    pub skip_if_finished: bool,
-}
-
-impl HookEffect {
-    fn state(lifecycle: Lifecycle, attention: Option<Attention>) -> Self {
-        Self {
-            lifecycle: Some(lifecycle),
-            attention,
-            ..Self::default()
-        }
-    }
-}
+pub use crate::model::hook::{
+    ExitEffect, HookEffect, HookNotice, HookOutcome, PermissionAsk, apply_hook, map_exit,
+};
 
 /// Maps one hook event of `kind` to its effect. `payload` must be a JSON object or `null`; fields
 /// we read are type-checked, others ignored. Unknown event names are accepted and change nothing.
@@ -293,82 +241,14 @@ fn summary(text: &str) -> Option<String> {
     (!clean.is_empty()).then(|| truncate_chars(&clean, SUMMARY_MAX_CHARS))
 }
 
-/// Lifecycle and attention for a child exit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ExitEffect {
-    /// `exited` for an interactive agent, `done`/`failed` for a one-shot command.
-    pub lifecycle: Lifecycle,
-    /// The attention raised (at least `unread`).
-    pub attention: Attention,
-}
-
-/// The exit rules: an interactive agent → `exited`/`unread`; anything else (generic) → exit code 0
-/// gives `done`/`unread`, a non-zero code or a death by signal (`None`) gives `failed`/`error`.
-/// Apply with `PaneState::exit`.
-pub fn map_exit(kind: AgentKind, code: Option<i32>) -> ExitEffect {
-    if kind.is_interactive_agent() {
-        return ExitEffect {
-            lifecycle: Lifecycle::Exited,
-            attention: Attention::Unread,
-        };
-    }
-    match code {
-        Some(0) => ExitEffect {
-            lifecycle: Lifecycle::Done,
-            attention: Attention::Unread,
-        },
-        _ => ExitEffect {
-            lifecycle: Lifecycle::Failed,
-            attention: Attention::Error,
-        },
-    }
-}
-
-/// What applying a hook effect did.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct HookOutcome {
-    /// Lifecycle/attention transitions (one event each).
-    pub changes: StateChanges,
-    /// Set when the pane's pending decision must be cleared, with the reason.
-    pub clear_decision: Option<ClearReason>,
-}
-
-/// Applies `effect` to a pane: a stale pending decision is dropped first (so a clear is not held
-/// by it), then the lifecycle moves (source `hook`), then attention is raised or cleared. An
-/// exited pane ignores late hooks, and a `skip_if_finished` event on a `done`/`failed` pane only
-/// restates. Creating a decision for `effect.permission` is the store's job (it supersedes any
-/// previous one).
-pub fn apply_hook(
-    state: &mut PaneState,
-    effect: &HookEffect,
-    has_pending_decision: bool,
-    now: SystemTime,
-) -> HookOutcome {
-    let current = state.lifecycle();
-    let finished = matches!(current, Lifecycle::Done | Lifecycle::Failed);
-    if current == Lifecycle::Exited || (effect.skip_if_finished && finished) {
-        return HookOutcome::default();
-    }
-    let mut outcome = HookOutcome::default();
-    let mut pending = has_pending_decision;
-    if pending && effect.clears_decision {
-        outcome.clear_decision = Some(ClearReason::AgentMovedOn);
-        pending = false;
-    }
-    if let Some(lifecycle) = effect.lifecycle {
-        outcome.changes.lifecycle = state.set_lifecycle(lifecycle, ChangeSource::Hook, now);
-    }
-    if let Some(attention) = effect.attention {
-        outcome.changes.attention = state.apply_attention(attention, pending, now);
-    }
-    outcome
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::agent::SessionId;
+    use crate::model::decision::ClearReason;
+    use crate::model::lifecycle::PaneState;
     use serde_json::json;
-    use std::time::Duration;
+    use std::time::{Duration, SystemTime};
 
     fn t(s: u64) -> SystemTime {
         SystemTime::UNIX_EPOCH + Duration::from_secs(s)

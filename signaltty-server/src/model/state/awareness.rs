@@ -18,12 +18,10 @@
 use std::time::SystemTime;
 
 use super::{Outcome, State, StateError};
-use crate::agents::AgentKind;
-use crate::agents::mapping::{HookEffect, apply_hook, map_exit};
-use crate::agents::session::SessionId;
-use crate::model::agent::AgentInfo;
+use crate::model::agent::{AgentInfo, AgentKind, SessionId};
 use crate::model::decision::{ClearReason, DecisionError, PendingDecision, Verdict, answer};
 use crate::model::event::{ChangeSource, Event};
+use crate::model::hook::{HookEffect, apply_hook, map_exit};
 use crate::model::ids::{DecisionId, NotificationId, PaneId, WorkspaceId};
 use crate::model::lifecycle::{
     Attention, AttentionChange, Lifecycle, LifecycleChange, StateChanges,
