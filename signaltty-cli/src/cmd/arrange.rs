@@ -14,7 +14,7 @@ use super::pane::JsonSpawned;
 use super::tab::print_tab;
 use crate::error::{CliError, CliResult};
 use crate::human;
-use crate::json::{JsonPane, JsonTab, JsonWorkspace};
+use signaltty_client::present::json::{JsonPane, JsonTab, JsonWorkspace, non_empty};
 
 /// `signaltty tab focus`
 #[derive(Debug, Args)]
@@ -155,7 +155,7 @@ pub async fn cmd_pane_move(
         return ctx.out.json(&JsonMoved {
             pane: reply.pane.as_ref().map(JsonPane::from),
             tab: reply.tab.as_ref().map(JsonTab::from),
-            closed_tab_id: crate::json::non_empty(&reply.closed_tab_id),
+            closed_tab_id: non_empty(&reply.closed_tab_id),
         });
     }
     let tab = reply.tab.ok_or_else(no("tab"))?;
