@@ -215,11 +215,6 @@ impl Hub {
         let size = Size::clamped(launch.cols, launch.rows);
         let agent = AgentKind::detect(&argv[0])
             .map(|kind| AgentInfo::new(kind, remembered_env(launch.env.iter().cloned(), &cwd)));
-        if let Some(agent) = &agent
-            && !launch.skip_hook_install
-        {
-            self.install_hooks_for_launch(agent.kind).await;
-        }
         let id = PaneId::new();
         let spec = SpawnSpec {
             argv: argv.clone(),
@@ -228,6 +223,16 @@ impl Hub {
             cols: size.cols,
             rows: size.rows,
         };
+        if let Some(agent) = &agent
+            && !launch.skip_hook_install
+        {
+            // A launch that cannot start changes nothing: no hooks for a program that is not
+            // there. The hooks must be in place before the agent starts and reads its config,
+            // so they cannot wait for the exec itself.
+            spec.validate().map_err(spawn_error)?;
+            crate::pane::spawn::check_program(&spec).map_err(spawn_error)?;
+            self.install_hooks_for_launch(agent.kind).await;
+        }
         let (pty, events) = self.spawn_pty(&id, &spec).await?;
         let now = SystemTime::now();
         let record = Pane {
