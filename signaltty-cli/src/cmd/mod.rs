@@ -12,6 +12,7 @@ pub mod notify;
 pub mod pane;
 pub mod pane_io;
 pub mod server;
+pub mod size;
 pub mod tab;
 pub mod workspace;
 

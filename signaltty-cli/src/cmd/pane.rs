@@ -113,6 +113,9 @@ pub struct SpawnArgs {
     /// Put the pane in this tab [default: a new tab].
     #[arg(long)]
     tab: Option<String>,
+    /// Terminal size, e.g. 120x40 [default: 80x24; clamped to 20–500 × 5–200].
+    #[arg(long, value_name = "COLSxROWS", value_parser = super::size::parse_size)]
+    size: Option<super::size::SizeArg>,
     #[command(flatten)]
     common: NewPaneArgs,
 }
@@ -195,8 +198,8 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
                 argv: args.common.command.clone(),
                 cwd: args.common.cwd()?,
                 env: args.common.env(),
-                cols: 0,
-                rows: 0,
+                cols: args.size.map_or(0, |s| s.cols),
+                rows: args.size.map_or(0, |s| s.rows),
                 title: args.common.title.clone().unwrap_or_default(),
                 skip_hook_install: args.common.skip_hook_install,
             };
