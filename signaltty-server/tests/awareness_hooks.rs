@@ -635,7 +635,9 @@ async fn an_agent_launch_that_cannot_start_installs_no_hooks_and_leaves_nothing(
     let not_executable = bin.join("codex");
     std::fs::write(&not_executable, "#!/bin/sh\nexec sleep 600\n").unwrap();
     let head = srv.head().await;
-    let cases: Vec<(Vec<String>, Vec<(String, String)>, &str)> = vec![
+    // (argv, env, what the error says)
+    type Case<'a> = (Vec<String>, Vec<(String, String)>, &'a str);
+    let cases: Vec<Case> = vec![
         (
             vec![bin.join("claude").display().to_string()],
             vec![],
