@@ -5,7 +5,6 @@
 pub mod agent;
 pub mod decision;
 pub mod event;
-pub mod hook;
 pub mod ids;
 pub mod layout;
 pub mod lifecycle;

@@ -4,6 +4,7 @@
 pub mod arrange;
 pub mod attach;
 pub mod decision;
+pub mod diff;
 pub mod events;
 pub mod hook_event;
 pub mod integration;
@@ -15,6 +16,7 @@ pub mod server;
 pub mod size;
 pub mod tab;
 pub mod workspace;
+pub mod worktree;
 
 use std::path::Path;
 

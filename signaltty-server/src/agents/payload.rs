@@ -39,12 +39,6 @@ pub enum HookError {
     InvalidSessionId(String),
 }
 
-impl From<crate::model::agent::session::InvalidSessionId> for HookError {
-    fn from(e: crate::model::agent::session::InvalidSessionId) -> Self {
-        HookError::InvalidSessionId(e.0)
-    }
-}
-
 /// Refuses a payload of `len` bytes above the cap. Call it before reading the body fully when
 /// the length is known up front.
 pub fn check_payload_size(len: usize) -> Result<(), HookError> {

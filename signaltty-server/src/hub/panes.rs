@@ -216,6 +216,7 @@ impl Hub {
         let agent = AgentKind::detect(&argv[0])
             .map(|kind| AgentInfo::new(kind, remembered_env(launch.env.iter().cloned(), &cwd)));
         let id = PaneId::new();
+        let mut hook_notice = None;
         let spec = SpawnSpec {
             argv: argv.clone(),
             cwd: cwd.clone(),
@@ -231,7 +232,9 @@ impl Hub {
             // so they cannot wait for the exec itself.
             spec.validate().map_err(spawn_error)?;
             crate::pane::spawn::check_program(&spec).map_err(spawn_error)?;
-            self.install_hooks_for_launch(agent.kind).await;
+            hook_notice = self
+                .install_hooks_for_launch(agent.kind, &spec.env, &spec.cwd)
+                .await;
         }
         let (pty, events) = self.spawn_pty(&id, &spec).await?;
         let now = SystemTime::now();
@@ -263,7 +266,11 @@ impl Hub {
                 return Err(e);
             }
         };
-        self.start_actor(id, pty, events, size, bytes::Bytes::new());
+        self.start_actor(id.clone(), pty, events, size, bytes::Bytes::new());
+        if let Some(notice) = hook_notice {
+            // What the user must do in the agent (trust new hooks) reaches them on the pane.
+            self.notify_pane_of_hooks(&id, &notice);
+        }
         Ok((pane, tab))
     }
 

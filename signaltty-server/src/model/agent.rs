@@ -3,15 +3,12 @@
 //! resumes that session, and the few launch environment variables a resume needs.
 //!
 //! Invariant: `resume_argv` is `Some` only together with `session_id`, and is always derived from
-//! it by `session::resume_argv` (never copied from a client).
+//! it by `agents::session::resume_argv` (never copied from a client).
 
 use std::collections::BTreeMap;
 
-pub mod kind;
-pub mod session;
-
-pub use kind::{AgentKind, UnknownAgent};
-pub use session::{SessionId, resume_argv};
+use crate::agents::AgentKind;
+use crate::agents::session::{SessionId, resume_argv};
 
 /// The agent of one pane.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -24,7 +21,7 @@ pub struct AgentInfo {
     /// The command that resumes `session_id` (none for generic agents).
     #[serde(default)]
     pub resume_argv: Option<Vec<String>>,
-    /// The allow-listed launch variables (`session::REMEMBERED_ENV`) a resume needs.
+    /// The allow-listed launch variables (`agents::session::REMEMBERED_ENV`) a resume needs.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
 }

@@ -123,9 +123,9 @@ fn unknown_state() -> PaneState {
 
 impl Pane {
     /// The agent kind whose rules apply to this pane (`generic` when no agent is known).
-    pub fn agent_kind(&self) -> super::agent::AgentKind {
+    pub fn agent_kind(&self) -> crate::agents::AgentKind {
         self.agent
             .as_ref()
-            .map_or(super::agent::AgentKind::Generic, |a| a.kind)
+            .map_or(crate::agents::AgentKind::Generic, |a| a.kind)
     }
 }
