@@ -4,6 +4,7 @@
 pub mod echo;
 pub mod git;
 pub mod panes;
+pub mod reflow;
 pub mod scrollback;
 pub mod startup;
 pub mod throughput;

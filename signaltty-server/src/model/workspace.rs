@@ -39,6 +39,9 @@ pub struct WorkspaceSettings {
     pub auto_resume_agents: bool,
     /// Do not write pane output tails to disk.
     pub disable_tails: bool,
+    /// Agents whose permission hooks, which run before the agent's own prompt, are held here
+    /// for an answer from signaltty (see `config::AnswerPolicy`).
+    pub answer_from_signaltty: Vec<crate::agents::AgentKind>,
 }
 
 /// Cached git state of a directory. `repo_root == None` means "not a repository".
