@@ -1,6 +1,7 @@
 //! One module per command group, each with its `XxxArgs` (clap) and `cmd_xxx` (the work), plus
 //! the [`Ctx`] every command receives: where the server is and where output goes.
 
+pub mod arrange;
 pub mod attach;
 pub mod decision;
 pub mod diff;
@@ -12,6 +13,7 @@ pub mod notify;
 pub mod pane;
 pub mod pane_io;
 pub mod server;
+pub mod size;
 pub mod tab;
 pub mod workspace;
 pub mod worktree;

@@ -99,6 +99,10 @@ enum PaneCommand {
     },
     /// Wait until a pane reaches one of the given states.
     Wait(WaitArgs),
+    /// Make a pane its tab's active pane (and its tab the workspace's active tab).
+    Focus(super::arrange::PaneFocusArgs),
+    /// Move a pane, still running, to another tab (--to-tab) or a new one (--new-tab).
+    Move(super::arrange::PaneMoveArgs),
 }
 
 /// `signaltty pane spawn`
@@ -109,6 +113,9 @@ pub struct SpawnArgs {
     /// Put the pane in this tab [default: a new tab].
     #[arg(long)]
     tab: Option<String>,
+    /// Terminal size, e.g. 120x40 [default: 80x24; clamped to 20–500 × 5–200].
+    #[arg(long, value_name = "COLSxROWS", value_parser = super::size::parse_size)]
+    size: Option<super::size::SizeArg>,
     #[command(flatten)]
     common: NewPaneArgs,
 }
@@ -182,6 +189,8 @@ pub struct JsonSpawned {
 pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
     let mut client = PaneServiceClient::new(ctx.channel().await?);
     match args.command {
+        PaneCommand::Focus(args) => super::arrange::cmd_pane_focus(ctx, &mut client, args).await,
+        PaneCommand::Move(args) => super::arrange::cmd_pane_move(ctx, &mut client, args).await,
         PaneCommand::Spawn(args) => {
             let request = pb::SpawnPaneRequest {
                 workspace_id: args.workspace,
@@ -189,8 +198,8 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
                 argv: args.common.command.clone(),
                 cwd: args.common.cwd()?,
                 env: args.common.env(),
-                cols: 0,
-                rows: 0,
+                cols: args.size.map_or(0, |s| s.cols),
+                rows: args.size.map_or(0, |s| s.rows),
                 title: args.common.title.clone().unwrap_or_default(),
                 skip_hook_install: args.common.skip_hook_install,
             };
