@@ -4,6 +4,7 @@
 pub mod agents;
 mod attention;
 mod attribution;
+pub mod guard;
 pub mod decisions;
 pub mod notifications;
 pub mod panes;
@@ -37,6 +38,7 @@ struct Inner {
     decisions: decisions::Waiters,
     dormant: resume::Dormant,
     saver: crate::persist::Saver,
+    connections: crate::listen::Connections,
 }
 
 impl Hub {
@@ -53,6 +55,7 @@ impl Hub {
                 decisions: decisions::Waiters::default(),
                 dormant: resume::Dormant::default(),
                 saver,
+                connections: crate::listen::Connections::default(),
             }),
         }
     }
@@ -65,6 +68,11 @@ impl Hub {
     /// The configuration.
     pub fn config(&self) -> &Config {
         &self.inner.config
+    }
+
+    /// The open-connection count (kept by the listener).
+    pub fn connections(&self) -> &crate::listen::Connections {
+        &self.inner.connections
     }
 
     /// When the server started.

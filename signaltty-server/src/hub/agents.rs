@@ -132,8 +132,8 @@ impl Hub {
             }
             if call.event != "PermissionRequest" {
                 return Err(Error::bad(format!(
-                    "only PermissionRequest can wait for an answer, not {:?}",
-                    call.event
+                    "only PermissionRequest can wait for an answer, not {}",
+                    crate::error::quote(&call.event)
                 )));
             }
         }

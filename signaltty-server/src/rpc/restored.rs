@@ -64,7 +64,11 @@ async fn wait_for_resume(
             () = tx.closed() => return,
             request = inbound.message() => match request {
                 Ok(Some(_)) => tracing::debug!(pane = %id, "input to a restored pane ignored"),
-                Ok(None) | Err(_) => return,
+                Ok(None) => return,
+                Err(status) => {
+                    let _ = tx.send(Err(super::edge::inbound_error(status))).await;
+                    return;
+                }
             },
         }
     }
