@@ -18,6 +18,7 @@
 mod file;
 mod json_hooks;
 mod opencode;
+mod strict_json;
 
 use std::path::{Path, PathBuf};
 
