@@ -514,7 +514,9 @@ fn an_empty_config_file_gets_our_entries() {
     let path = config_path(AgentKind::Claude, h.path()).expect("claude path");
     write(&path, "");
     assert_eq!(
-        install(AgentKind::Claude, h.path(), PROGRAM).expect("installs"),
+        install(AgentKind::Claude, h.path(), PROGRAM)
+            .expect("installs")
+            .outcome,
         WriteOutcome::Changed
     );
     assert!(!managed_commands(&read_json(&path)).is_empty());
