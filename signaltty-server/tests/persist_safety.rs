@@ -166,7 +166,12 @@ async fn a_second_server_on_the_same_state_dir_is_refused() {
 /// Issue 14 §4: a version too large for any integer type is "newer", not "corrupt".
 #[tokio::test]
 async fn a_version_beyond_every_integer_is_newer_and_left_untouched() {
-    for version in ["18446744073709551616", "1e30", "99999999999999999999999999999999"] {
+    for version in [
+        "18446744073709551616",
+        "1e30",
+        "1e999",
+        "99999999999999999999999999999999",
+    ] {
         let root = Root::new();
         let text = format!(r#"{{"version": {version}, "state": {{}}}}"#);
         write_snapshot(&root, &text);

@@ -207,6 +207,15 @@ fn set_tails_aside(tails: &TailDir, snapshot_aside: Option<&Path>) {
 fn parse(path: &Path, text: &[u8]) -> Result<Result<Snapshot, String>, LoadError> {
     let probe: VersionProbe = match serde_json::from_slice(text) {
         Ok(probe) => probe,
+        // The probe decodes no number but `version` (others are skipped unchecked), so a number
+        // out of even f64's range (`1e999`) is the version: newer than anything we know.
+        Err(e) if e.to_string().starts_with("number out of range") => {
+            return Err(LoadError::NewerVersion {
+                path: path.to_path_buf(),
+                found: "(a number beyond any integer)".to_owned(),
+                supported: SCHEMA_VERSION,
+            });
+        }
         Err(e) => return Ok(Err(format!("not a snapshot: {e}"))),
     };
     let newer = match (probe.version.as_u64(), probe.version.as_f64()) {
