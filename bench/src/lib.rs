@@ -41,16 +41,19 @@ pub enum Section {
     Scrollback,
     /// Output throughput.
     Throughput,
+    /// Echo while events burst to many subscribers.
+    Events,
 }
 
 impl Section {
     /// Every section, in the order a run takes them (cheap ones first).
-    pub const ALL: [Section; 5] = [
+    pub const ALL: [Section; 6] = [
         Self::Startup,
         Self::Echo,
         Self::Panes,
         Self::Scrollback,
         Self::Throughput,
+        Self::Events,
     ];
 
     fn name(self) -> &'static str {
@@ -60,6 +63,7 @@ impl Section {
             Self::Panes => "panes",
             Self::Scrollback => "scrollback",
             Self::Throughput => "throughput",
+            Self::Events => "events",
         }
     }
 }
@@ -249,6 +253,7 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
             Section::Panes => sections::panes::run(&bench).await,
             Section::Scrollback => sections::scrollback::run(&bench).await,
             Section::Throughput => sections::throughput::run(&bench).await,
+            Section::Events => on_one_thread(sections::events::run(&bench)),
         };
         let took = started.elapsed().as_secs_f64();
         match result {

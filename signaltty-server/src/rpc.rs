@@ -7,7 +7,7 @@ mod attach;
 pub mod convert;
 mod decision;
 pub mod edge;
-mod event;
+pub mod event;
 mod notification;
 mod pane;
 mod pending;
