@@ -11,8 +11,9 @@ use crate::error::CliResult;
 /// terminals obey as CSI or OSC) nor bidi overrides; those only occur inside strings, so writing
 /// them as `\uXXXX` keeps the JSON identical in meaning and the terminal unaffected.
 pub fn escape_json_controls(json: &str) -> std::borrow::Cow<'_, str> {
-    let unsafe_char =
-        |c: char| ('\u{80}'..='\u{9f}').contains(&c) || signaltty_term::sanitize::is_bidi_control(c);
+    let unsafe_char = |c: char| {
+        ('\u{80}'..='\u{9f}').contains(&c) || signaltty_term::sanitize::is_bidi_control(c)
+    };
     if !json.chars().any(unsafe_char) {
         return std::borrow::Cow::Borrowed(json);
     }
@@ -104,7 +105,10 @@ mod tests {
         let value = serde_json::json!({"title": "a\u{9b}31mb\u{202e}c\u{1b}]0;x\u{7}"});
         let text = serde_json::to_string(&value).expect("json");
         let safe = escape_json_controls(&text);
-        assert!(!safe.chars().any(|c| c.is_control() || c == '\u{202e}'), "{safe}");
+        assert!(
+            !safe.chars().any(|c| c.is_control() || c == '\u{202e}'),
+            "{safe}"
+        );
         let back: serde_json::Value = serde_json::from_str(&safe).expect("still JSON");
         assert_eq!(back, value);
     }

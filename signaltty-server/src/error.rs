@@ -90,7 +90,8 @@ pub enum Error {
 }
 
 /// What to do about input over the per-write limit.
-pub const MAX_INPUT_BYTES_HINT: &str = "write at most 1 MiB (1048576 bytes) per call, splitting larger input";
+pub const MAX_INPUT_BYTES_HINT: &str =
+    "write at most 1 MiB (1048576 bytes) per call, splitting larger input";
 
 /// Most characters of a caller's input an error message repeats.
 pub const QUOTE_CHARS: usize = 100;

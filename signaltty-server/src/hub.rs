@@ -4,8 +4,8 @@
 pub mod agents;
 mod attention;
 mod attribution;
-pub mod guard;
 pub mod decisions;
+pub mod guard;
 pub mod notifications;
 pub mod panes;
 pub mod resume;

@@ -225,7 +225,12 @@ where
                             if open > a.max_connections {
                                 peer.over_cap = Some(a.max_connections);
                                 if let Some(n) = a.refused_log.allow() {
-                                    tracing::warn!(open, max = a.max_connections, suppressed = n, "too many connections; refusing calls on new ones");
+                                    tracing::warn!(
+                                        open,
+                                        max = a.max_connections,
+                                        suppressed = n,
+                                        "too many connections; refusing calls on new ones"
+                                    );
                                 }
                             }
                             let stream = match QuietStream::from_tokio(stream) {
@@ -241,7 +246,11 @@ where
                         }
                         Ok(cred) => {
                             if let Some(n) = a.refused_log.allow() {
-                                tracing::warn!(uid = cred.uid(), suppressed = n, "refused a connection from another user");
+                                tracing::warn!(
+                                    uid = cred.uid(),
+                                    suppressed = n,
+                                    "refused a connection from another user"
+                                );
                             }
                         }
                         Err(e) => {

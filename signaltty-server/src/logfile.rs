@@ -82,13 +82,19 @@ mod tests {
         std::fs::write(&path, b"old\n").expect("seed");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
         let mut log = RotatingLog::open(&path, 100).expect("open");
-        assert_eq!(std::fs::metadata(&path).expect("meta").mode() & 0o777, 0o600);
+        assert_eq!(
+            std::fs::metadata(&path).expect("meta").mode() & 0o777,
+            0o600
+        );
         for _ in 0..30 {
             log.write_all(b"0123456789\n").expect("write");
         }
         let rotated = dir.path().join("server.log.1");
         assert!(rotated.exists());
         assert!(std::fs::metadata(&path).expect("meta").len() <= 100 + 11);
-        assert_eq!(std::fs::metadata(&rotated).expect("meta").mode() & 0o777, 0o600);
+        assert_eq!(
+            std::fs::metadata(&rotated).expect("meta").mode() & 0o777,
+            0o600
+        );
     }
 }

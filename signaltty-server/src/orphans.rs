@@ -85,7 +85,11 @@ pub fn reap_orphans() -> usize {
     };
     let mut reaped = 0;
     for entry in entries.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
             continue;
         };
         let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
@@ -113,14 +117,13 @@ pub fn start(stop: tokio_util::sync::CancellationToken) {
         );
         return;
     }
-    let mut sigchld =
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::child()) {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot watch SIGCHLD; orphans from panes stay zombies");
-                return;
-            }
-        };
+    let mut sigchld = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::child()) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot watch SIGCHLD; orphans from panes stay zombies");
+            return;
+        }
+    };
     tokio::spawn(async move {
         loop {
             tokio::select! {

@@ -272,6 +272,9 @@ mod tests {
         assert_eq!(classify(pid, &live), Origin::Pane(pane));
         let _ = child.kill();
         let _ = child.wait();
-        assert_eq!(classify(std::process::id(), &HashMap::new()), Origin::Outside);
+        assert_eq!(
+            classify(std::process::id(), &HashMap::new()),
+            Origin::Outside
+        );
     }
 }

@@ -192,7 +192,9 @@ async fn connections_past_the_cap_are_refused_clearly() {
     // The harness's channel is one; one more fits.
     let second = signaltty_proto::connect(srv.socket()).await.unwrap();
     let mut ok = pb::server_service_client::ServerServiceClient::new(second);
-    ok.get_status(pb::GetStatusRequest {}).await.expect("within the cap");
+    ok.get_status(pb::GetStatusRequest {})
+        .await
+        .expect("within the cap");
     let third = signaltty_proto::connect(srv.socket()).await.unwrap();
     let status = pb::server_service_client::ServerServiceClient::new(third)
         .get_status(pb::GetStatusRequest {})
@@ -200,7 +202,10 @@ async fn connections_past_the_cap_are_refused_clearly() {
         .expect_err("over the cap");
     assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
     assert_eq!(reason(&status), "TOO_MANY_CONNECTIONS");
-    assert!(status.message().contains("close idle clients"), "{status:?}");
+    assert!(
+        status.message().contains("close idle clients"),
+        "{status:?}"
+    );
 }
 
 #[tokio::test]

@@ -52,7 +52,8 @@ async fn twenty_subscribers_cost_one_conversion_per_event() {
     }
     let converted = conversions() - before;
     assert_eq!(
-        converted, EVENTS,
+        converted,
+        EVENTS,
         "{converted} conversions for {EVENTS} events and {} reading subscribers",
         SUBSCRIBERS - 1
     );

@@ -27,7 +27,10 @@ async fn accept_backs_off_and_logs_rate_limited_when_descriptors_run_out() {
         .unwrap()
         .into_inner();
     assert_eq!(status.fd_limit, 48, "the hard limit caps the raise");
-    assert_eq!(status.panes_that_fit, 0, "48 descriptors leave no room for panes");
+    assert_eq!(
+        status.panes_that_fit, 0,
+        "48 descriptors leave no room for panes"
+    );
 
     // Far more connections than descriptors: the server accepts until EMFILE, the rest wait in
     // the listen backlog and every accept retry fails.

@@ -11,8 +11,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use prost::Message;
 use proptest::prelude::*;
+use prost::Message;
 use signaltty_proto::v1 as pb;
 use signaltty_server::agents::AgentKind;
 use signaltty_server::agents::mapping::map_hook;
@@ -45,7 +45,9 @@ fn corpus(target: &str) -> Vec<Vec<u8>> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut inputs = files_in(&root.join("fuzz/corpus").join(target));
     if target == "hook_mapping" {
-        inputs.extend(files_in(&root.join("signaltty-server/tests/fixtures/hooks")));
+        inputs.extend(files_in(
+            &root.join("signaltty-server/tests/fixtures/hooks"),
+        ));
     }
     assert!(!inputs.is_empty(), "empty corpus {target}");
     inputs
@@ -100,9 +102,12 @@ fn layout(bytes: &[u8]) {
 fn load_snapshot(bytes: &[u8]) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("snapshot.json"), bytes).unwrap();
-    let _ = signaltty_server::persist::load(dir.path(), Policy {
+    let _ = signaltty_server::persist::load(
+        dir.path(),
+        Policy {
             close_tab_on_last_pane: true,
-        });
+        },
+    );
 }
 
 /// A corpus input, mutated: some bytes replaced, some inserted.
@@ -110,12 +115,19 @@ fn mutated(target: &'static str) -> impl Strategy<Value = Vec<u8>> {
     let inputs = corpus(target);
     (
         prop::sample::select(inputs),
-        prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), any::<bool>()), 0..8),
+        prop::collection::vec(
+            (any::<prop::sample::Index>(), any::<u8>(), any::<bool>()),
+            0..8,
+        ),
     )
         .prop_map(|(mut input, edits)| {
             for (at, byte, insert) in edits {
                 if input.is_empty() || insert {
-                    let i = if input.is_empty() { 0 } else { at.index(input.len() + 1) };
+                    let i = if input.is_empty() {
+                        0
+                    } else {
+                        at.index(input.len() + 1)
+                    };
                     input.insert(i, byte);
                 } else {
                     let i = at.index(input.len());
@@ -141,7 +153,16 @@ fn layout_tree() -> impl Strategy<Value = pb::Layout> {
     leaf.prop_recursive(48, 96, 2, |inner| {
         (
             any::<i32>(),
-            prop::sample::select(vec![0.5f32, 0.0, 1.0, -1.0, f32::NAN, f32::INFINITY, 0.05, 0.95]),
+            prop::sample::select(vec![
+                0.5f32,
+                0.0,
+                1.0,
+                -1.0,
+                f32::NAN,
+                f32::INFINITY,
+                0.05,
+                0.95,
+            ]),
             inner.clone(),
             inner,
         )

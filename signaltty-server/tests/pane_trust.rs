@@ -42,7 +42,10 @@ async fn run_in_pane(srv: &TestServer, ws: &str, script: &str) -> pb::Pane {
 }
 
 /// A pending permission request in `pane`, reported by the test (outside every pane).
-async fn pending_decision(srv: &TestServer, pane: &str) -> (pb::Decision, tokio::task::JoinHandle<()>) {
+async fn pending_decision(
+    srv: &TestServer,
+    pane: &str,
+) -> (pb::Decision, tokio::task::JoinHandle<()>) {
     let payload = std::fs::read(fixtures("claude").join("PermissionRequest.json")).unwrap();
     let mut agents = srv.agents();
     let pane_id = pane.to_owned();
@@ -118,7 +121,10 @@ async fn a_program_in_a_pane_cannot_answer_even_after_a_double_fork_but_the_user
     )
     .await;
     let text = finished(&escaped).await;
-    assert!(!text.contains("rc=0"), "refused after a double fork: {text}");
+    assert!(
+        !text.contains("rc=0"),
+        "refused after a double fork: {text}"
+    );
     assert!(
         text.contains("left the pane's process tree") && text.contains("may not answer"),
         "recognised as escaped from a pane: {text}"
@@ -201,7 +207,10 @@ async fn a_pane_reports_hooks_for_itself_and_types_only_into_its_own_workspace()
     let hook_log = std::fs::read_to_string(format!("{r}.hook")).unwrap_or_default();
     let send_log = std::fs::read_to_string(format!("{r}.send")).unwrap_or_default();
     // `hook-event` never fails its agent (it exits 0 and says why on stderr).
-    assert!(hook_log.contains("DENIED_IN_PANE") && hook_log.contains("another pane"), "{hook_log}");
+    assert!(
+        hook_log.contains("DENIED_IN_PANE") && hook_log.contains("another pane"),
+        "{hook_log}"
+    );
     assert!(
         srv.pane(&stranger.id).await.agent.is_none(),
         "nothing reported for the stranger"

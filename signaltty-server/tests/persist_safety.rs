@@ -180,7 +180,10 @@ async fn a_version_beyond_every_integer_is_newer_and_left_untouched() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains("newer signaltty"), "{version}: {stderr}");
         assert_eq!(std::fs::read_to_string(root.snapshot()).unwrap(), text);
-        assert!(corrupt_copies(&root).is_empty(), "{version}: not quarantined");
+        assert!(
+            corrupt_copies(&root).is_empty(),
+            "{version}: not quarantined"
+        );
     }
 }
 

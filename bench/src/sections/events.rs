@@ -29,8 +29,7 @@ const CLIENTS: usize = 20;
 const ROUNDS: usize = 3;
 /// What each printing pane runs: a line and a notification every 100 ms (the per-pane limit is
 /// 20 at once then 5/s, so about 5 notification events per pane and second reach the bus).
-const PRINTER: &str =
-    "i=0; while :; do i=$((i+1)); printf 'line %d of an agent at work\\n\\033]9;step %d done\\007' $i $i; sleep 0.1; done";
+const PRINTER: &str = "i=0; while :; do i=$((i+1)); printf 'line %d of an agent at work\\n\\033]9;step %d done\\007' $i $i; sleep 0.1; done";
 
 /// Runs the section.
 pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
@@ -85,8 +84,11 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         );
     }
     rows.push(
-        Row::new(format!("events per second delivered to each of {} reading subscribers", CLIENTS - 1))
-            .signaltty(format!("{per_s:.0}")),
+        Row::new(format!(
+            "events per second delivered to each of {} reading subscribers",
+            CLIENTS - 1
+        ))
+        .signaltty(format!("{per_s:.0}")),
     );
     Ok(SectionOutput {
         rows,

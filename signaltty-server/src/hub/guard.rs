@@ -76,7 +76,9 @@ impl Hub {
         if *origin == Origin::Outside {
             return Ok(());
         }
-        let target = self.store().read(|s| s.pane(pane).map(|p| p.workspace_id.clone()))?;
+        let target = self
+            .store()
+            .read(|s| s.pane(pane).map(|p| p.workspace_id.clone()))?;
         self.may_control_workspace(origin, &target)
     }
 
@@ -85,7 +87,9 @@ impl Hub {
         if *origin == Origin::Outside {
             return Ok(());
         }
-        let target = self.store().read(|s| s.tab(tab).map(|t| t.workspace_id.clone()))?;
+        let target = self
+            .store()
+            .read(|s| s.tab(tab).map(|t| t.workspace_id.clone()))?;
         self.may_control_workspace(origin, &target)
     }
 

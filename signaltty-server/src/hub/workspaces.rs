@@ -22,13 +22,24 @@ pub fn checked_dir(raw: &str) -> Result<PathBuf> {
             crate::error::quote(raw)
         )));
     }
-    let meta = std::fs::metadata(path)
-        .map_err(|e| Error::bad(format!("cwd {} cannot be used: {e}", crate::error::quote(raw))))?;
+    let meta = std::fs::metadata(path).map_err(|e| {
+        Error::bad(format!(
+            "cwd {} cannot be used: {e}",
+            crate::error::quote(raw)
+        ))
+    })?;
     if !meta.is_dir() {
-        return Err(Error::bad(format!("cwd {} is not a directory", crate::error::quote(raw))));
+        return Err(Error::bad(format!(
+            "cwd {} is not a directory",
+            crate::error::quote(raw)
+        )));
     }
-    std::fs::canonicalize(path)
-        .map_err(|e| Error::bad(format!("cwd {} cannot be resolved: {e}", crate::error::quote(raw))))
+    std::fs::canonicalize(path).map_err(|e| {
+        Error::bad(format!(
+            "cwd {} cannot be resolved: {e}",
+            crate::error::quote(raw)
+        ))
+    })
 }
 
 /// Reads git context off the async runtime: gix walks the index and may touch many files.

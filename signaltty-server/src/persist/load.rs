@@ -227,7 +227,12 @@ fn parse(path: &Path, text: &[u8]) -> Result<Result<Snapshot, String>, LoadError
     if newer {
         return Err(LoadError::NewerVersion {
             path: path.to_path_buf(),
-            found: probe.version.to_string().chars().take(crate::error::QUOTE_CHARS).collect(),
+            found: probe
+                .version
+                .to_string()
+                .chars()
+                .take(crate::error::QUOTE_CHARS)
+                .collect(),
             supported: SCHEMA_VERSION,
         });
     }

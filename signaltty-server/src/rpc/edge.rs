@@ -53,16 +53,14 @@ fn status(code: Code, reason: &str, message: String) -> Status {
 /// segment), or `None` to keep tonic's.
 fn translate(method: &str, code: Code, message: &str) -> Option<Status> {
     match code {
-        Code::Internal if message.starts_with("failed to decode Protobuf message") => {
-            Some(status(
-                Code::InvalidArgument,
-                "BAD_ENCODING",
-                format!(
-                    "the {method} request is not a valid protobuf message ({}); send a message encoded from signaltty/v1 (strings must be UTF-8)",
-                    message.trim_start_matches("failed to decode Protobuf message: ")
-                ),
-            ))
-        }
+        Code::Internal if message.starts_with("failed to decode Protobuf message") => Some(status(
+            Code::InvalidArgument,
+            "BAD_ENCODING",
+            format!(
+                "the {method} request is not a valid protobuf message ({}); send a message encoded from signaltty/v1 (strings must be UTF-8)",
+                message.trim_start_matches("failed to decode Protobuf message: ")
+            ),
+        )),
         Code::OutOfRange if message.contains("message length too large") => {
             let (reason, what) = if method == "WriteInput" || method == "Attach" {
                 ("INPUT_TOO_LARGE", MAX_INPUT_BYTES_HINT)
