@@ -42,6 +42,31 @@ impl LogLimit {
     }
 }
 
+/// A [`LogLimit`] for one call site, shareable across threads (`static`).
+#[derive(Debug)]
+pub struct SiteLimit(std::sync::Mutex<LogLimit>);
+
+impl SiteLimit {
+    /// At most one line per [`DEFAULT_EVERY`].
+    pub const fn new() -> Self {
+        SiteLimit(std::sync::Mutex::new(LogLimit::new(DEFAULT_EVERY)))
+    }
+
+    /// See [`LogLimit::allow`].
+    pub fn allow(&self) -> Option<u64> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .allow()
+    }
+}
+
+impl Default for SiteLimit {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -303,7 +303,10 @@ impl InputQueue {
         if self.tx.try_send(data).is_err() {
             self.pending.fetch_sub(1, Ordering::AcqRel);
             // The child is not reading and the queue is full: typing on is pointless.
-            tracing::warn!(pane = %handle.id(), "attach input dropped: pane not reading");
+            static LIMIT: crate::log_limit::SiteLimit = crate::log_limit::SiteLimit::new();
+            if let Some(suppressed) = LIMIT.allow() {
+                tracing::warn!(pane = %handle.id(), suppressed, "attach input dropped: pane not reading");
+            }
         }
     }
 }
