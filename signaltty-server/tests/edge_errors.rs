@@ -224,3 +224,42 @@ async fn get_status_says_how_many_panes_fit() {
         (status.fd_limit - status.open_fds).saturating_sub(64) / 4
     );
 }
+
+/// Reads from a raw connection that spoke the HTTP/2 preface and then went silent (never
+/// acknowledging a ping) until the server closes it; returns whether it did within `within`.
+async fn closed_within(srv: &TestServer, within: std::time::Duration) -> bool {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut raw = tokio::net::UnixStream::connect(srv.socket()).await.unwrap();
+    raw.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        .await
+        .unwrap();
+    // An empty SETTINGS frame: length 0, type 4, no flags, stream 0.
+    raw.write_all(&[0, 0, 0, 4, 0, 0, 0, 0, 0]).await.unwrap();
+    let mut buf = [0u8; 4096];
+    tokio::time::timeout(within, async {
+        loop {
+            match raw.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await
+    .is_ok()
+}
+
+#[tokio::test]
+async fn a_peer_that_stops_answering_pings_is_disconnected() {
+    let quick = TestServer::start_with(|c| {
+        c.keepalive_interval = std::time::Duration::from_millis(200);
+        c.keepalive_timeout = std::time::Duration::from_millis(200);
+    })
+    .await;
+    assert!(
+        closed_within(&quick, WAIT).await,
+        "a silent peer is closed after the keepalive timeout"
+    );
+    // With the default keepalive (60 s) the same peer is not closed at once: it was the ping.
+    let default = TestServer::start().await;
+    assert!(!closed_within(&default, std::time::Duration::from_secs(2)).await);
+}
