@@ -43,16 +43,22 @@ pub enum Section {
     Throughput,
     /// Echo while events burst to many subscribers.
     Events,
+    /// Reflow of a pane with a full history on resize.
+    Reflow,
+    /// Workspace diff and dirty check against git, echo while a diff runs.
+    Git,
 }
 
 impl Section {
     /// Every section, in the order a run takes them (cheap ones first).
-    pub const ALL: [Section; 6] = [
+    pub const ALL: [Section; 8] = [
         Self::Startup,
         Self::Echo,
         Self::Panes,
         Self::Scrollback,
+        Self::Reflow,
         Self::Throughput,
+        Self::Git,
         Self::Events,
     ];
 
@@ -64,6 +70,8 @@ impl Section {
             Self::Scrollback => "scrollback",
             Self::Throughput => "throughput",
             Self::Events => "events",
+            Self::Reflow => "reflow",
+            Self::Git => "git",
         }
     }
 }
@@ -254,6 +262,8 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
             Section::Scrollback => sections::scrollback::run(&bench).await,
             Section::Throughput => sections::throughput::run(&bench).await,
             Section::Events => on_one_thread(sections::events::run(&bench)),
+            Section::Reflow => sections::reflow::run(&bench).await,
+            Section::Git => sections::git::run(&bench).await,
         };
         let took = started.elapsed().as_secs_f64();
         match result {

@@ -3,7 +3,9 @@
 
 pub mod echo;
 pub mod events;
+pub mod git;
 pub mod panes;
+pub mod reflow;
 pub mod scrollback;
 pub mod startup;
 pub mod throughput;

@@ -67,6 +67,11 @@ pub enum Command {
     Decision(cmd::decision::DecisionArgs),
     /// Install, remove or check signaltty's hooks in the agents' configuration.
     Integration(cmd::integration::IntegrationArgs),
+    /// Git worktrees of a workspace's repository: one checkout per agent.
+    #[command(visible_alias = "wt")]
+    Worktree(cmd::worktree::WorktreeArgs),
+    /// Show what a workspace's checkout changed against HEAD.
+    Diff(cmd::diff::DiffArgs),
 }
 
 /// Runs the parsed command line.
@@ -94,6 +99,8 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::NextUnread(args) => cmd::notify::cmd_next_unread(&ctx, args).await,
         Command::Decision(args) => cmd::decision::cmd_decision(&ctx, args).await,
         Command::Integration(args) => cmd::integration::cmd_integration(&ctx, args).await,
+        Command::Worktree(args) => cmd::worktree::cmd_worktree(&ctx, args).await,
+        Command::Diff(args) => cmd::diff::cmd_diff(&ctx, args).await,
     }
 }
 

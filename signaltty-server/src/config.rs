@@ -28,7 +28,8 @@ pub struct Config {
     /// Time a pane's process group gets between SIGHUP and SIGKILL on close.
     pub hangup_grace: Duration,
     /// The home whose agent configs receive our hooks; `None` = `$SIGNALTTY_HOOK_HOME`, else
-    /// `$HOME` (tests point it at a temp dir).
+    /// `$HOME` (tests point it at a temp dir). When set, the server's own environment is not
+    /// consulted for the agents' config directories (only a pane's launch env is).
     pub hook_home: Option<PathBuf>,
     /// What a client running inside a pane may do (see `docs/security.md`).
     pub pane_clients: PaneClientPolicy,
@@ -41,6 +42,14 @@ pub struct Config {
     /// A connection whose peer does not answer a ping within this is closed
     /// (`server.keepalive_timeout_secs`).
     pub keepalive_timeout: Duration,
+    /// How long the dirty check of a workspace's git context may take before it reports
+    /// "unknown" (a very large checkout must not hold a refresh, or the blocking pool, long).
+    pub git_dirty_deadline: Duration,
+    /// How long GetWorkspaceDiff and GetFileDiff may take before they fail with TIMEOUT.
+    pub git_diff_deadline: Duration,
+    /// Answering from signaltty for agents that wait for their permission hook before showing
+    /// their own prompt (see [`AnswerPolicy`]); off by default.
+    pub answer_policy: AnswerPolicy,
 }
 
 /// What a client whose process runs inside a pane (a descendant of a pane's child, or a process
@@ -57,6 +66,48 @@ pub struct PaneClientPolicy {
     /// May write input to, attach with input to, signal or close panes (and close tabs and
     /// workspaces) of other workspaces (`security.pane_clients_may_control_other_workspaces`).
     pub may_control_other_workspaces: bool,
+}
+
+/// The default hold of an opted-in permission hook that runs before the agent's own prompt.
+pub const DEFAULT_HOLD: Duration = Duration::from_secs(20);
+/// The longest such hold (the installed hooks allow 30 s).
+pub const MAX_HOLD: Duration = Duration::from_secs(25);
+
+/// Which agents' permission hooks the server holds for an answer from signaltty although the
+/// agent waits for them before showing its own prompt (Codex's PermissionRequest, Claude Code
+/// sub-agents' PermissionRequest, Cursor's beforeShellExecution/beforeMCPExecution). By default
+/// none: the hook reports the request and returns at once, and the user answers in the agent.
+/// A workspace can opt in too (`WorkspaceSettings::answer_from_signaltty`); either suffices.
+/// Claude Code's main session shows its dialog while its hook runs, so it is always answerable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnswerPolicy {
+    /// Agents held in every workspace.
+    pub agents: Vec<crate::agents::AgentKind>,
+    /// How long a held hook waits (clamped to 1 s ..= [`MAX_HOLD`]); then the agent shows its
+    /// own prompt.
+    pub timeout: Duration,
+}
+
+impl Default for AnswerPolicy {
+    fn default() -> Self {
+        Self {
+            agents: Vec::new(),
+            timeout: DEFAULT_HOLD,
+        }
+    }
+}
+
+impl AnswerPolicy {
+    /// The hold for `kind` when the workspace opted in to `workspace_agents`: `None` = do not
+    /// hold.
+    pub fn hold(
+        &self,
+        kind: crate::agents::AgentKind,
+        workspace_agents: &[crate::agents::AgentKind],
+    ) -> Option<Duration> {
+        (self.agents.contains(&kind) || workspace_agents.contains(&kind))
+            .then(|| self.timeout.clamp(Duration::from_secs(1), MAX_HOLD))
+    }
 }
 
 impl Config {
@@ -76,6 +127,9 @@ impl Config {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             keepalive_interval: Duration::from_secs(60),
             keepalive_timeout: Duration::from_secs(20),
+            git_dirty_deadline: Duration::from_secs(2),
+            git_diff_deadline: Duration::from_secs(30),
+            answer_policy: AnswerPolicy::default(),
         }
     }
 }

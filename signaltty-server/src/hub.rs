@@ -6,6 +6,8 @@ mod arrange;
 mod attention;
 mod attribution;
 pub mod decisions;
+pub mod git;
+pub mod git_watch;
 pub mod guard;
 pub mod notifications;
 pub mod panes;
@@ -40,6 +42,7 @@ struct Inner {
     dormant: resume::Dormant,
     saver: crate::persist::Saver,
     connections: crate::listen::Connections,
+    git_pokes: git_watch::Pokes,
 }
 
 impl Hub {
@@ -57,6 +60,7 @@ impl Hub {
                 dormant: resume::Dormant::default(),
                 saver,
                 connections: crate::listen::Connections::default(),
+                git_pokes: git_watch::Pokes::default(),
             }),
         }
     }

@@ -8,9 +8,9 @@ pub mod convert;
 mod decision;
 pub mod edge;
 pub mod event;
+mod git;
 mod notification;
 mod pane;
-mod pending;
 mod restored;
 mod server;
 mod status;
@@ -70,6 +70,6 @@ pub fn routes(hub: &Hub) -> Result<Routes, tonic_reflection::server::Error> {
         .add_service(NotificationServiceServer::new(
             notification::NotificationService::new(hub.clone()),
         ))
-        .add_service(GitServiceServer::new(pending::GitService));
+        .add_service(GitServiceServer::new(git::GitService::new(hub.clone())));
     Ok(routes)
 }

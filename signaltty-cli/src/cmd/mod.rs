@@ -3,6 +3,7 @@
 
 pub mod attach;
 pub mod decision;
+pub mod diff;
 pub mod events;
 pub mod hook_event;
 pub mod integration;
@@ -13,6 +14,7 @@ pub mod pane_io;
 pub mod server;
 pub mod tab;
 pub mod workspace;
+pub mod worktree;
 
 use std::path::Path;
 
