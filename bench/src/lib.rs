@@ -41,6 +41,8 @@ pub enum Section {
     Scrollback,
     /// Output throughput.
     Throughput,
+    /// Echo while events burst to many subscribers.
+    Events,
     /// Reflow of a pane with a full history on resize.
     Reflow,
     /// Workspace diff and dirty check against git, echo while a diff runs.
@@ -49,7 +51,7 @@ pub enum Section {
 
 impl Section {
     /// Every section, in the order a run takes them (cheap ones first).
-    pub const ALL: [Section; 7] = [
+    pub const ALL: [Section; 8] = [
         Self::Startup,
         Self::Echo,
         Self::Panes,
@@ -57,6 +59,7 @@ impl Section {
         Self::Reflow,
         Self::Throughput,
         Self::Git,
+        Self::Events,
     ];
 
     fn name(self) -> &'static str {
@@ -66,6 +69,7 @@ impl Section {
             Self::Panes => "panes",
             Self::Scrollback => "scrollback",
             Self::Throughput => "throughput",
+            Self::Events => "events",
             Self::Reflow => "reflow",
             Self::Git => "git",
         }
@@ -263,6 +267,7 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
             Section::Panes => sections::panes::run(&bench).await,
             Section::Scrollback => sections::scrollback::run(&bench).await,
             Section::Throughput => sections::throughput::run(&bench).await,
+            Section::Events => on_one_thread(sections::events::run(&bench)),
             Section::Reflow => sections::reflow::run(&bench).await,
             Section::Git => sections::git::run(&bench).await,
         };

@@ -2,6 +2,7 @@
 //! their guards end them, so sections are independent and a failure stays local.
 
 pub mod echo;
+pub mod events;
 pub mod git;
 pub mod panes;
 pub mod reflow;

@@ -46,7 +46,8 @@ pub fn main_entry() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if err.is_broken_pipe() => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err}");
+            // The message can carry a program's text (a title, a name): shown, never obeyed.
+            eprintln!("error: {}", signaltty_term::strip(&err.to_string()));
             ExitCode::from(err.exit_code())
         }
     }

@@ -267,3 +267,35 @@ fn new_without_a_terminal_prints_the_pane_id() {
     );
     assert!(made["tab"]["id"].as_str().is_some(), "{made}");
 }
+
+/// Issue 14 §5: a full scrollback kept with its colours is larger than gRPC's default 4 MiB
+/// reply limit; `pane read --scrollback --ansi` still prints all of it.
+#[test]
+fn a_full_coloured_scrollback_is_readable() {
+    let env = TestEnv::new();
+    let ws = env.workspace("full");
+    let script = r#"awk 'BEGIN{for(i=0;i<10000;i++){s="";for(j=0;j<79;j++)s=s sprintf("\033[3%dm%c",j%8,65+j%26);print s "\033[0m"}; print "ALL DONE"}'; exec sleep 600"#;
+    let spawned = env.json(&["pane", "spawn", &ws, "--", "sh", "-c", script]);
+    let pane = spawned["pane"]["id"].as_str().expect("pane id").to_string();
+    wait_for("the output to end", Duration::from_secs(120), || {
+        let read = env.json(&["pane", "read", &pane]);
+        read["lines"]
+            .as_array()?
+            .iter()
+            .any(|l| l.as_str().is_some_and(|l| l.contains("ALL DONE")))
+            .then_some(())
+    });
+    let run = env.run(&["pane", "read", &pane, "--scrollback", "--ansi"]);
+    assert!(run.success(), "{:?}", run.stderr);
+    assert!(
+        run.stdout.len() > 4 * 1024 * 1024,
+        "{} bytes: the history should be full",
+        run.stdout.len()
+    );
+    assert!(run.stdout.contains("ALL DONE"));
+    assert!(
+        run.stdout.contains("31m"),
+        "colours kept: {:?}",
+        &run.stdout[..300]
+    );
+}

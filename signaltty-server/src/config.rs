@@ -4,6 +4,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// Default cap on open connections: far above what a person's clients need (a TUI, a few CLI
+/// calls, a handful of agents' hooks), far below the descriptors the server raises its limit to.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+
 /// Everything the daemon needs to start.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -27,6 +31,17 @@ pub struct Config {
     /// `$HOME` (tests point it at a temp dir). When set, the server's own environment is not
     /// consulted for the agents' config directories (only a pane's launch env is).
     pub hook_home: Option<PathBuf>,
+    /// What a client running inside a pane may do (see `docs/security.md`).
+    pub pane_clients: PaneClientPolicy,
+    /// Open connections past which new ones are refused (RESOURCE_EXHAUSTED
+    /// `TOO_MANY_CONNECTIONS`); config key `server.max_connections`.
+    pub max_connections: usize,
+    /// HTTP/2 keepalive: a ping after this much silence on a connection
+    /// (`server.keepalive_interval_secs`).
+    pub keepalive_interval: Duration,
+    /// A connection whose peer does not answer a ping within this is closed
+    /// (`server.keepalive_timeout_secs`).
+    pub keepalive_timeout: Duration,
     /// How long the dirty check of a workspace's git context may take before it reports
     /// "unknown" (a very large checkout must not hold a refresh, or the blocking pool, long).
     pub git_dirty_deadline: Duration,
@@ -35,6 +50,22 @@ pub struct Config {
     /// Answering from signaltty for agents that wait for their permission hook before showing
     /// their own prompt (see [`AnswerPolicy`]); off by default.
     pub answer_policy: AnswerPolicy,
+}
+
+/// What a client whose process runs inside a pane (a descendant of a pane's child, or a process
+/// that escaped one by double-forking) may do. Each rule is strict by default and relaxed only
+/// explicitly: a program in a pane (an agent, its background jobs) is not the person at a client.
+/// Clients outside every pane (the user's shell, the TUI) are never restricted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PaneClientPolicy {
+    /// May answer permission decisions (config key `security.pane_clients_may_answer_decisions`).
+    pub may_answer_decisions: bool,
+    /// May report hook events and sessions for panes other than its own
+    /// (`security.pane_clients_may_report_for_other_panes`).
+    pub may_report_for_other_panes: bool,
+    /// May write input to, attach with input to, signal or close panes (and close tabs and
+    /// workspaces) of other workspaces (`security.pane_clients_may_control_other_workspaces`).
+    pub may_control_other_workspaces: bool,
 }
 
 /// The default hold of an opted-in permission hook that runs before the agent's own prompt.
@@ -92,6 +123,10 @@ impl Config {
             scrollback_bytes: 4 * 1024 * 1024,
             hangup_grace: Duration::from_secs(2),
             hook_home: None,
+            pane_clients: PaneClientPolicy::default(),
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            keepalive_interval: Duration::from_secs(60),
+            keepalive_timeout: Duration::from_secs(20),
             git_dirty_deadline: Duration::from_secs(2),
             git_diff_deadline: Duration::from_secs(30),
             answer_policy: AnswerPolicy::default(),

@@ -75,9 +75,25 @@ impl Daemon {
             lock,
         } = bound;
         let stop = shutdown.clone();
+        crate::orphans::start(shutdown.clone());
+        let classifier = hub.clone();
+        let (max_connections, keepalive, keepalive_timeout) = (
+            hub.config().max_connections,
+            hub.config().keepalive_interval,
+            hub.config().keepalive_timeout,
+        );
+        let connections = hub.connections().clone();
         tasks.spawn(async move {
-            let incoming = listen::incoming(listener);
+            let incoming = listen::incoming(
+                listener,
+                move |pid| classifier.classify_peer(pid),
+                connections,
+                max_connections,
+            );
             let serve = tonic::transport::Server::builder()
+                .http2_keepalive_interval(Some(keepalive))
+                .http2_keepalive_timeout(Some(keepalive_timeout))
+                .layer(crate::rpc::edge::EdgeLayer)
                 .add_routes(routes)
                 .serve_with_incoming_shutdown(incoming, shutdown.cancelled());
             // Graceful shutdown waits for every connection to close; a client that never hangs

@@ -40,7 +40,7 @@ pub enum Error {
     #[error("{0} is not inside a git repository")]
     NotARepo(String),
     /// The process could not be started.
-    #[error("could not start {program}: {reason}")]
+    #[error("could not start {}: {reason}", quote(program))]
     SpawnFailed {
         /// argv[0].
         program: String,
@@ -77,6 +77,10 @@ pub enum Error {
         /// The OS error.
         source: std::io::Error,
     },
+    /// The caller runs inside a pane and the server's policy keeps programs in panes from doing
+    /// this; the message names the rule and the config key that relaxes it.
+    #[error("{0}")]
+    DeniedInPane(String),
     /// A git rule refused the request (e.g. removing a dirty worktree); `refusal` gives the
     /// stable reason.
     #[error("{message}")]
@@ -95,6 +99,35 @@ pub enum Error {
     /// A bug: an invariant did not hold.
     #[error("internal error: {0}")]
     Internal(String),
+}
+
+/// What to do about input over the per-write limit.
+pub const MAX_INPUT_BYTES_HINT: &str =
+    "write at most 1 MiB (1048576 bytes) per call, splitting larger input";
+
+/// Most characters of a caller's input an error message repeats.
+pub const QUOTE_CHARS: usize = 100;
+
+/// Longest status message the server sends (a message is also gRPC metadata, and clients refuse
+/// large metadata); a longer one is cut, marked with `…`.
+pub const MAX_MESSAGE_CHARS: usize = 1000;
+
+/// A caller's input as an error message quotes it: debug-escaped (so control characters show as
+/// escapes, never act), at most [`QUOTE_CHARS`] characters of it, `…` when cut.
+pub fn quote(input: impl AsRef<str>) -> String {
+    let input = input.as_ref();
+    match input.char_indices().nth(QUOTE_CHARS) {
+        None => format!("{input:?}"),
+        Some((cut, _)) => format!("{:?}… ({} bytes)", &input[..cut], input.len()),
+    }
+}
+
+/// `text` cut to [`MAX_MESSAGE_CHARS`] characters.
+pub fn clip_message(text: String) -> String {
+    match text.char_indices().nth(MAX_MESSAGE_CHARS) {
+        None => text,
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+    }
 }
 
 impl From<crate::git::GitError> for Error {
@@ -149,6 +182,7 @@ impl Error {
             Error::Refused { refusal, .. } => refusal.reason(),
             Error::GitFailed(_) => "GIT_FAILED",
             Error::Unimplemented(_) => "UNIMPLEMENTED",
+            Error::DeniedInPane(_) => "DENIED_IN_PANE",
             Error::Internal(_) => "INTERNAL",
         }
     }

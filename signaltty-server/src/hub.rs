@@ -8,6 +8,7 @@ mod attribution;
 pub mod decisions;
 pub mod git;
 pub mod git_watch;
+pub mod guard;
 pub mod notifications;
 pub mod panes;
 pub mod resume;
@@ -40,6 +41,7 @@ struct Inner {
     decisions: decisions::Waiters,
     dormant: resume::Dormant,
     saver: crate::persist::Saver,
+    connections: crate::listen::Connections,
     git_pokes: git_watch::Pokes,
 }
 
@@ -57,6 +59,7 @@ impl Hub {
                 decisions: decisions::Waiters::default(),
                 dormant: resume::Dormant::default(),
                 saver,
+                connections: crate::listen::Connections::default(),
                 git_pokes: git_watch::Pokes::default(),
             }),
         }
@@ -70,6 +73,11 @@ impl Hub {
     /// The configuration.
     pub fn config(&self) -> &Config {
         &self.inner.config
+    }
+
+    /// The open-connection count (kept by the listener).
+    pub fn connections(&self) -> &crate::listen::Connections {
+        &self.inner.connections
     }
 
     /// When the server started.

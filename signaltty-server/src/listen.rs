@@ -1,5 +1,5 @@
 //! The Unix socket: a private directory (0700), the socket (0600), one server per socket, and a
-//! peer-uid check on every connection.
+//! peer-uid check on every connection, with the peer's place (inside a pane or not) attached.
 //!
 //! One-server-per-socket is decided by an exclusive `flock` on `<socket>.lock`, held for the
 //! server's life: it is race-free (two servers starting at once cannot both win) and the kernel
@@ -10,11 +10,17 @@ use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use futures_util::Stream;
 use nix::fcntl::{Flock, FlockArg};
 use signaltty_proto::QuietStream;
 use tokio::net::UnixListener;
+
+use crate::log_limit::{self, LogLimit};
+use crate::peer::{Origin, PeerStream, identify};
 
 /// Why the socket could not be set up.
 #[derive(Debug, thiserror::Error)]
@@ -135,27 +141,139 @@ pub fn bind(path: &Path) -> Result<Bound, ListenError> {
     })
 }
 
-/// Accepted connections whose peer runs as our uid. Others are dropped (and logged) before any
-/// byte is read from them, even if the socket's permissions were loosened.
-pub fn incoming(listener: UnixListener) -> impl Stream<Item = io::Result<QuietStream>> {
+/// First pause after `accept` fails for lack of descriptors or memory; doubled on each failure.
+const BACKOFF_START: Duration = Duration::from_millis(5);
+/// Longest pause between accept attempts while descriptors are exhausted.
+pub const BACKOFF_MAX: Duration = Duration::from_secs(1);
+
+/// Whether an accept error means "out of a resource": retrying at once would spin.
+fn is_exhaustion(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
+    )
+}
+
+/// Live connections, counted so that past a cap new ones are refused clearly.
+#[derive(Clone, Debug, Default)]
+pub struct Connections(Arc<AtomicUsize>);
+
+impl Connections {
+    /// How many connections are open now.
+    pub fn open(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Held by a connection for its life; decrements the count on drop.
+#[derive(Debug)]
+pub struct ConnectionSlot(Arc<AtomicUsize>);
+
+impl Drop for ConnectionSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+struct Acceptor<F> {
+    listener: UnixListener,
+    classify: F,
+    connections: Connections,
+    max_connections: usize,
+    backoff: Duration,
+    exhausted_log: LogLimit,
+    other_log: LogLimit,
+    refused_log: LogLimit,
+}
+
+/// Accepted connections whose peer runs as our uid, each with its [`Peer`] (classified by
+/// `classify`, given the peer's pid). Others are dropped (and logged, rate-limited) before any
+/// byte is read from them, even if the socket's permissions were loosened. When `accept` fails
+/// for lack of descriptors it backs off (5 ms doubling up to [`BACKOFF_MAX`]) and logs at most
+/// once per 10 s; past `max_connections` open connections, a new one is still accepted but marked
+/// over the cap, and every call on it is refused with RESOURCE_EXHAUSTED (see `rpc::limits`).
+pub fn incoming<F>(
+    listener: UnixListener,
+    classify: F,
+    connections: Connections,
+    max_connections: usize,
+) -> impl Stream<Item = io::Result<PeerStream>>
+where
+    F: Fn(u32) -> Origin + Send + 'static,
+{
     let me = nix::unistd::getuid().as_raw();
-    futures_util::stream::unfold(listener, move |listener| async move {
+    let acceptor = Acceptor {
+        listener,
+        classify,
+        connections,
+        max_connections,
+        backoff: BACKOFF_START,
+        exhausted_log: LogLimit::new(log_limit::DEFAULT_EVERY),
+        other_log: LogLimit::new(log_limit::DEFAULT_EVERY),
+        refused_log: LogLimit::new(log_limit::DEFAULT_EVERY),
+    };
+    futures_util::stream::unfold(acceptor, move |mut a| async move {
         loop {
-            match listener.accept().await {
-                Ok((stream, _)) => match stream.peer_cred() {
-                    Ok(cred) if cred.uid() == me => {
-                        return Some((QuietStream::from_tokio(stream), listener));
+            match a.listener.accept().await {
+                Ok((stream, _)) => {
+                    a.backoff = BACKOFF_START;
+                    match stream.peer_cred() {
+                        Ok(cred) if cred.uid() == me => {
+                            let mut peer = identify(&stream, &a.classify);
+                            let open = a.connections.0.fetch_add(1, Ordering::Relaxed) + 1;
+                            let slot = ConnectionSlot(Arc::clone(&a.connections.0));
+                            if open > a.max_connections {
+                                peer.over_cap = Some(a.max_connections);
+                                if let Some(n) = a.refused_log.allow() {
+                                    tracing::warn!(
+                                        open,
+                                        max = a.max_connections,
+                                        suppressed = n,
+                                        "too many connections; refusing calls on new ones"
+                                    );
+                                }
+                            }
+                            let stream = match QuietStream::from_tokio(stream) {
+                                Ok(s) => s,
+                                Err(e) => {
+                                    if let Some(n) = a.other_log.allow() {
+                                        tracing::warn!(error = %e, suppressed = n, "cannot set up an accepted connection");
+                                    }
+                                    continue;
+                                }
+                            };
+                            return Some((Ok(PeerStream::new(stream, peer, slot)), a));
+                        }
+                        Ok(cred) => {
+                            if let Some(n) = a.refused_log.allow() {
+                                tracing::warn!(
+                                    uid = cred.uid(),
+                                    suppressed = n,
+                                    "refused a connection from another user"
+                                );
+                            }
+                        }
+                        Err(e) => {
+                            if let Some(n) = a.refused_log.allow() {
+                                tracing::warn!(error = %e, suppressed = n, "refused a connection without peer credentials");
+                            }
+                        }
                     }
-                    Ok(cred) => {
-                        tracing::warn!(uid = cred.uid(), "refused a connection from another user")
+                }
+                Err(e) if is_exhaustion(&e) => {
+                    // Out of descriptors: the pending connection stays in the backlog, so an
+                    // immediate retry fails the same way. Wait, longer each time, bounded.
+                    if let Some(n) = a.exhausted_log.allow() {
+                        tracing::warn!(error = %e, suppressed = n, retry_in_ms = a.backoff.as_millis() as u64, "accept failed: out of descriptors; backing off");
                     }
-                    Err(e) => {
-                        tracing::warn!(error = %e, "refused a connection without peer credentials")
-                    }
-                },
+                    tokio::time::sleep(a.backoff).await;
+                    a.backoff = (a.backoff * 2).min(BACKOFF_MAX);
+                }
                 Err(e) => {
-                    // Transient accept errors (EMFILE, ECONNABORTED) must not end the server.
-                    tracing::warn!(error = %e, "accept failed");
+                    // Transient accept errors (ECONNABORTED) must not end the server.
+                    if let Some(n) = a.other_log.allow() {
+                        tracing::warn!(error = %e, suppressed = n, "accept failed");
+                    }
                     tokio::task::yield_now().await;
                 }
             }

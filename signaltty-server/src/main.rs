@@ -29,6 +29,7 @@ fn main() -> std::process::ExitCode {
     // CPU to wake up (with two workers tokio woke the idle one on most echoes; p50 and p99 fell
     // 15–30 % with one). What needs a CPU for long — reading and parsing a flooding pane's
     // output, saving, git — runs on the blocking pool, so typing never queues behind it.
+    signaltty_server::fdlimit::raise_and_log();
     //
     // Blocking-pool threads end 1 s after their last job (tokio's default is 10 s): an idle
     // thread waits with that timeout and wakes once to exit, so with the default a server that
@@ -93,10 +94,10 @@ fn init_logging(
     let layer = tracing_subscriber::fmt::layer().with_target(false);
     match file {
         Some(path) => {
-            let file = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&path)?;
+            let file = signaltty_server::logfile::RotatingLog::open(
+                &path,
+                signaltty_server::logfile::MAX_BYTES,
+            )?;
             let layer = layer
                 .with_ansi(false)
                 .with_writer(std::sync::Mutex::new(file))

@@ -6,7 +6,8 @@ mod agent;
 mod attach;
 pub mod convert;
 mod decision;
-mod event;
+pub mod edge;
+pub mod event;
 mod git;
 mod notification;
 mod pane;
@@ -17,6 +18,16 @@ mod tab;
 mod workspace;
 
 use tonic::service::Routes;
+
+use crate::peer::{Origin, Peer};
+
+/// Where the caller of `req` runs (attached at accept by `listen::incoming`); outside every pane
+/// when the request did not come through our listener.
+pub(crate) fn origin<T>(req: &tonic::Request<T>) -> Origin {
+    req.extensions()
+        .get::<Peer>()
+        .map_or(Origin::Outside, |p| p.origin.clone())
+}
 
 use crate::hub::Hub;
 

@@ -558,3 +558,33 @@ await send("session.idle", { sessionID: "ses_main" });
         ]
     );
 }
+
+/// Issue 14 §4: an empty config file gets our entries; nothing is lost because there was nothing.
+#[test]
+fn an_empty_config_file_gets_our_entries() {
+    let h = home();
+    let path = config_path(AgentKind::Claude, h.path()).expect("claude path");
+    write(&path, "");
+    assert_eq!(
+        install(AgentKind::Claude, h.path(), PROGRAM)
+            .expect("installs")
+            .outcome,
+        WriteOutcome::Changed
+    );
+    assert!(!managed_commands(&read_json(&path)).is_empty());
+}
+
+/// Issue 14 §4: duplicate keys would be merged (one value dropped) by a rewrite: refused, the
+/// file byte-identical.
+#[test]
+fn a_config_with_duplicate_keys_is_refused_untouched() {
+    for kind in [AgentKind::Claude, AgentKind::Codex, AgentKind::Cursor] {
+        let h = home();
+        let path = config_path(kind, h.path()).expect("path");
+        let text = r#"{"model": "opus", "model": "sonnet", "hooks": {}}"#;
+        write(&path, text);
+        let err = install(kind, h.path(), PROGRAM).expect_err("refused");
+        assert!(err.to_string().contains("appears twice"), "{kind:?}: {err}");
+        assert_eq!(fs::read_to_string(&path).expect("read"), text, "{kind:?}");
+    }
+}

@@ -162,3 +162,67 @@ async fn a_second_server_on_the_same_state_dir_is_refused() {
     assert_eq!(std::fs::read(root.snapshot()).unwrap(), before);
     assert!(!root.path().join("other-run/s.sock").exists());
 }
+
+/// Issue 14 §4: a version too large for any integer type is "newer", not "corrupt".
+#[tokio::test]
+async fn a_version_beyond_every_integer_is_newer_and_left_untouched() {
+    for version in [
+        "18446744073709551616",
+        "1e30",
+        "1e999",
+        "99999999999999999999999999999999",
+    ] {
+        let root = Root::new();
+        let text = format!(r#"{{"version": {version}, "state": {{}}}}"#);
+        write_snapshot(&root, &text);
+        let out = root.start_refused();
+        assert!(!out.status.success(), "{version}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("newer signaltty"), "{version}: {stderr}");
+        assert_eq!(std::fs::read_to_string(root.snapshot()).unwrap(), text);
+        assert!(
+            corrupt_copies(&root).is_empty(),
+            "{version}: not quarantined"
+        );
+    }
+}
+
+/// Issue 14 §4: the tails of a corrupt snapshot's panes survive the first save: they are set
+/// aside next to the snapshot, not deleted because the (empty) state does not name them.
+#[tokio::test]
+async fn tails_of_a_corrupt_snapshot_are_set_aside_not_deleted() {
+    let root = Root::new();
+    write_snapshot(&root, "{\"version\": 1, \"state\": {\"workspa");
+    let history = root.state().join("history");
+    std::fs::create_dir_all(&history).unwrap();
+    let tails = [
+        "pane_0b7c3f5e2a9d4e1f8c6b5a4d3e2f1a0b.tail",
+        "pane_1c8d4a6f3b0e5f2a9d7c6b5e4f3a2b1c.tail",
+    ];
+    for t in tails {
+        std::fs::write(history.join(t), b"precious output\r\n").unwrap();
+    }
+    let srv = root.start().await;
+    // A first save happens after a change.
+    srv.workspace("fresh", &root.path().join("fresh")).await;
+    server_process::wait_file_contains(&root.snapshot(), &["fresh"]).await;
+    let aside: Vec<_> = std::fs::read_dir(root.state())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("history.corrupt-")
+        })
+        .collect();
+    assert_eq!(aside.len(), 1, "set aside with the snapshot");
+    for t in tails {
+        assert_eq!(
+            std::fs::read(aside[0].join(t)).unwrap(),
+            b"precious output\r\n",
+            "{t} kept"
+        );
+    }
+    srv.kill();
+}

@@ -23,5 +23,5 @@ mod tmux_tests;
 pub use history::{History, HistoryLimits, HistoryTail};
 pub use osc::{MAX_OSC_BYTES, OscScanner, TermEvent};
 pub use query_filter::QueryFilter;
-pub use sanitize::{BODY_MAX_CHARS, TITLE_MAX_CHARS, sanitize};
+pub use sanitize::{BODY_MAX_CHARS, TITLE_MAX_CHARS, sanitize, strip};
 pub use screen::{Screen, ScreenSnapshot, ScrollbackCopy};

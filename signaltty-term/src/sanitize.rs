@@ -2,7 +2,9 @@
 //! text from OSC sequences, and (by the callers' contract) any other program-supplied string.
 //!
 //! Invariant of the output: no escape sequence survives, no control character other than `\n` and
-//! `\t` survives, no leading/trailing whitespace, and at most `max_chars` characters. The function
+//! `\t` survives, no bidirectional embedding, override or isolate (U+202A–U+202E, U+2066–U+2069:
+//! they reorder what follows them, so a title could show text in another order than it is —
+//! "Trojan Source"), no leading/trailing whitespace, and at most `max_chars` characters. The function
 //! never panics, whatever the input (unterminated sequences simply run to the end of the text).
 
 /// Cap for a pane title, in characters.
@@ -36,7 +38,14 @@ enum Skip {
 /// Removes escape sequences and control characters (except `\n` and `\t`) from `text`, trims
 /// surrounding whitespace and keeps at most `max_chars` characters.
 pub fn sanitize(text: &str, max_chars: usize) -> String {
-    let mut out = String::with_capacity(text.len().min(max_chars.saturating_mul(4)));
+    cap_and_trim(&strip(text), max_chars)
+}
+
+/// Removes escape sequences, control characters (except `\n` and `\t`) and bidirectional
+/// overrides and isolates from `text`, keeping everything else as it is (no trim, no cap): for
+/// text a client prints on a terminal, such as a table or an error message.
+pub fn strip(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
     let mut skip = Skip::None;
     for c in text.chars() {
         skip = match skip {
@@ -49,7 +58,7 @@ pub fn sanitize(text: &str, max_chars: usize) -> String {
                     out.push(c);
                     Skip::None
                 }
-                c if c.is_control() => Skip::None,
+                c if c.is_control() || is_bidi_control(c) => Skip::None,
                 c => {
                     out.push(c);
                     Skip::None
@@ -82,7 +91,13 @@ pub fn sanitize(text: &str, max_chars: usize) -> String {
             },
         };
     }
-    cap_and_trim(&out, max_chars)
+    out
+}
+
+/// The bidirectional embeddings and overrides (LRE RLE PDF LRO RLO) and isolates (LRI RLI FSI
+/// PDI). The marks (LRM, RLM, ALM) only affect neutral characters next to them and stay.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// Trims whitespace, keeps the first `max_chars` characters, trims again (the cut may expose
@@ -107,6 +122,18 @@ mod tests {
         );
         assert_eq!(sanitize("line one\nline\ttwo", 200), "line one\nline\ttwo");
         assert_eq!(sanitize("héllo wörld ✓ 日本", 200), "héllo wörld ✓ 日本");
+    }
+
+    #[test]
+    fn bidi_overrides_and_isolates_are_removed() {
+        assert_eq!(
+            sanitize("build \u{202e}gnp.exe\u{202c} ok \u{2066}x\u{2069}", 200),
+            "build gnp.exe ok x"
+        );
+        for c in ['\u{202a}', '\u{202b}', '\u{202d}', '\u{2067}', '\u{2068}'] {
+            assert_eq!(sanitize(&format!("a{c}b"), 200), "ab", "{c:?}");
+        }
+        assert_eq!(sanitize("a\u{200e}b", 200), "a\u{200e}b", "LRM stays");
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::units::{ms, times};
 use crate::{Bench, SectionOutput, stats};
 
 /// Raw mode so each key is echoed at once by `cat`, not by the line discipline.
-const SCRIPT: &str = "stty raw -echo; printf READY; exec cat";
+pub(crate) const SCRIPT: &str = "stty raw -echo; printf READY; exec cat";
 
 /// Keys unseen in the escape sequences tmux writes while echoing.
 const KEYS: &[u8] = b"vwxyz";
@@ -306,8 +306,27 @@ fn drain_in_background(mut client: PtyChild) {
     });
 }
 
+/// Attaches to `pane` over a connection of its own, on a thread of its own (as another client
+/// process would), and reads until the server goes.
+pub(crate) fn drain_attach_in_background(socket: std::path::PathBuf, pane: String) {
+    std::thread::spawn(move || {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        runtime.block_on(async move {
+            let Ok((mut attachment, _)) = SignalttyServer::attach_at(&socket, &pane).await else {
+                return;
+            };
+            while attachment.next().await.is_ok() {}
+        });
+    });
+}
+
 /// `count` keystrokes cycling through `KEYS`, every `LINE`th preceded by a carriage return.
-fn keystrokes(count: usize) -> Vec<Vec<u8>> {
+pub(crate) fn keystrokes(count: usize) -> Vec<Vec<u8>> {
     (0..count)
         .map(|i| {
             let key = KEYS[i % KEYS.len()];
@@ -321,7 +340,7 @@ fn keystrokes(count: usize) -> Vec<Vec<u8>> {
 }
 
 /// Echo latencies through an Attach stream.
-async fn attach_echo(
+pub(crate) async fn attach_echo(
     attachment: &mut Attachment,
     keystrokes: &[Vec<u8>],
 ) -> anyhow::Result<Vec<Duration>> {

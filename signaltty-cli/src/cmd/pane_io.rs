@@ -166,6 +166,10 @@ struct JsonRead {
     rows: u32,
 }
 
+/// Largest ReadPane reply the CLI accepts: well above a full scrollback (the server keeps at most
+/// 4 MiB of history per pane by default) rendered with its SGR sequences.
+const READ_REPLY_LIMIT: usize = 64 * 1024 * 1024;
+
 /// `pane read`.
 pub async fn read(ctx: &Ctx, client: &mut PaneServiceClient<Channel>, args: ReadArgs) -> CliResult {
     let mode = if args.scrollback {
@@ -179,6 +183,10 @@ pub async fn read(ctx: &Ctx, client: &mut PaneServiceClient<Channel>, args: Read
         lines: args.lines.unwrap_or(0),
         keep_ansi: args.ansi,
     };
+    // A full scrollback kept with its colours can exceed tonic's default 4 MiB reply limit
+    // (the history alone holds up to 4 MiB, plus the screen and framing): accept what the
+    // server's caps can produce.
+    let mut client = client.clone().max_decoding_message_size(READ_REPLY_LIMIT);
     let reply = client.read_pane(request).await?.into_inner();
     if ctx.out.is_json() {
         return ctx.out.json(&JsonRead {
@@ -196,6 +204,8 @@ pub async fn read(ctx: &Ctx, client: &mut PaneServiceClient<Channel>, args: Read
     if args.ansi {
         // Leave the caller's terminal in the default rendition whatever the last line set.
         text.push_str("\x1b[0m");
+        // The colours are what was asked for.
+        return ctx.out.raw_text(&text);
     }
     ctx.out.text(&text)
 }

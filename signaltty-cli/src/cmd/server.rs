@@ -137,6 +137,13 @@ async fn status(ctx: &Ctx) -> CliResult {
             format!("{} ({} live)", status.pane_count, status.live_pane_count),
         ),
         ("head seq", status.head_seq.to_string()),
+        (
+            "descriptors",
+            format!(
+                "{} of {} in use; about {} more panes fit",
+                status.open_fds, status.fd_limit, status.panes_that_fit
+            ),
+        ),
     ]))
 }
 

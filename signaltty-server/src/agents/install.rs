@@ -21,6 +21,7 @@
 mod file;
 mod json_hooks;
 pub mod opencode;
+mod strict_json;
 
 use std::path::{Path, PathBuf};
 

@@ -132,10 +132,10 @@ impl Hub {
         check_payload_size(call.payload.len()).map_err(|e| Error::bad(e.to_string()))?;
         if call.wait.is_some() && !call.kind.can_wait_on(&call.event) {
             return Err(Error::bad(format!(
-                "{} hooks can wait for an answer only on {}, not on {:?}",
+                "{} hooks can wait for an answer only on {}, not on {}",
                 call.kind,
                 call.kind.waiting_events().join(", "),
-                call.event
+                crate::error::quote(&call.event)
             )));
         }
         let payload = parse_payload(&call.payload).map_err(|e| Error::bad(e.to_string()))?;

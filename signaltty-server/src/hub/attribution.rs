@@ -59,7 +59,12 @@ impl Hub {
         if client_pid == 0 {
             return Ok(None);
         }
-        let live: HashMap<u32, PaneId> = self.store().read(|s| {
+        Ok(pane_of_process(client_pid, &self.live_pane_pids()))
+    }
+
+    /// The child pid of every live pane.
+    fn live_pane_pids(&self) -> HashMap<u32, PaneId> {
+        self.store().read(|s| {
             s.all_panes()
                 .into_iter()
                 .filter_map(|p| match p.status {
@@ -67,8 +72,12 @@ impl Hub {
                     _ => None,
                 })
                 .collect()
-        });
-        Ok(pane_of_process(client_pid, &live))
+        })
+    }
+
+    /// Where a connecting process runs (`peer.rs`), given its pid.
+    pub fn classify_peer(&self, pid: u32) -> crate::peer::Origin {
+        crate::peer::classify(pid, &self.live_pane_pids())
     }
 }
 

@@ -233,7 +233,8 @@ impl Hub {
                 Err(AnswerRefused::Pane(e)) => return Err(e.into()),
                 Err(AnswerRefused::Decision(DecisionError::UnknownOption(o))) => {
                     return Err(Error::bad(format!(
-                        "option {o:?} is not offered by decision {decision}; use one of its option ids (once, deny)"
+                        "option {} is not offered by decision {decision}; use one of its option ids (once, deny)",
+                        crate::error::quote(&o)
                     )));
                 }
                 Err(AnswerRefused::Decision(_)) => {

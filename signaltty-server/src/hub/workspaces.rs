@@ -18,16 +18,28 @@ pub fn checked_dir(raw: &str) -> Result<PathBuf> {
     let path = Path::new(raw);
     if !path.is_absolute() {
         return Err(Error::bad(format!(
-            "cwd {raw:?} is relative: give an absolute directory"
+            "cwd {} is relative: give an absolute directory",
+            crate::error::quote(raw)
         )));
     }
-    let meta = std::fs::metadata(path)
-        .map_err(|e| Error::bad(format!("cwd {raw:?} cannot be used: {e}")))?;
+    let meta = std::fs::metadata(path).map_err(|e| {
+        Error::bad(format!(
+            "cwd {} cannot be used: {e}",
+            crate::error::quote(raw)
+        ))
+    })?;
     if !meta.is_dir() {
-        return Err(Error::bad(format!("cwd {raw:?} is not a directory")));
+        return Err(Error::bad(format!(
+            "cwd {} is not a directory",
+            crate::error::quote(raw)
+        )));
     }
-    std::fs::canonicalize(path)
-        .map_err(|e| Error::bad(format!("cwd {raw:?} cannot be resolved: {e}")))
+    std::fs::canonicalize(path).map_err(|e| {
+        Error::bad(format!(
+            "cwd {} cannot be resolved: {e}",
+            crate::error::quote(raw)
+        ))
+    })
 }
 
 impl Hub {

@@ -134,8 +134,13 @@ impl Pty {
         if tokio::runtime::Handle::try_current().is_err() {
             return Err(SpawnError::NoRuntime);
         }
+        // Fork and registration under the orphan reaper's lock (`orphans.rs`): a child that dies
+        // at once is still known as a pane child, never reaped as an orphan.
+        let spawning = crate::orphans::spawning();
         let started = spawn::start(&pane, socket, spec)?;
         let mut child = started.child;
+        crate::orphans::register_pane_child(child.id());
+        drop(spawning);
         let pid = Pid::from_raw(child.id() as i32);
         let exit = Arc::new(ExitState::new(pid));
         // The child runs from here on: a failure below must kill and reap it.
@@ -154,6 +159,7 @@ impl Pty {
             Err(err) => {
                 let _ = child.kill();
                 let _ = child.wait();
+                crate::orphans::forget_pane_child(child.id());
                 return Err(err);
             }
         };

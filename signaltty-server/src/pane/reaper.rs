@@ -149,6 +149,7 @@ impl ExitState {
             }
         };
         *guard = Some(status);
+        crate::orphans::forget_pane_child(self.pid.as_raw() as u32);
         self.notify.send_replace(Some(status));
         status
     }

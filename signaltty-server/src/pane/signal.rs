@@ -78,7 +78,10 @@ impl fmt::Display for PaneSignal {
 
 /// A signal name outside the allow-list.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("signal {name:?} is not allowed (allowed: INT TERM KILL HUP QUIT WINCH USR1 USR2)")]
+#[error(
+    "signal {} is not allowed (allowed: INT TERM KILL HUP QUIT WINCH USR1 USR2)",
+    crate::error::quote(name)
+)]
 pub struct UnknownSignal {
     /// The name as given.
     pub name: String,

@@ -99,13 +99,13 @@ pub enum SpawnError {
         index: usize,
     },
     /// The working directory is not an absolute path.
-    #[error("cwd {path:?} is not an absolute path")]
+    #[error("cwd {} is not an absolute path", crate::error::quote(path.to_string_lossy()))]
     RelativeCwd {
         /// The path as requested.
         path: PathBuf,
     },
     /// The working directory is missing, unreadable or not a directory.
-    #[error("cwd {path:?} is not a usable directory: {source}")]
+    #[error("cwd {} is not a usable directory: {source}", crate::error::quote(path.to_string_lossy()))]
     Cwd {
         /// The path as requested.
         path: PathBuf,
@@ -113,7 +113,7 @@ pub enum SpawnError {
         source: io::Error,
     },
     /// A variable name is empty or holds `=` or NUL, or a value holds NUL.
-    #[error("invalid environment entry {key:?}")]
+    #[error("invalid environment entry {}", crate::error::quote(key))]
     InvalidEnv {
         /// The offending name.
         key: String,
@@ -122,7 +122,7 @@ pub enum SpawnError {
     #[error("cannot open a pseudo-terminal: {0}")]
     OpenPty(#[source] nix::Error),
     /// fork or exec failed: no such program, not executable, the cwd vanished, ...
-    #[error("cannot start {program:?}: {source}")]
+    #[error("cannot start {}: {source}", crate::error::quote(program))]
     Exec {
         /// argv[0].
         program: String,

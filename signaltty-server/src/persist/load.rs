@@ -30,8 +30,8 @@ pub enum LoadError {
     NewerVersion {
         /// The snapshot.
         path: PathBuf,
-        /// Its version.
-        found: u64,
+        /// Its version, as written.
+        found: String,
         /// The newest this server reads.
         supported: u32,
     },
@@ -88,8 +88,9 @@ pub fn load(state_dir: &Path, policy: Policy) -> Result<Loaded, LoadError> {
     let text = match std::fs::read(&path) {
         Ok(text) => text,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            // Tails without a snapshot belong to nothing.
-            let _ = tails.retain(&HashSet::new());
+            // Tails without a snapshot belong to no pane we know, but they are the user's
+            // output: set them aside rather than delete them.
+            set_tails_aside(&tails, None);
             return Ok(Loaded {
                 state: State::new(policy),
                 ..Loaded::default()
@@ -109,6 +110,9 @@ pub fn load(state_dir: &Path, policy: Policy) -> Result<Loaded, LoadError> {
                 context: format!("moving the corrupt snapshot {} aside", path.display()),
                 source,
             })?;
+            // The tails belong to the panes of the corrupt snapshot: they go aside with it, so
+            // the first save (which removes tails of panes not in the state) cannot delete them.
+            set_tails_aside(&tails, Some(&aside));
             tracing::error!(
                 snapshot = %path.display(),
                 moved_to = %aside.display(),
@@ -163,21 +167,80 @@ pub fn load(state_dir: &Path, policy: Policy) -> Result<Loaded, LoadError> {
     })
 }
 
+/// Moves a non-empty `history/` to `history.aside-<stamp>` (the stamp of the snapshot moved
+/// aside with it, else the time), so that nothing the state no longer names is deleted.
+fn set_tails_aside(tails: &TailDir, snapshot_aside: Option<&Path>) {
+    let dir = tails.path();
+    let empty = std::fs::read_dir(dir).map_or(true, |mut d| d.next().is_none());
+    if empty {
+        return;
+    }
+    let stamp = snapshot_aside
+        .and_then(|p| p.file_name())
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix(&format!("{SNAPSHOT_FILE}.")))
+        .map_or_else(
+            || {
+                let secs = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                format!("orphaned-{secs}")
+            },
+            str::to_owned,
+        );
+    let mut target = dir.with_file_name(format!("{}.{stamp}", super::HISTORY_DIR));
+    let mut n = 1;
+    while target.exists() {
+        target = dir.with_file_name(format!("{}.{stamp}-{n}", super::HISTORY_DIR));
+        n += 1;
+    }
+    match std::fs::rename(dir, &target) {
+        Ok(()) => tracing::warn!(
+            moved_to = %target.display(),
+            "saved output tails of panes not in the state were set aside"
+        ),
+        Err(e) => tracing::warn!(error = %e, "cannot set saved tails aside"),
+    }
+}
+
 /// Parses a snapshot. The outer error refuses the start; the inner one says why it is corrupt.
 fn parse(path: &Path, text: &[u8]) -> Result<Result<Snapshot, String>, LoadError> {
     let probe: VersionProbe = match serde_json::from_slice(text) {
         Ok(probe) => probe,
+        // The probe decodes no number but `version` (others are skipped unchecked), so a number
+        // out of even f64's range (`1e999`) is the version: newer than anything we know.
+        Err(e) if e.to_string().starts_with("number out of range") => {
+            return Err(LoadError::NewerVersion {
+                path: path.to_path_buf(),
+                found: "(a number beyond any integer)".to_owned(),
+                supported: SCHEMA_VERSION,
+            });
+        }
         Err(e) => return Ok(Err(format!("not a snapshot: {e}"))),
     };
-    if probe.version > u64::from(SCHEMA_VERSION) {
+    let newer = match (probe.version.as_u64(), probe.version.as_f64()) {
+        (Some(v), _) => v > u64::from(SCHEMA_VERSION),
+        // Beyond u64 (or written with an exponent): newer if it is above ours at all.
+        (None, Some(v)) => v > f64::from(SCHEMA_VERSION),
+        (None, None) => false,
+    };
+    if newer {
         return Err(LoadError::NewerVersion {
             path: path.to_path_buf(),
-            found: probe.version,
+            found: probe
+                .version
+                .to_string()
+                .chars()
+                .take(crate::error::QUOTE_CHARS)
+                .collect(),
             supported: SCHEMA_VERSION,
         });
     }
-    if probe.version == 0 {
-        return Ok(Err("schema version 0 was never written".into()));
+    if probe.version.as_u64().is_none_or(|v| v == 0) {
+        return Ok(Err(format!(
+            "schema version {} was never written",
+            probe.version
+        )));
     }
     let snapshot: Snapshot = match serde_json::from_slice(text) {
         Ok(s) => s,

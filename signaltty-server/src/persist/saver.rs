@@ -184,7 +184,11 @@ impl Saver {
             match self.save(input).await {
                 Ok(report) => tracing::debug!(?report, "saved"),
                 Err(e) => {
-                    tracing::error!(error = %e, "saving the state failed; retrying on the next change")
+                    // A full disk fails every save: log the first, then rarely, with a count.
+                    static LIMIT: crate::log_limit::SiteLimit = crate::log_limit::SiteLimit::new();
+                    if let Some(suppressed) = LIMIT.allow() {
+                        tracing::error!(error = %e, suppressed, "saving the state failed; retrying on the next change");
+                    }
                 }
             }
         }
@@ -221,7 +225,13 @@ fn save_blocking(
                 report.tails_written += 1;
             }
             // A missing tail only costs context on restore; the snapshot matters more.
-            Err(e) => tracing::warn!(pane = %id, error = %e, "cannot write a pane's tail"),
+            Err(e) => {
+                // On a full disk this fails for every pane at every save: say it rarely.
+                static LIMIT: crate::log_limit::SiteLimit = crate::log_limit::SiteLimit::new();
+                if let Some(suppressed) = LIMIT.allow() {
+                    tracing::warn!(pane = %id, error = %e, suppressed, "cannot write a pane's tail");
+                }
+            }
         }
     }
     written.tails.retain(|id, _| tails_on.contains(id));

@@ -32,7 +32,9 @@ pub struct Snapshot {
 /// Just the version, read first so a newer file is refused before its content is interpreted.
 #[derive(serde::Deserialize)]
 pub(super) struct VersionProbe {
-    pub version: u64,
+    /// Any JSON number: a version too large for an integer type (`1e30`,
+    /// `18446744073709551616`) is still a version, newer than this server's, not corruption.
+    pub version: serde_json::Number,
 }
 
 impl Snapshot {

@@ -36,12 +36,15 @@ impl pb::agent_service_server::AgentService for AgentService {
         &self,
         req: Request<pb::ReportHookEventRequest>,
     ) -> Answer<pb::ReportHookEventResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
         let call = HookCall {
             kind: agent_kind_from_pb(req.agent)?,
             event: req.event,
             payload: req.payload,
-            pane: optional(&req.pane_id, pane_id)?,
+            pane: self
+                .hub
+                .hook_pane(&origin, optional(&req.pane_id, pane_id)?)?,
             client_pid: req.client_pid,
             wait: if req.wait_for_answer {
                 Some(answer_wait(req.timeout_ms)?)
@@ -76,9 +79,12 @@ impl pb::agent_service_server::AgentService for AgentService {
         &self,
         req: Request<pb::ReportSessionRequest>,
     ) -> Answer<pb::ReportSessionResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
         let kind = agent_kind_from_pb(req.agent)?;
-        let pane = optional(&req.pane_id, pane_id)?;
+        let pane = self
+            .hub
+            .hook_pane(&origin, optional(&req.pane_id, pane_id)?)?;
         let recorded = self
             .hub
             .report_session(kind, &req.session_id, pane, req.client_pid)?;

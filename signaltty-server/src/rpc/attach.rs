@@ -36,6 +36,7 @@ const INPUT_DEADLINE: Duration = Duration::from_secs(5);
 /// Handles an Attach call.
 pub async fn attach(
     hub: Hub,
+    origin: crate::peer::Origin,
     mut inbound: Streaming<pb::AttachRequest>,
 ) -> Result<Response<AttachStream>, Status> {
     let first = tokio::time::timeout(START_TIMEOUT, inbound.message())
@@ -51,6 +52,11 @@ pub async fn attach(
         return Err(Error::bad("the first attach message must be Start").into());
     };
     let id = pane_id(&start.pane_id)?;
+    if !start.read_only {
+        // Typing into a pane is writing input: a program in a pane may do it only in its own
+        // workspace. Watching (read-only) is not restricted.
+        hub.may_control_pane(&origin, &id)?;
+    }
     let handle = match hub.handle(&id) {
         Ok(handle) => handle,
         // A restored pane shows its saved tail until it is resumed.
@@ -165,8 +171,16 @@ impl Session {
                     }
                 }
                 request = inbound.message() => match request {
-                    Ok(Some(req)) => self.on_request(req, &input),
-                    Ok(None) | Err(_) => break,
+                    Ok(Some(req)) => if let Err(refused) = self.on_request(req, &input) {
+                        // An explicit error the client sees, then the stream ends.
+                        let _ = self.tx.send(Err(refused)).await;
+                        break;
+                    },
+                    Ok(None) => break,
+                    Err(status) => {
+                        let _ = self.tx.send(Err(super::edge::inbound_error(status))).await;
+                        break;
+                    }
                 },
                 received = sub.chunks.recv() => match received {
                     Ok(chunk) => {
@@ -202,16 +216,23 @@ impl Session {
             && self.send_snapshot(sub).await
     }
 
-    fn on_request(&self, req: pb::AttachRequest, input: &InputQueue) {
+    /// Handles one message after Start; an `Err` ends the stream with that status.
+    fn on_request(&self, req: pb::AttachRequest, input: &InputQueue) -> Result<(), Status> {
         match req.kind {
             Some(pb::attach_request::Kind::Input(i)) => {
                 if self.read_only {
-                    tracing::debug!("input from a read-only client ignored");
+                    return Err(Error::bad(
+                        "this client attached read-only and cannot type; attach again without --read-only to send input",
+                    )
+                    .into());
                 } else if i.data.len() > MAX_INPUT_BYTES {
-                    tracing::warn!(len = i.data.len(), "oversized attach input dropped");
-                } else {
-                    input.send(&self.handle, i.data);
+                    return Err(Error::InputTooLarge {
+                        len: i.data.len(),
+                        max: MAX_INPUT_BYTES,
+                    }
+                    .into());
                 }
+                input.send(&self.handle, i.data);
             }
             Some(pb::attach_request::Kind::Resize(r)) => {
                 if !self.read_only
@@ -222,10 +243,20 @@ impl Session {
                     self.hub.record_size(self.handle.id(), size);
                 }
             }
-            Some(pb::attach_request::Kind::Start(_)) | None => {
-                tracing::debug!("ignored a repeated or empty attach message");
+            Some(pb::attach_request::Kind::Start(_)) => {
+                return Err(Error::bad(
+                    "this attach stream has already started; send Start once, then Input and Resize",
+                )
+                .into());
+            }
+            None => {
+                return Err(Error::bad(
+                    "an attach message must carry Input, Resize or (first) Start",
+                )
+                .into());
             }
         }
+        Ok(())
     }
 
     /// Writes typed input in order on its own task.
@@ -272,7 +303,10 @@ impl InputQueue {
         if self.tx.try_send(data).is_err() {
             self.pending.fetch_sub(1, Ordering::AcqRel);
             // The child is not reading and the queue is full: typing on is pointless.
-            tracing::warn!(pane = %handle.id(), "attach input dropped: pane not reading");
+            static LIMIT: crate::log_limit::SiteLimit = crate::log_limit::SiteLimit::new();
+            if let Some(suppressed) = LIMIT.allow() {
+                tracing::warn!(pane = %handle.id(), suppressed, "attach input dropped: pane not reading");
+            }
         }
     }
 }

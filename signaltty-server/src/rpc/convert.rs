@@ -29,7 +29,8 @@ fn parse_id<T>(
     }
     parse(raw).ok_or_else(|| {
         Error::bad(format!(
-            "{what} {raw:?} is not a valid id (ids start with {prefix:?})"
+            "{what} {} is not a valid id (ids start with {prefix:?})",
+            crate::error::quote(raw)
         ))
     })
 }

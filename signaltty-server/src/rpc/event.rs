@@ -8,6 +8,7 @@
 use std::collections::HashSet;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures_util::Stream;
 use futures_util::stream::{self, StreamExt};
@@ -38,6 +39,27 @@ fn message(kind: pb::subscribe_response::Kind) -> Result<pb::SubscribeResponse, 
     Ok(pb::SubscribeResponse { kind: Some(kind) })
 }
 
+/// Events converted to their wire form so far (each at most once, see [`render`]).
+static CONVERSIONS: AtomicU64 = AtomicU64::new(0);
+
+/// How many events this process has converted for subscribers (tests check it is one per
+/// event, not one per event and subscriber).
+pub fn conversions() -> u64 {
+    CONVERSIONS.load(Ordering::Relaxed)
+}
+
+/// The wire form of `e`, converted by the first subscriber that needs it and cached on the
+/// shared event; the others clone it.
+fn render(hub: &Hub, e: &Stamped) -> pb::Event {
+    e.rendered
+        .get_or_make(|| {
+            CONVERSIONS.fetch_add(1, Ordering::Relaxed);
+            event_to_pb(e, &|p| pane_pb(hub, p))
+        })
+        .cloned()
+        .unwrap_or_else(|| event_to_pb(e, &|p| pane_pb(hub, p)))
+}
+
 struct Live {
     hub: Hub,
     rx: broadcast::Receiver<Arc<Stamped>>,
@@ -64,8 +86,7 @@ impl Live {
                 Ok(e) => {
                     self.last_seen = e.seq;
                     if self.wanted(&e) {
-                        let hub = self.hub.clone();
-                        let msg = event_to_pb(&e, &|p| pane_pb(&hub, p));
+                        let msg = render(&self.hub, &e);
                         return Some((message(pb::subscribe_response::Kind::Event(msg)), self));
                     }
                 }
@@ -110,7 +131,7 @@ impl pb::event_service_server::EventService for EventService {
         }
         for e in &sub.replay {
             if kinds.is_empty() || kinds.contains(&e.event.kind()) {
-                let msg = event_to_pb(e, &|p| pane_pb(&self.hub, p));
+                let msg = render(&self.hub, e);
                 prelude.push(message(pb::subscribe_response::Kind::Event(msg)));
             }
         }

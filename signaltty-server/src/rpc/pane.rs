@@ -132,8 +132,10 @@ impl pb::pane_service_server::PaneService for PaneService {
         &self,
         req: Request<pb::WriteInputRequest>,
     ) -> Answer<pb::WriteInputResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
         let id = pane_id(&req.pane_id)?;
+        self.hub.may_control_pane(&origin, &id)?;
         let written = self.hub.write_input(&id, &req.data, req.timeout_ms).await?;
         Ok(Response::new(pb::WriteInputResponse {
             bytes_written: written as u64,
@@ -158,9 +160,11 @@ impl pb::pane_service_server::PaneService for PaneService {
         &self,
         req: Request<pb::SignalPaneRequest>,
     ) -> Answer<pb::SignalPaneResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
-        self.hub
-            .signal_pane(&pane_id(&req.pane_id)?, &req.signal, req.group)?;
+        let id = pane_id(&req.pane_id)?;
+        self.hub.may_control_pane(&origin, &id)?;
+        self.hub.signal_pane(&id, &req.signal, req.group)?;
         Ok(Response::new(pb::SignalPaneResponse {}))
     }
 
@@ -168,7 +172,9 @@ impl pb::pane_service_server::PaneService for PaneService {
         &self,
         req: Request<pb::ClosePaneRequest>,
     ) -> Answer<pb::ClosePaneResponse> {
+        let origin = super::origin(&req);
         let id = pane_id(&req.into_inner().pane_id)?;
+        self.hub.may_control_pane(&origin, &id)?;
         let tab_closed = self.hub.close_pane(&id).await?;
         Ok(Response::new(pb::ClosePaneResponse { tab_closed }))
     }
@@ -233,7 +239,8 @@ impl pb::pane_service_server::PaneService for PaneService {
     }
 
     async fn attach(&self, req: Request<Streaming<pb::AttachRequest>>) -> Answer<AttachStream> {
-        attach::attach(self.hub.clone(), req.into_inner()).await
+        let origin = super::origin(&req);
+        attach::attach(self.hub.clone(), origin, req.into_inner()).await
     }
 
     async fn wait_pane(&self, req: Request<pb::WaitPaneRequest>) -> Answer<pb::WaitPaneResponse> {

@@ -81,7 +81,11 @@ async fn wait_for_resume(
                     }
                 }
                 Ok(Some(_)) => {}
-                Ok(None) | Err(_) => return,
+                Ok(None) => return,
+                Err(status) => {
+                    let _ = tx.send(Err(super::edge::inbound_error(status))).await;
+                    return;
+                }
             },
         }
     }

@@ -33,6 +33,8 @@ impl pb::server_service_server::ServerService for ServerService {
             (s.workspaces().len(), s.tab_count(), s.pane_count(), live)
         });
         let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let fd_limit = crate::fdlimit::get().map_or(0, |(soft, _)| soft);
+        let open_fds = crate::fdlimit::open_fds();
         Ok(Response::new(pb::GetStatusResponse {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             started_at: Some(timestamp(hub.started_at())),
@@ -47,6 +49,12 @@ impl pb::server_service_server::ServerService for ServerService {
             pane_count: count(panes),
             live_pane_count: count(live),
             head_seq: hub.store().head(),
+            fd_limit,
+            open_fds,
+            panes_that_fit: count(
+                usize::try_from(crate::fdlimit::panes_that_fit(fd_limit, open_fds))
+                    .unwrap_or(usize::MAX),
+            ),
         }))
     }
 

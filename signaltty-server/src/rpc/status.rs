@@ -28,6 +28,7 @@ impl From<Error> for Status {
             Error::Timeout { .. } => Code::DeadlineExceeded,
             Error::IdentityChanged(_) => Code::Aborted,
             Error::Unimplemented(_) => Code::Unimplemented,
+            Error::DeniedInPane(_) => Code::PermissionDenied,
             Error::Io { .. } | Error::Internal(_) => Code::Internal,
         };
         let mut metadata = HashMap::new();
@@ -39,6 +40,6 @@ impl From<Error> for Status {
         }
         let details =
             ErrorDetails::with_error_info(e.reason(), signaltty_proto::ERROR_DOMAIN, metadata);
-        Status::with_error_details(code, e.to_string(), details)
+        Status::with_error_details(code, crate::error::clip_message(e.to_string()), details)
     }
 }

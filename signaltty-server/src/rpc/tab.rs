@@ -49,7 +49,9 @@ impl pb::tab_service_server::TabService for TabService {
     }
 
     async fn close_tab(&self, req: Request<pb::CloseTabRequest>) -> Answer<pb::CloseTabResponse> {
+        let origin = super::origin(&req);
         let id = tab_id(&req.into_inner().tab_id)?;
+        self.hub.may_control_tab(&origin, &id)?;
         let closed = self.hub.close_tab(&id).await?;
         Ok(Response::new(pb::CloseTabResponse {
             closed_pane_ids: closed.iter().map(ToString::to_string).collect(),

@@ -112,7 +112,9 @@ impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
         &self,
         req: Request<pb::CloseWorkspaceRequest>,
     ) -> Answer<pb::CloseWorkspaceResponse> {
+        let origin = super::origin(&req);
         let id = workspace_id(&req.into_inner().workspace_id)?;
+        self.hub.may_control_workspace(&origin, &id)?;
         let closed = self.hub.close_workspace(&id).await?;
         Ok(Response::new(pb::CloseWorkspaceResponse {
             closed_pane_ids: closed.iter().map(ToString::to_string).collect(),

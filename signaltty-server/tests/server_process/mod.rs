@@ -90,6 +90,22 @@ impl Root {
         RealServer { child, channel }
     }
 
+    /// Starts a server whose descriptor limit (soft and hard) is `limit`, through `sh`'s ulimit.
+    pub async fn start_with_fd_limit(&self, limit: u32) -> RealServer {
+        let server = self.command();
+        let mut cmd = Command::new("/bin/sh");
+        cmd.arg("-c")
+            .arg(format!("ulimit -n {limit} && exec \"$0\" \"$@\""))
+            .arg(server.get_program())
+            .args(server.get_args())
+            .envs(server.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))))
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped());
+        let child = cmd.spawn().unwrap();
+        let channel = wait_for_server(&self.socket()).await;
+        RealServer { child, channel }
+    }
+
     /// Runs a server that is expected to refuse to start; returns its output.
     pub fn start_refused(&self) -> Output {
         let child = self

@@ -114,6 +114,8 @@ fn parse(existing: &Existing, kind: AgentKind) -> Result<Map<String, Value>, Str
         Some(b) if !b.iter().all(u8::is_ascii_whitespace) => b,
         _ => return Ok(Map::new()),
     };
+    // Duplicate keys would be merged (the first value lost) by a rewrite: refuse them.
+    super::strict_json::check(bytes)?;
     let value: Value = serde_json::from_slice(bytes).map_err(|e| format!("invalid JSON: {e}"))?;
     let Value::Object(doc) = value else {
         return Err("the top level is not a JSON object".to_owned());

@@ -1,0 +1,280 @@
+//! Who is on the other end of a connection: a process outside every pane (the user's shell, the
+//! TUI), or a program running inside a pane.
+//!
+//! At accept the server reads the peer's pid (`SO_PEERCRED`) and walks its ancestry through
+//! `/proc/<pid>/stat`. Meeting the child of a live pane puts the peer inside that pane. The walk
+//! cannot be escaped by double-forking or `setsid`, because the server is a child subreaper
+//! (`orphans.rs`): an orphaned descendant of a pane is re-parented to the server, not to init, so
+//! its ancestry still ends at the server. A process whose ancestry reaches the server without
+//! passing a live pane's child is therefore one of two things, told apart by its session id:
+//! - a child the server process started itself in the server's own session (only in-process test
+//!   harnesses do that; the daemon never starts clients) — outside;
+//! - a process that left a pane (pane children are session leaders, so anything descended from
+//!   one has another session id and no process can join the server's) — *escaped*: inside some
+//!   pane, we no longer know which, so it gets the strictest treatment.
+//!
+//! The pid a peer had at `connect` could be reused by the time we read `/proc` if the peer died;
+//! with `SO_PEERPIDFD` (Linux ≥ 6.5) the server checks the peer is still alive after the walk and
+//! treats a dead one as escaped. What this does not stop is listed in `docs/security.md`.
+
+use std::collections::HashMap;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use signaltty_proto::QuietStream;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+use crate::model::ids::PaneId;
+
+/// How far up the tree the walk goes. A chain deeper than this is treated as escaped, so a
+/// program cannot hide its pane by forking a very long chain.
+const MAX_DEPTH: usize = 1024;
+
+/// Where a connection's process runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Outside every pane: not restricted.
+    Outside,
+    /// A descendant of this pane's child.
+    Pane(PaneId),
+    /// Descended from a pane whose identity is lost (it double-forked away, or its pane's child
+    /// exited), or could not be identified: treated as inside an unknown pane.
+    Escaped,
+}
+
+/// What the server knows about a connection's peer; in every request's extensions.
+#[derive(Clone, Debug)]
+pub struct Peer {
+    /// The peer's pid at connect (0 if the kernel did not say).
+    pub pid: u32,
+    /// Where it runs.
+    pub origin: Origin,
+    /// `Some(cap)` when the connection was accepted past the connection cap: every call on it
+    /// is refused.
+    pub over_cap: Option<usize>,
+}
+
+impl Peer {
+    /// A peer outside every pane (in-process callers, tests).
+    pub fn outside() -> Self {
+        Peer {
+            pid: 0,
+            origin: Origin::Outside,
+            over_cap: None,
+        }
+    }
+}
+
+/// The `(ppid, session)` of a process, from `/proc/<pid>/stat` (`pid (comm) state ppid pgrp
+/// session …`). `comm` may contain spaces and parentheses, so fields are read after the last `)`.
+pub fn parse_stat(stat: &str) -> Option<(u32, u32)> {
+    let after = &stat[stat.rfind(')')? + 1..];
+    let mut fields = after.split_whitespace();
+    let _state = fields.next()?;
+    let ppid = fields.next()?.parse().ok()?;
+    let _pgrp = fields.next()?;
+    let session = fields.next()?.parse().ok()?;
+    Some((ppid, session))
+}
+
+fn stat_of(pid: u32) -> Option<(u32, u32)> {
+    parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// The server's own session id.
+fn own_session() -> u32 {
+    nix::unistd::getsid(None).map_or(0, |s| s.as_raw() as u32)
+}
+
+/// Classifies `pid` given the live panes' child pids. See the module docs for the rules.
+pub fn classify(pid: u32, live: &HashMap<u32, PaneId>) -> Origin {
+    let me = std::process::id();
+    if pid == me {
+        return Origin::Outside;
+    }
+    if pid == 0 {
+        return Origin::Escaped;
+    }
+    let my_session = own_session();
+    let mut cur = pid;
+    for _ in 0..MAX_DEPTH {
+        if let Some(pane) = live.get(&cur) {
+            return Origin::Pane(pane.clone());
+        }
+        // A process that vanished mid-walk (or never was readable) cannot be placed.
+        let Some((ppid, session)) = stat_of(cur) else {
+            return Origin::Escaped;
+        };
+        if ppid == me {
+            return if session == my_session {
+                Origin::Outside
+            } else {
+                Origin::Escaped
+            };
+        }
+        if ppid <= 1 {
+            return Origin::Outside;
+        }
+        cur = ppid;
+    }
+    Origin::Escaped
+}
+
+/// `SO_PEERPIDFD` (Linux ≥ 6.5): a pidfd for the very process that connected.
+const SO_PEERPIDFD: libc::c_int = 77;
+
+/// The peer's pidfd, when the kernel offers one.
+#[allow(unsafe_code)]
+fn peer_pidfd(sock: &impl AsRawFd) -> Option<OwnedFd> {
+    let mut fd: libc::c_int = -1;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: `fd` and `len` are valid for writes of the sizes given; the socket is open.
+    let rc = unsafe {
+        libc::getsockopt(
+            sock.as_raw_fd(),
+            libc::SOL_SOCKET,
+            SO_PEERPIDFD,
+            (&raw mut fd).cast(),
+            &raw mut len,
+        )
+    };
+    // SAFETY: on success the kernel gave us a new descriptor that nothing else owns.
+    (rc == 0 && fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Whether the process behind a pidfd has exited (the pidfd polls readable then).
+fn has_exited(pidfd: &OwnedFd) -> bool {
+    use std::os::fd::AsFd;
+    let mut fds = [nix::poll::PollFd::new(
+        pidfd.as_fd(),
+        nix::poll::PollFlags::POLLIN,
+    )];
+    matches!(nix::poll::poll(&mut fds, nix::poll::PollTimeout::ZERO), Ok(n) if n > 0)
+}
+
+/// Identifies the peer of an accepted connection.
+pub fn identify(
+    stream: &tokio::net::UnixStream,
+    classify_pid: &(impl Fn(u32) -> Origin + ?Sized),
+) -> Peer {
+    let pid = stream
+        .peer_cred()
+        .ok()
+        .and_then(|c| c.pid())
+        .and_then(|p| u32::try_from(p).ok())
+        .unwrap_or(0);
+    let pidfd = peer_pidfd(stream);
+    let mut origin = classify_pid(pid);
+    // The walk read /proc by pid: if the peer is already gone, that pid may now be someone else's.
+    if origin != Origin::Escaped && pidfd.as_ref().is_some_and(has_exited) {
+        origin = Origin::Escaped;
+    }
+    Peer {
+        pid,
+        origin,
+        over_cap: None,
+    }
+}
+
+/// A server connection with its peer attached: tonic copies [`Peer`] into every request's
+/// extensions.
+#[derive(Debug)]
+pub struct PeerStream {
+    inner: QuietStream,
+    peer: Peer,
+    /// Counts the connection as open until it is dropped.
+    _slot: crate::listen::ConnectionSlot,
+}
+
+impl PeerStream {
+    /// Wraps an accepted stream.
+    pub fn new(inner: QuietStream, peer: Peer, slot: crate::listen::ConnectionSlot) -> Self {
+        PeerStream {
+            inner,
+            peer,
+            _slot: slot,
+        }
+    }
+}
+
+impl tonic::transport::server::Connected for PeerStream {
+    type ConnectInfo = Peer;
+
+    fn connect_info(&self) -> Peer {
+        self.peer.clone()
+    }
+}
+
+impl AsyncRead for PeerStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for PeerStream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_fields_are_read_after_the_last_parenthesis() {
+        assert_eq!(parse_stat("42 (sh) S 7 42 40 0 -1"), Some((7, 40)));
+        assert_eq!(parse_stat("42 (a b) c) (d) R 9 1 3 0"), Some((9, 3)));
+        assert_eq!(parse_stat("42 (sh"), None);
+        assert_eq!(parse_stat("42 (sh) S 7 1"), None);
+    }
+
+    #[test]
+    fn our_own_child_in_our_session_is_outside_and_a_pane_child_is_inside() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("sleep");
+        let pid = child.id();
+        assert_eq!(classify(pid, &HashMap::new()), Origin::Outside);
+        let pane = PaneId::new();
+        let live = HashMap::from([(pid, pane.clone())]);
+        assert_eq!(classify(pid, &live), Origin::Pane(pane));
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(
+            classify(std::process::id(), &HashMap::new()),
+            Origin::Outside
+        );
+    }
+}

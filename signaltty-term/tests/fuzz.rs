@@ -1,0 +1,117 @@
+//! Fuzz targets for the terminal model, the OSC scanner and the sanitizer, on stable Rust.
+//!
+//! `cargo fuzz` needs a nightly toolchain (sanitizer and coverage flags) and none can be installed
+//! here, so each target is a proptest property: first every input in the checked-in corpus
+//! (`fuzz/corpus/<target>/`, where a found crash's input is added), then random inputs biased
+//! towards escape-sequence bytes, so that the parser reaches deep states and not only "text".
+//! CI runs them with `cargo test` at the default case count (`SIGNALTTY_FUZZ_CASES`, 256); run
+//! longer with e.g. `SIGNALTTY_FUZZ_CASES=100000 cargo test -p signaltty-term --test fuzz`.
+//! proptest shrinks a failure to a small input and prints it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+
+use proptest::prelude::*;
+use signaltty_term::sanitize::is_bidi_control;
+use signaltty_term::{OscScanner, Screen, sanitize, strip};
+
+fn cases() -> u32 {
+    std::env::var("SIGNALTTY_FUZZ_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(256)
+}
+
+fn corpus(target: &str) -> Vec<Vec<u8>> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/corpus")
+        .join(target);
+    let mut inputs: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(!inputs.is_empty(), "empty corpus {}", dir.display());
+    inputs.sort();
+    inputs
+}
+
+/// Bytes that mostly build escape sequences: introducers, parameters, finals, string ends,
+/// C1 controls and UTF-8 lead bytes, mixed with anything.
+fn terminal_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let interesting = prop::sample::select(vec![
+        0x1b, b'[', b']', b'P', b'_', b'^', b'X', b'(', b'#', b'?', b'>', b'<', b';', b':', b'0',
+        b'1', b'9', b'7', b'2', b'm', b'H', b'J', b'K', b'r', b'h', b'l', b'u', b'c', b'n', b'q',
+        0x07, 0x9b, 0x9c, 0x9d, 0x90, b'\\', b'\n', b'\r', b'\t', 0x08, 0xe2, 0x80, 0xae, 0xf0,
+        0x9f, 0xcc, 0x81,
+    ]);
+    prop::collection::vec(prop_oneof![3 => interesting, 1 => any::<u8>()], 0..2048)
+}
+
+fn feed_screen(input: &[u8]) {
+    let mut screen = Screen::new(40, 10);
+    // Fed in uneven pieces: sequences cut across calls must not matter.
+    for (i, piece) in input.chunks(97).enumerate() {
+        screen.feed(piece);
+        if i % 3 == 1 {
+            screen.resize(20 + (i % 60) as u16, 5 + (i % 30) as u16);
+        }
+    }
+    let _ = screen.take_replies();
+    let _ = screen.snapshot();
+    let _ = screen.contents(true);
+    let _ = screen.scrollback(0, true);
+}
+
+fn scan(input: &[u8]) {
+    let mut scanner = OscScanner::new();
+    for piece in input.chunks(61) {
+        let _ = scanner.scan(piece);
+    }
+}
+
+fn check_sanitized(input: &[u8]) {
+    let text = String::from_utf8_lossy(input);
+    for out in [sanitize(&text, 200), strip(&text)] {
+        assert!(
+            !out.chars()
+                .any(|c| (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c)),
+            "{out:?}"
+        );
+    }
+    assert!(sanitize(&text, 200).chars().count() <= 200);
+}
+
+#[test]
+fn corpus_terminal_model() {
+    corpus("terminal_model").iter().for_each(|i| feed_screen(i));
+}
+
+#[test]
+fn corpus_osc_scanner() {
+    corpus("osc_scanner").iter().for_each(|i| scan(i));
+}
+
+#[test]
+fn corpus_sanitizer() {
+    corpus("sanitizer").iter().for_each(|i| check_sanitized(i));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    #[test]
+    fn fuzz_terminal_model(input in terminal_bytes()) {
+        feed_screen(&input);
+    }
+
+    #[test]
+    fn fuzz_osc_scanner(input in terminal_bytes()) {
+        scan(&input);
+    }
+
+    #[test]
+    fn fuzz_sanitizer(input in terminal_bytes()) {
+        check_sanitized(&input);
+    }
+}
