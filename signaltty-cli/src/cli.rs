@@ -67,6 +67,8 @@ pub enum Command {
     Decision(cmd::decision::DecisionArgs),
     /// Install, remove or check signaltty's hooks in the agents' configuration.
     Integration(cmd::integration::IntegrationArgs),
+    /// Check the config file (`$XDG_CONFIG_HOME/signaltty/config.toml`).
+    Config(cmd::config::ConfigArgs),
 }
 
 /// Runs the parsed command line.
@@ -94,6 +96,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::NextUnread(args) => cmd::notify::cmd_next_unread(&ctx, args).await,
         Command::Decision(args) => cmd::decision::cmd_decision(&ctx, args).await,
         Command::Integration(args) => cmd::integration::cmd_integration(&ctx, args).await,
+        Command::Config(args) => cmd::config::cmd_config(&ctx, args).await,
     }
 }
 

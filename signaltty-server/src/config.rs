@@ -1,4 +1,5 @@
-//! Server configuration: paths and limits. Built from the command line and environment by the
+//! Server configuration: paths and limits. Built from the command line, the environment and
+//! the user's config file (`signaltty_config`, applied with [`Config::apply_user`]) by the
 //! binary, or directly by tests.
 
 use std::path::PathBuf;
@@ -26,6 +27,11 @@ pub struct Config {
     /// The home whose agent configs receive our hooks; `None` = `$SIGNALTTY_HOOK_HOME`, else
     /// `$HOME` (tests point it at a temp dir).
     pub hook_home: Option<PathBuf>,
+    /// The program a pane runs when no command is given; `None` = `$SHELL`, else `/bin/sh`.
+    pub default_shell: Option<String>,
+    /// The user's config file as read at start. The limits above are already applied from it;
+    /// the rest (`[agents.*]` hook waiting, `[policy]`) is kept here for the parts that use it.
+    pub user: signaltty_config::Config,
 }
 
 impl Config {
@@ -41,7 +47,30 @@ impl Config {
             scrollback_bytes: 4 * 1024 * 1024,
             hangup_grace: Duration::from_secs(2),
             hook_home: None,
+            default_shell: None,
+            user: signaltty_config::Config::default(),
         }
+    }
+
+    /// Applies the `[server]` keys the user's config file sets and keeps the whole file.
+    pub fn apply_user(&mut self, user: signaltty_config::Config) {
+        let server = &user.server;
+        if let Some(lines) = server.scrollback_lines {
+            self.scrollback_lines = lines;
+        }
+        if let Some(bytes) = server.scrollback_bytes {
+            self.scrollback_bytes = bytes;
+        }
+        if let Some(ring) = server.event_ring {
+            self.event_ring = ring;
+        }
+        if let Some(close) = server.close_tab_on_last_pane {
+            self.close_tab_on_last_pane = close;
+        }
+        if let Some(shell) = &server.default_shell {
+            self.default_shell = Some(shell.clone());
+        }
+        self.user = user;
     }
 }
 
@@ -52,4 +81,28 @@ pub fn default_state_dir() -> PathBuf {
     }
     let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
     home.join(".local/state/signaltty")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_user_file_overrides_only_what_it_sets() {
+        let mut config = Config::new("/s".into(), "/d".into());
+        let user =
+            signaltty_config::parse("[server]\nscrollback_lines = 50\ndefault_shell = \"zsh\"\n")
+                .expect("valid");
+        config.apply_user(user.clone());
+        assert_eq!(config.scrollback_lines, 50);
+        assert_eq!(config.default_shell.as_deref(), Some("zsh"));
+        let defaults = Config::new("/s".into(), "/d".into());
+        assert_eq!(config.scrollback_bytes, defaults.scrollback_bytes);
+        assert_eq!(config.event_ring, defaults.event_ring);
+        assert_eq!(
+            config.close_tab_on_last_pane,
+            defaults.close_tab_on_last_pane
+        );
+        assert_eq!(config.user, user);
+    }
 }
