@@ -10,7 +10,7 @@ use crate::connect::Target;
 use crate::error::CliResult;
 use crate::output::{Format, Output};
 
-/// signaltty: a terminal multiplexer server for AI coding agents and shells.
+/// A terminal multiplexer server for AI coding agents and shells.
 ///
 /// Any command except `server stop`, `server status` and `hook-event` starts the server in the
 /// background when none answers on the socket.
@@ -69,6 +69,10 @@ pub enum Command {
     Integration(cmd::integration::IntegrationArgs),
     /// Check the config file (`$XDG_CONFIG_HOME/signaltty/config.toml`).
     Config(cmd::config::ConfigArgs),
+    /// Print a shell completion script (e.g. `signaltty completions bash > ~/.local/share/bash-completion/completions/signaltty`).
+    Completions(cmd::completions::CompletionsArgs),
+    /// Print the man page, or write one page per command with --dir.
+    Man(cmd::completions::ManArgs),
 }
 
 /// Runs the parsed command line.
@@ -97,6 +101,8 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Decision(args) => cmd::decision::cmd_decision(&ctx, args).await,
         Command::Integration(args) => cmd::integration::cmd_integration(&ctx, args).await,
         Command::Config(args) => cmd::config::cmd_config(&ctx, args).await,
+        Command::Completions(args) => cmd::completions::cmd_completions(&ctx, args),
+        Command::Man(args) => cmd::completions::cmd_man(&ctx, args),
     }
 }
 

@@ -2,6 +2,7 @@
 //! the [`Ctx`] every command receives: where the server is and where output goes.
 
 pub mod attach;
+pub mod completions;
 pub mod config;
 pub mod decision;
 pub mod events;
