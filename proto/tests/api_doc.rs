@@ -30,7 +30,8 @@ fn comment(file: &prost_types::FileDescriptorProto, path: &[i32]) -> String {
 }
 
 fn reference() -> String {
-    let set = FileDescriptorSet::decode(signaltty_proto::FILE_DESCRIPTOR_SET).expect("descriptor set");
+    let set =
+        FileDescriptorSet::decode(signaltty_proto::FILE_DESCRIPTOR_SET).expect("descriptor set");
     let mut files: Vec<_> = set
         .file
         .iter()

@@ -29,7 +29,7 @@ use crate::term_mode::{ModeTracker, RawMode};
 use signaltty_term::QueryFilter;
 
 /// Ctrl-\ (FS), tmux-free and rarely used by programs.
-pub const DEFAULT_DETACH_KEY: u8 = 0x1c;
+pub const DEFAULT_DETACH_KEY: u8 = signaltty_config::detach_key::DEFAULT.0;
 
 /// `signaltty attach`
 #[derive(Debug, Args)]
@@ -39,36 +39,32 @@ pub struct AttachArgs {
     /// Watch only: typing is not sent and this terminal's size does not count.
     #[arg(long)]
     read_only: bool,
-    /// The key that detaches: ctrl-X, C-X or ^X (X in A-Z @ [ \ ] ^ _), or 0xNN.
-    #[arg(long, value_name = "KEY", default_value = "ctrl-\\", value_parser = parse_detach_key)]
-    detach_key: DetachKey,
+    /// The key that detaches: ctrl-X, C-X or ^X (X in A-Z @ [ \ ] ^ _), or 0xNN [default: the
+    /// config file's [attach] detach_key, else ctrl-\].
+    #[arg(long, value_name = "KEY", value_parser = parse_detach_key)]
+    detach_key: Option<DetachKey>,
     /// Do not clear the pane's attention on attach.
     #[arg(long)]
     no_mark_seen: bool,
 }
 
-/// The byte that detaches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DetachKey(pub u8);
+/// The byte that detaches (the config file's type, so both spell keys the same way).
+pub use signaltty_config::DetachKey;
 
 /// Parses `ctrl-\`, `C-a`, `^]`, `0x1d`.
 pub fn parse_detach_key(text: &str) -> Result<DetachKey, String> {
-    let lower = text.to_ascii_lowercase();
-    if let Some(hex) = lower.strip_prefix("0x") {
-        return u8::from_str_radix(hex, 16)
-            .map(DetachKey)
-            .map_err(|_| format!("bad byte {text:?}: expected 0x00–0xff"));
-    }
-    let key = ["ctrl-", "ctrl+", "c-", "^"]
-        .iter()
-        .find_map(|prefix| lower.strip_prefix(prefix))
-        .ok_or_else(|| format!("bad detach key {text:?}: expected ctrl-X, C-X, ^X or 0xNN"))?;
-    match key.as_bytes() {
-        [c @ (b'a'..=b'z')] => Ok(DetachKey(c - b'a' + 1)),
-        [c @ (b'@' | b'[' | b'\\' | b']' | b'^' | b'_')] => Ok(DetachKey(c ^ 0x40)),
-        _ => Err(format!(
-            "bad detach key {text:?}: no control key for {key:?}"
-        )),
+    text.parse()
+}
+
+/// The detach key of the config file's `[attach]` section, else the default. A config file with
+/// mistakes is an error here as at the server's start: `signaltty config check` lists them.
+pub fn configured_detach_key() -> CliResult<DetachKey> {
+    let path = signaltty_config::default_path();
+    match signaltty_config::load(&path, signaltty_config::Missing::Default) {
+        Ok(loaded) => Ok(loaded.config.attach.detach_key.unwrap_or_default()),
+        Err(problems) => Err(CliError::usage(format!(
+            "the config file has mistakes (see `signaltty config check`):\n{problems}"
+        ))),
     }
 }
 
@@ -105,9 +101,13 @@ enum AttachEnd {
 
 /// Runs `signaltty attach`.
 pub async fn cmd_attach(ctx: &Ctx, args: AttachArgs) -> CliResult {
+    let detach_key = match args.detach_key {
+        Some(key) => key,
+        None => configured_detach_key()?,
+    };
     let options = AttachOptions {
         read_only: args.read_only,
-        detach_key: args.detach_key,
+        detach_key,
         mark_seen: !args.no_mark_seen,
     };
     attach(ctx.channel().await?, &args.pane, options).await
@@ -328,6 +328,7 @@ mod tests {
         let Command::Attach(args) = cli.command else {
             panic!("attach")
         };
-        assert_eq!(args.detach_key, DetachKey(0x1c));
+        assert_eq!(args.detach_key, None, "the config file's key, else ctrl-\\");
+        assert_eq!(DetachKey::default(), DetachKey(0x1c));
     }
 }

@@ -44,6 +44,17 @@ struct JsonNew {
 
 /// Runs `signaltty new`.
 pub async fn cmd_new(ctx: &Ctx, args: NewArgs) -> CliResult {
+    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let attach_after = !(args.detach || ctx.out.is_json() || !interactive);
+    // Read before anything is created: a config file with mistakes changes nothing.
+    let options = AttachOptions {
+        detach_key: if attach_after {
+            super::attach::configured_detach_key()?
+        } else {
+            AttachOptions::default().detach_key
+        },
+        ..AttachOptions::default()
+    };
     let channel = ctx.channel().await?;
     let mut workspaces = WorkspaceServiceClient::new(channel.clone());
     let ws = workspace::create(&mut workspaces, args.name, args.cwd.as_deref()).await?;
@@ -75,8 +86,7 @@ pub async fn cmd_new(ctx: &Ctx, args: NewArgs) -> CliResult {
         .as_ref()
         .ok_or_else(|| CliError::local("the server's reply carried no pane"))?;
 
-    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-    if args.detach || ctx.out.is_json() || !interactive {
+    if !attach_after {
         if ctx.out.is_json() {
             return ctx.out.json(&JsonNew {
                 workspace: JsonWorkspace::from(&ws),
@@ -86,7 +96,7 @@ pub async fn cmd_new(ctx: &Ctx, args: NewArgs) -> CliResult {
         }
         return ctx.out.line(&pane.id);
     }
-    attach(channel, &pane.id, AttachOptions::default()).await
+    attach(channel, &pane.id, options).await
 }
 
 #[cfg(test)]
