@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use signaltty_client::Target;
 
 use crate::cmd::{self, Ctx};
-use crate::connect::Target;
 use crate::error::CliResult;
 use crate::output::{Format, Output};
 

@@ -3,12 +3,13 @@
 //! failures), 2 for usage errors, 3 when no server is reachable.
 //!
 //! Printed as `error: <message> (<REASON>)`, where REASON is the server's stable reason
-//! (`NO_SUCH_PANE`, `BAD_PARAMS`, …) or, failing that, the gRPC code name.
+//! (`NO_SUCH_PANE`, `BAD_PARAMS`, …) or, failing that, the gRPC code name. Errors of the client
+//! crate ([`ClientError`]) are mapped to a kind here, in one place.
 
 use std::fmt;
 use std::path::Path;
 
-use tonic::Code;
+use signaltty_client::ClientError;
 
 /// What kind of failure this is; decides the exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,25 +105,41 @@ impl fmt::Display for CliError {
 
 impl std::error::Error for CliError {}
 
-impl From<tonic::Status> for CliError {
-    fn from(status: tonic::Status) -> Self {
-        let reason = signaltty_proto::error_reason(&status);
-        // A transport failure surfaces as UNAVAILABLE without a signaltty reason: the server
-        // went away mid-call, which is the same situation as not finding one.
-        let kind = match (status.code(), &reason) {
-            (Code::Unavailable, None) => ErrorKind::NoServer,
-            _ => ErrorKind::Server,
+impl From<ClientError> for CliError {
+    fn from(err: ClientError) -> Self {
+        let reason = Some(err.reason().to_string());
+        let (kind, message) = match err {
+            ClientError::Server { message, .. } => (ErrorKind::Server, message),
+            // No server, or it went away mid-call: the same situation for a script.
+            err @ (ClientError::NoServer { .. } | ClientError::Disconnected { .. }) => {
+                (ErrorKind::NoServer, err.to_string())
+            }
+            // Started, but not answering in time: still nobody to talk to.
+            err @ ClientError::Start {
+                timed_out: true, ..
+            } => (ErrorKind::NoServer, err.to_string()),
+            err @ ClientError::NotATerminal(_) => (ErrorKind::Usage, err.to_string()),
+            err @ (ClientError::Untrusted(_)
+            | ClientError::Start { .. }
+            | ClientError::Io { .. }) => (ErrorKind::Local, err.to_string()),
         };
-        let message = if status.message().is_empty() {
-            status.code().description().to_string()
+        // A plain "no server running" reads better without a reason in brackets, as before.
+        let reason = if kind == ErrorKind::NoServer && reason.as_deref() == Some("NO_SERVER") {
+            None
         } else {
-            status.message().to_string()
+            reason
         };
         CliError {
             kind,
             message,
-            reason: Some(reason.unwrap_or_else(|| code_name(status.code()).to_string())),
+            reason,
         }
+    }
+}
+
+impl From<tonic::Status> for CliError {
+    fn from(status: tonic::Status) -> Self {
+        ClientError::from(status).into()
     }
 }
 
@@ -138,29 +155,6 @@ impl From<std::io::Error> for CliError {
 impl From<serde_json::Error> for CliError {
     fn from(err: serde_json::Error) -> Self {
         CliError::local(format!("cannot encode JSON: {err}"))
-    }
-}
-
-/// The canonical upper-case name of a gRPC code, used when the server gave no reason.
-pub fn code_name(code: Code) -> &'static str {
-    match code {
-        Code::Ok => "OK",
-        Code::Cancelled => "CANCELLED",
-        Code::Unknown => "UNKNOWN",
-        Code::InvalidArgument => "INVALID_ARGUMENT",
-        Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
-        Code::NotFound => "NOT_FOUND",
-        Code::AlreadyExists => "ALREADY_EXISTS",
-        Code::PermissionDenied => "PERMISSION_DENIED",
-        Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
-        Code::FailedPrecondition => "FAILED_PRECONDITION",
-        Code::Aborted => "ABORTED",
-        Code::OutOfRange => "OUT_OF_RANGE",
-        Code::Unimplemented => "UNIMPLEMENTED",
-        Code::Internal => "INTERNAL",
-        Code::Unavailable => "UNAVAILABLE",
-        Code::DataLoss => "DATA_LOSS",
-        Code::Unauthenticated => "UNAUTHENTICATED",
     }
 }
 
@@ -186,6 +180,26 @@ mod tests {
     }
 
     #[test]
+    fn client_errors_map_to_exit_codes() {
+        use signaltty_client::TrustError;
+        let untrusted = ClientError::Untrusted(TrustError::NotADirectory {
+            socket: "/d/s".into(),
+            dir: "/d".into(),
+        });
+        let err = CliError::from(untrusted);
+        assert_eq!(err.exit_code(), 1);
+        assert_eq!(err.reason.as_deref(), Some("UNTRUSTED_SOCKET"));
+        let err = CliError::from(ClientError::NotATerminal("stdin is not a terminal".into()));
+        assert_eq!(err.exit_code(), 2);
+        let err = CliError::from(ClientError::Start {
+            message: "did not answer".into(),
+            timed_out: true,
+        });
+        assert_eq!(err.exit_code(), 3);
+        assert_eq!(err.to_string(), "did not answer (TIMEOUT)");
+    }
+
+    #[test]
     fn a_status_with_error_info_shows_the_reason() {
         use tonic_types::{ErrorDetails, StatusExt};
         let details = ErrorDetails::with_error_info(
@@ -194,7 +208,7 @@ mod tests {
             std::collections::HashMap::new(),
         );
         let status =
-            tonic::Status::with_error_details(Code::NotFound, "no workspace ws_x", details);
+            tonic::Status::with_error_details(tonic::Code::NotFound, "no workspace ws_x", details);
         let err = CliError::from(status);
         assert_eq!(err.to_string(), "no workspace ws_x (NO_SUCH_WORKSPACE)");
         assert_eq!(err.exit_code(), 1);

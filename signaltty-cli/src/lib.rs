@@ -3,21 +3,16 @@
 //! One clap enum ([`cli::Command`]) with one file per command group under [`cmd`] (`XxxArgs` +
 //! `cmd_xxx`). Every command returns a [`error::CliError`] whose kind alone decides the exit code
 //! (1 server error, 2 usage error, 3 no server). Human output by default, `--json` for scripts
-//! ([`json`]). [`connect`] reaches the server and starts one when none answers.
+//! ([`signaltty_client::present`]). Reaching the server (and starting one when none answers),
+//! the attach driver, the raw-mode guard and the presentation of the wire types come from the
+//! shared `signaltty-client` crate, as they do for the TUI.
 
 pub mod cli;
 pub mod cmd;
-pub mod connect;
 pub mod error;
-pub mod event_view;
 pub mod human;
-pub mod json;
-pub mod layout_json;
-pub mod names;
 pub mod output;
-mod sys;
 pub mod table;
-pub mod term_mode;
 
 use std::process::ExitCode;
 

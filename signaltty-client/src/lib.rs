@@ -1,5 +1,34 @@
 //! What every Rust client of the signaltty server shares (the CLI and the TUI): connecting
-//! (with auto-start and reconnect), a live catalog mirrored from the event stream, the attach
-//! driver, and geometry over the server's layout trees. Nothing here draws to a terminal.
+//! (trust checks, auto-start, reconnect with backoff), the server's errors with their reasons,
+//! the attach driver, the raw-mode guard and keyboard input for a client that owns a terminal,
+//! the wire types presented once (names, JSON, readable events), a live catalog mirrored from
+//! the event stream, and geometry over the server's layout trees. Nothing here draws.
+//!
+//! ```text
+//!  connect(target, AutoStart) ──▶ trust::check_dir ─▶ UnixStream ─▶ trust::check_peer ─▶ Client
+//!                                    (no server and AutoStart::Yes: autostart, then again)
+//!  Client ── typed service clients (panes(), tabs(), events(), …)
+//!         └─ attach(AttachStart) ─▶ Attach { events: AttachEvents ─▶ AttachEvent,
+//!                                            input:  AttachInput  ◀─ keys, sizes }
+//! ```
 
+pub mod attach;
+pub mod autostart;
+pub mod client;
+pub mod connect;
+pub mod error;
 pub mod geometry;
+pub mod present;
+pub mod raw_mode;
+pub mod reconnect;
+mod sys;
+pub mod trust;
+pub mod tty_input;
+
+pub use attach::{Attach, AttachEvent, AttachEvents, AttachInput, AttachStart, Cursor, Snapshot};
+pub use client::Client;
+pub use connect::{AutoStart, Target, connect, try_connect};
+pub use error::ClientError;
+pub use reconnect::{Backoff, reconnect};
+pub use sys::terminal_size;
+pub use trust::TrustError;

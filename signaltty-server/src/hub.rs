@@ -2,6 +2,7 @@
 //! `hub/panes.rs`) the pane actors. Services only decode, call one hub method, and encode.
 
 pub mod agents;
+mod arrange;
 mod attention;
 mod attribution;
 pub mod decisions;

@@ -1,32 +1,29 @@
 //! `signaltty attach PANE [--read-only] [--detach-key KEY]`: this terminal becomes the pane's
 //! terminal over the `Attach` bidirectional stream.
 //!
-//! The terminal goes raw (see [`crate::term_mode`]) only after the server's first message (a
-//! Snapshot) proves the attach works. Snapshot and Output bytes go to stdout as they are, less the
+//! The attach itself is `signaltty_client`'s driver; this file is what a real terminal does with
+//! it. The terminal goes raw (`signaltty_client::raw_mode`) only after the server's first message
+//! (a Snapshot) proves the attach works. Snapshot and Output bytes go to stdout as they are, less the
 //! queries the server answers for the pane (DA, cursor position: [`QueryFilter`]), which this
-//! terminal would otherwise answer a second time, with its own cursor position; stdin
-//! bytes go to the pane as Input; SIGWINCH becomes a Resize. The detach key (Ctrl-\ by default,
+//! terminal would otherwise answer a second time, with its own cursor position; typed bytes
+//! (read from the terminal in the same task, `signaltty_client::tty_input`) go to the pane as
+//! Input; SIGWINCH becomes a Resize. The detach key (Ctrl-\ by default,
 //! `--detach-key`: `ctrl-X`, `C-X` or `^X` for a control key, or `0xNN` for any byte) ends the
 //! attach without sending that byte; the pane's process keeps running. An Exited message, the
 //! stream ending (server gone), SIGTERM, SIGHUP, SIGINT or SIGQUIT also end it; in every case the
 //! terminal is restored first.
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 
 use clap::Args;
-use signaltty_proto::v1 as pb;
-use signaltty_proto::v1::attach_request::{self, Kind as ReqKind};
-use signaltty_proto::v1::attach_response::Kind as RespKind;
-use signaltty_proto::v1::pane_service_client::PaneServiceClient;
+use signaltty_client::raw_mode::{ModeTracker, RawMode};
+use signaltty_client::tty_input::TtyInput;
+use signaltty_client::{AttachEvent, AttachStart, Client};
+use signaltty_term::QueryFilter;
 use tokio::signal::unix::{SignalKind, signal};
-use tokio::sync::mpsc;
-use tokio_stream::wrappers::ReceiverStream;
-use tonic::transport::Channel;
 
 use super::{Ctx, terminal_size};
 use crate::error::{CliError, CliResult, ErrorKind};
-use crate::term_mode::{ModeTracker, RawMode};
-use signaltty_term::QueryFilter;
 
 /// Ctrl-\ (FS), tmux-free and rarely used by programs.
 pub const DEFAULT_DETACH_KEY: u8 = signaltty_config::detach_key::DEFAULT.0;
@@ -90,7 +87,7 @@ impl Default for AttachOptions {
 }
 
 /// Why an attach ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 enum AttachEnd {
     Detached,
     Exited(i32),
@@ -110,80 +107,64 @@ pub async fn cmd_attach(ctx: &Ctx, args: AttachArgs) -> CliResult {
         detach_key,
         mark_seen: !args.no_mark_seen,
     };
-    attach(ctx.channel().await?, &args.pane, options).await
+    attach(&ctx.client().await?, &args.pane, options).await
 }
 
 /// Attaches this terminal to `pane` until detached; restores the terminal whatever happens.
-pub async fn attach(channel: Channel, pane: &str, options: AttachOptions) -> CliResult {
+pub async fn attach(client: &Client, pane: &str, options: AttachOptions) -> CliResult {
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(CliError::usage(
             "attach needs a terminal on stdin and stdout",
         ));
     }
     let (cols, rows) = terminal_size().unwrap_or((80, 24));
-    let (requests, outgoing) = mpsc::channel::<pb::AttachRequest>(64);
-    let start = attach_request::Start {
-        pane_id: pane.to_string(),
-        cols: cols.into(),
-        rows: rows.into(),
-        mark_seen: options.mark_seen,
+    let start = AttachStart {
         read_only: options.read_only,
+        mark_seen: options.mark_seen,
+        ..AttachStart::new(pane, cols, rows)
     };
-    send(&requests, ReqKind::Start(start)).await;
-    let mut client = PaneServiceClient::new(channel);
-    let mut stream = client
-        .attach(ReceiverStream::new(outgoing))
-        .await?
-        .into_inner();
-    // Wait for the first message before touching the terminal: a bad pane id fails here with
-    // the terminal as it was.
-    let first = stream.message().await?.ok_or_else(|| {
-        CliError::with_reason(
-            ErrorKind::NoServer,
-            "the server closed the attach",
-            "UNAVAILABLE",
-        )
-    })?;
+    // Waits for the server's first message before touching the terminal: a bad pane id fails
+    // here with the terminal as it was.
+    let (mut events, input) = client.attach(start).await?.split();
 
     let mut sigwinch = signal(SignalKind::window_change())?;
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
     let mut sigint = signal(SignalKind::interrupt())?;
     let mut sigquit = signal(SignalKind::quit())?;
+    let mut keys = TtyInput::open_stdin()
+        .map_err(|e| CliError::local(format!("cannot read the terminal: {e}")))?;
     let guard = RawMode::enter()?;
-    let mut keys = spawn_stdin_reader();
     let mut screen = Screen::default();
-    let mut pending = Some(first);
+    // One task does everything: a keystroke goes from the terminal's readiness to the
+    // connection without another thread or queue in between.
     let end = loop {
-        if let Some(message) = pending.take() {
-            if let Some(end) = screen.show(message) {
-                break end;
-            }
-            continue;
-        }
         tokio::select! {
-            message = stream.message() => match message {
-                Ok(Some(message)) => pending = Some(message),
+            event = events.next() => match event {
+                Ok(Some(event)) => {
+                    if let Some(end) = screen.show(event) {
+                        break end;
+                    }
+                }
                 Ok(None) => break AttachEnd::StreamEnded,
-                Err(status) => break AttachEnd::Failed(status.into()),
+                Err(err) => break AttachEnd::Failed(err.into()),
             },
-            input = keys.recv() => match input {
-                Some(bytes) => {
-                    let (forward, detach) = split_at_detach(&bytes, options.detach_key);
-                    if !forward.is_empty() && !options.read_only {
-                        send(&requests, ReqKind::Input(attach_request::Input { data: forward.to_vec() })).await;
+            typed = keys.read() => match typed {
+                // The terminal hung up: nothing more can be typed, so leave.
+                Ok([]) | Err(_) => break AttachEnd::Detached,
+                Ok(bytes) => {
+                    let (forward, detach) = split_at_detach(bytes, options.detach_key);
+                    if !options.read_only {
+                        input.input(forward.to_vec()).await;
                     }
                     if detach {
                         break AttachEnd::Detached;
                     }
                 }
-                // stdin closed: nothing more can be typed, so leave.
-                None => break AttachEnd::Detached,
             },
             _ = sigwinch.recv() => {
                 if let Some((cols, rows)) = terminal_size() {
-                    let resize = attach_request::Resize { cols: cols.into(), rows: rows.into() };
-                    send(&requests, ReqKind::Resize(resize)).await;
+                    input.resize(cols, rows).await;
                 }
             }
             _ = sigterm.recv() => break AttachEnd::Signal("SIGTERM"),
@@ -194,7 +175,7 @@ pub async fn attach(channel: Channel, pane: &str, options: AttachOptions) -> Cli
     };
     drop(guard);
     // Closing our half of the stream is the detach; the pane's process lives on.
-    drop(requests);
+    drop(input);
     // Park the cursor on the last line so the shell's prompt comes after the pane's screen.
     let park = "\x1b[999;1H\r\n";
     match end {
@@ -233,18 +214,18 @@ struct Screen {
 }
 
 impl Screen {
-    /// Writes one server message to the terminal; `Some` when it ends the attach.
-    fn show(&mut self, message: pb::AttachResponse) -> Option<AttachEnd> {
-        let data = match message.kind? {
-            RespKind::Snapshot(snapshot) => {
+    /// Writes one event's bytes to the terminal; `Some` when it ends the attach.
+    fn show(&mut self, event: AttachEvent) -> Option<AttachEnd> {
+        let data = match event {
+            AttachEvent::Snapshot(snapshot) => {
                 // A repaint: whatever partial sequence was held belonged to skipped output.
                 self.queries.reset();
-                snapshot.screen
+                snapshot.bytes
             }
-            RespKind::Output(output) => self.queries.filter(&output.data),
-            RespKind::Exited(exited) => return Some(AttachEnd::Exited(exited.code)),
+            AttachEvent::Output { data, .. } => self.queries.filter(&data),
+            AttachEvent::Exited { code } => return Some(AttachEnd::Exited(code)),
             // A Snapshot follows a Resync at once and repaints; a size change needs nothing here.
-            RespKind::Resync(_) | RespKind::Resized(_) => return None,
+            AttachEvent::Resync { .. } | AttachEvent::Resized { .. } => return None,
         };
         self.modes.observe(&data);
         use std::io::Write;
@@ -264,37 +245,11 @@ pub fn split_at_detach(bytes: &[u8], key: DetachKey) -> (&[u8], bool) {
     }
 }
 
-async fn send(requests: &mpsc::Sender<pb::AttachRequest>, kind: ReqKind) {
-    // A closed channel means the stream is over; the select loop sees that on the next message.
-    let _ = requests.send(pb::AttachRequest { kind: Some(kind) }).await;
-}
-
 fn print_stdout(text: &str) {
     use std::io::Write;
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();
-}
-
-/// Reads stdin on a plain thread (a blocking read cannot be cancelled; the thread simply dies
-/// with the process) and hands chunks to the async loop. The receiver yields `None` at EOF.
-fn spawn_stdin_reader() -> mpsc::Receiver<Vec<u8>> {
-    let (tx, rx) = mpsc::channel(16);
-    std::thread::spawn(move || {
-        let mut stdin = std::io::stdin().lock();
-        let mut buf = [0u8; 4096];
-        loop {
-            match stdin.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    if tx.blocking_send(buf[..n].to_vec()).is_err() {
-                        break;
-                    }
-                }
-            }
-        }
-    });
-    rx
 }
 
 #[cfg(test)]

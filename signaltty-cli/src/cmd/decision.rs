@@ -2,14 +2,14 @@
 //! pending permission requests, answerable from any terminal.
 
 use clap::{Args, Subcommand};
+use signaltty_client::present::json::{self, JsonDecision};
+use signaltty_client::present::names::name;
+use signaltty_client::present::text;
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::decision_service_client::DecisionServiceClient;
 
 use super::Ctx;
 use crate::error::CliResult;
-use crate::human;
-use crate::json::{self, JsonDecision};
-use crate::names::name;
 use crate::table::Table;
 
 /// `signaltty decision …`
@@ -73,8 +73,8 @@ pub async fn cmd_decision(ctx: &Ctx, args: DecisionArgs) -> CliResult {
                 table.row([
                     d.id.clone(),
                     d.pane_id.clone(),
-                    human::age(&d.received_at),
-                    human::or_dash(&d.tool_name),
+                    text::age(&d.received_at),
+                    text::or_dash(&d.tool_name),
                     options.join("|"),
                     if d.answerable { "yes" } else { "no" }.to_string(),
                     d.prompt.lines().next().unwrap_or("").to_string(),

@@ -6,14 +6,14 @@
 //! `--from-seq` resumes; 3 when the connection is lost.
 
 use clap::Args;
+use signaltty_client::present::events::EventView;
+use signaltty_client::present::names;
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::event_service_client::EventServiceClient;
 use signaltty_proto::v1::subscribe_response::Kind as StreamKind;
 
 use super::Ctx;
 use crate::error::{CliError, CliResult, ErrorKind};
-use crate::event_view::EventView;
-use crate::names;
 
 /// `signaltty events`
 #[derive(Debug, Args)]

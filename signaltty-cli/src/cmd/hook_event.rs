@@ -16,13 +16,13 @@ use std::time::Duration;
 
 use clap::Args;
 use serde::Serialize;
+use signaltty_client::present::json::non_empty;
+use signaltty_client::present::names;
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::agent_service_client::AgentServiceClient;
 
 use super::Ctx;
 use crate::error::{CliError, CliResult, ErrorKind};
-use crate::json::non_empty;
-use crate::names;
 
 /// The server's limit on a hook payload.
 pub const MAX_PAYLOAD: usize = 256 * 1024;

@@ -5,13 +5,13 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
+use signaltty_client::present::json::{self, JsonHookReport};
+use signaltty_client::present::names::name;
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::agent_service_client::AgentServiceClient;
 
 use super::{Ctx, absolute_dir};
 use crate::error::{CliError, CliResult, ErrorKind};
-use crate::json::{self, JsonHookReport};
-use crate::names::name;
 use crate::table::Table;
 
 /// `signaltty integration …`

@@ -18,9 +18,10 @@ pub mod workspace;
 
 use std::path::Path;
 
+use signaltty_client::connect::{self, AutoStart, Target};
+use signaltty_client::{Client, terminal_size as client_terminal_size};
 use tonic::transport::Channel;
 
-use crate::connect::{self, AutoStart, Target};
 use crate::error::{CliError, CliResult};
 use crate::output::Output;
 
@@ -34,14 +35,24 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// A connection to the server, starting one if none answers.
+    pub async fn client(&self) -> CliResult<Client> {
+        Ok(connect::connect(&self.target, AutoStart::Yes).await?)
+    }
+
+    /// A connection to a server that must already run.
+    pub async fn existing_client(&self) -> CliResult<Client> {
+        Ok(connect::connect(&self.target, AutoStart::No).await?)
+    }
+
     /// A channel to the server, starting one if none answers.
     pub async fn channel(&self) -> CliResult<Channel> {
-        connect::connect(&self.target, AutoStart::Yes).await
+        Ok(self.client().await?.channel())
     }
 
     /// A channel to a server that must already run.
     pub async fn existing_channel(&self) -> CliResult<Channel> {
-        connect::connect(&self.target, AutoStart::No).await
+        Ok(self.existing_client().await?.channel())
     }
 }
 
@@ -64,5 +75,5 @@ pub fn absolute_dir(dir: Option<&Path>) -> CliResult<String> {
 
 /// The size of the terminal on stdout (or stdin), if either is one.
 pub fn terminal_size() -> Option<(u16, u16)> {
-    crate::sys::window_size(std::io::stdout()).or_else(|| crate::sys::window_size(std::io::stdin()))
+    client_terminal_size()
 }

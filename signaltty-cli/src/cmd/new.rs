@@ -9,14 +9,12 @@ use std::path::PathBuf;
 
 use clap::Args;
 use serde::Serialize;
+use signaltty_client::present::json::{JsonPane, JsonTab, JsonWorkspace};
 use signaltty_proto::v1 as pb;
-use signaltty_proto::v1::pane_service_client::PaneServiceClient;
-use signaltty_proto::v1::workspace_service_client::WorkspaceServiceClient;
 
 use super::attach::{AttachOptions, attach};
 use super::{Ctx, terminal_size, workspace};
 use crate::error::{CliError, CliResult};
-use crate::json::{JsonPane, JsonTab, JsonWorkspace};
 
 /// `signaltty new`
 #[derive(Debug, Args)]
@@ -55,8 +53,8 @@ pub async fn cmd_new(ctx: &Ctx, args: NewArgs) -> CliResult {
         },
         ..AttachOptions::default()
     };
-    let channel = ctx.channel().await?;
-    let mut workspaces = WorkspaceServiceClient::new(channel.clone());
+    let client = ctx.client().await?;
+    let mut workspaces = client.workspaces();
     let ws = workspace::create(&mut workspaces, args.name, args.cwd.as_deref()).await?;
     let argv = if args.command.is_empty() {
         // The user's shell, not the server's: they may differ when the server was started by
@@ -70,7 +68,7 @@ pub async fn cmd_new(ctx: &Ctx, args: NewArgs) -> CliResult {
         args.command
     };
     let (cols, rows) = terminal_size().unwrap_or((0, 0));
-    let mut panes = PaneServiceClient::new(channel.clone());
+    let mut panes = client.panes();
     let spawned = panes
         .spawn_pane(pb::SpawnPaneRequest {
             workspace_id: ws.id.clone(),
@@ -96,7 +94,7 @@ pub async fn cmd_new(ctx: &Ctx, args: NewArgs) -> CliResult {
         }
         return ctx.out.line(&pane.id);
     }
-    attach(channel, &pane.id, options).await
+    attach(&client, &pane.id, options).await
 }
 
 #[cfg(test)]

@@ -3,15 +3,15 @@
 
 use clap::{ArgGroup, Args};
 use serde::Serialize;
+use signaltty_client::present::json::{self, JsonNotification, JsonPane};
+use signaltty_client::present::names::{self, name};
+use signaltty_client::present::text;
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::notification_service_client::NotificationServiceClient;
 
 use super::Ctx;
 use super::hook_event::PANE_ENV;
 use crate::error::CliResult;
-use crate::human;
-use crate::json::{self, JsonNotification, JsonPane};
-use crate::names::{self, name};
 use crate::table::Table;
 
 /// `signaltty notify`
@@ -111,9 +111,9 @@ pub async fn cmd_notifications(ctx: &Ctx, args: NotificationsArgs) -> CliResult 
     for n in &list {
         table.row([
             n.id.clone(),
-            human::age(&n.created_at),
+            text::age(&n.created_at),
             name::<pb::Severity>(n.severity),
-            human::or_dash(&n.pane_id),
+            text::or_dash(&n.pane_id),
             if n.read { "yes" } else { "no" }.to_string(),
             n.title.clone(),
             n.body.clone(),

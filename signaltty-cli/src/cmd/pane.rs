@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Subcommand};
 use serde::Serialize;
+use signaltty_client::present::json::{self, JsonPane, JsonTab};
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::pane_service_client::PaneServiceClient;
 use tonic::transport::Channel;
@@ -14,7 +15,6 @@ use super::pane_io::{self, ReadArgs, SendArgs, WaitArgs};
 use super::{Ctx, absolute_dir};
 use crate::error::{CliError, CliResult};
 use crate::human;
-use crate::json::{self, JsonPane, JsonTab};
 
 /// `signaltty pane …`
 #[derive(Debug, Args)]

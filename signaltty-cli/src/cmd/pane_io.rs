@@ -11,14 +11,14 @@ use std::time::Duration;
 
 use clap::{ArgGroup, Args};
 use serde::Serialize;
+use signaltty_client::present::json::JsonPane;
+use signaltty_client::present::names;
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::pane_service_client::PaneServiceClient;
 use tonic::transport::Channel;
 
 use super::Ctx;
 use crate::error::{CliError, CliResult, ErrorKind};
-use crate::json::JsonPane;
-use crate::names;
 
 /// The server's limit on one WriteInput.
 const MAX_WRITE: usize = 1 << 20;

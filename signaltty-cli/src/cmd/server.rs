@@ -6,14 +6,15 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use signaltty_client::autostart;
+use signaltty_client::connect::{self, STOP_TIMEOUT, Target};
+use signaltty_client::present::json::JsonStatus;
+use signaltty_client::present::text::compact_duration;
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::server_service_client::ServerServiceClient;
 
 use super::Ctx;
-use crate::connect::{self, STOP_TIMEOUT, Target};
 use crate::error::{CliError, CliResult, ErrorKind};
-use crate::human::compact_duration;
-use crate::json::JsonStatus;
 use crate::table::key_values;
 
 /// `signaltty server …`
@@ -52,17 +53,23 @@ pub async fn cmd_server(ctx: &Ctx, args: ServerArgs) -> CliResult {
 }
 
 async fn start(ctx: &Ctx, state_dir: Option<PathBuf>) -> CliResult {
-    if let Ok(channel) = ctx.existing_channel().await {
-        let status = connect::status(channel).await?;
-        return print_start(ctx, &status, "already running");
+    match ctx.existing_client().await {
+        Ok(client) => {
+            let status = client.status().await?;
+            return print_start(ctx, &status, "already running");
+        }
+        // Only "nobody answers" means a server should be started; an untrusted socket is
+        // reported as it is.
+        Err(err) if err.kind == ErrorKind::NoServer => {}
+        Err(err) => return Err(err),
     }
     let target = Target {
-        socket: ctx.target.socket.clone(),
         state_dir: state_dir
             .map(|d| connect::absolute(&d))
             .or_else(|| ctx.target.state_dir.clone()),
+        ..ctx.target.clone()
     };
-    let status = connect::start_server(&target).await?;
+    let status = autostart::start_server(&target).await?;
     print_start(ctx, &status, "started")
 }
 
@@ -113,7 +120,7 @@ async fn stop(ctx: &Ctx, force: bool) -> CliResult {
 }
 
 async fn status(ctx: &Ctx) -> CliResult {
-    let status = connect::status(ctx.existing_channel().await?).await?;
+    let status = ctx.existing_client().await?.status().await?;
     if ctx.out.is_json() {
         return ctx.out.json(&JsonStatus::from(&status));
     }

@@ -1,6 +1,6 @@
 //! `signaltty tab create|rename|close|set-layout|set-ratio`.
 //!
-//! `set-layout` reads the layout JSON format of [`crate::layout_json`] from `--file` or stdin;
+//! `set-layout` reads the layout JSON format of [`signaltty_client::present::layout`] from `--file` or stdin;
 //! `set-ratio` addresses a split by its path from the root (`--path first,second`; no path means
 //! the root split).
 
@@ -8,14 +8,14 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use signaltty_client::present::json::JsonTab;
+use signaltty_client::present::layout as layout_json;
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::tab_service_client::TabServiceClient;
 
 use super::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::human;
-use crate::json::JsonTab;
-use crate::layout_json;
 
 /// `signaltty tab …`
 #[derive(Debug, Args)]

@@ -4,13 +4,14 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use serde::Serialize;
+use signaltty_client::present::json::{self, JsonGit, JsonPane, JsonTab, JsonWorkspace};
+use signaltty_client::present::text;
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::workspace_service_client::WorkspaceServiceClient;
 
 use super::{Ctx, absolute_dir};
 use crate::error::{CliError, CliResult};
 use crate::human;
-use crate::json::{self, JsonGit, JsonPane, JsonTab, JsonWorkspace};
 
 /// `signaltty workspace …`
 #[derive(Debug, Args)]
@@ -125,7 +126,7 @@ pub async fn cmd_workspace(ctx: &Ctx, args: WorkspaceArgs) -> CliResult {
             if ctx.out.is_json() {
                 return ctx.out.json(&JsonGit::from(&git));
             }
-            ctx.out.line(human::git_summary(Some(&git)))
+            ctx.out.line(text::git_summary(Some(&git)))
         }
     }
 }

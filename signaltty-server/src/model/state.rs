@@ -587,7 +587,9 @@ impl State {
     }
 }
 
+mod arrange;
 mod awareness;
+pub use arrange::{Destination, PaneMoved};
 pub use awareness::{AnswerRefused, HookApplied};
 
 /// The events of a pane leaving the state: its pending decision is cleared first (the hook

@@ -14,6 +14,8 @@ use crate::hub::panes::{Capture, Launch};
 use crate::hub::resume::ResumeMode;
 use crate::hub::wait::{WaitTarget, wait_timeout};
 use crate::model::event::ChangeSource;
+use crate::model::layout::Direction;
+use crate::model::state::Destination;
 
 /// Serves `signaltty.v1.PaneService`.
 #[derive(Debug)]
@@ -257,5 +259,61 @@ impl pb::pane_service_server::PaneService for PaneService {
             pane: Some(self.hub.pane_to_pb(&pane)),
             seq,
         }))
+    }
+
+    async fn focus_pane(
+        &self,
+        req: Request<pb::FocusPaneRequest>,
+    ) -> Answer<pb::FocusPaneResponse> {
+        let req = req.into_inner();
+        let (pane, tab) = self
+            .hub
+            .focus_pane(&pane_id(&req.pane_id)?, req.mark_seen)?;
+        Ok(Response::new(pb::FocusPaneResponse {
+            pane: Some(self.hub.pane_to_pb(&pane)),
+            tab: Some(tab_to_pb(&tab)),
+        }))
+    }
+
+    async fn move_pane(&self, req: Request<pb::MovePaneRequest>) -> Answer<pb::MovePaneResponse> {
+        let req = req.into_inner();
+        let id = pane_id(&req.pane_id)?;
+        let moved = self.hub.move_pane(&id, move_destination(req)?)?;
+        Ok(Response::new(pb::MovePaneResponse {
+            pane: Some(self.hub.pane_to_pb(&moved.pane)),
+            tab: Some(tab_to_pb(&moved.tab)),
+            closed_tab_id: moved.closed_tab.map(|t| t.to_string()).unwrap_or_default(),
+        }))
+    }
+}
+
+/// A MovePane request's destination in domain terms.
+fn move_destination(req: pb::MovePaneRequest) -> Result<Destination, Error> {
+    use pb::move_pane_request::Destination as Wire;
+    let beside = optional(&req.beside_pane_id, pane_id)?;
+    let direction = if req.direction == pb::Direction::Unspecified as i32 {
+        Direction::Right
+    } else {
+        direction_from_pb(req.direction)?
+    };
+    match req.destination {
+        Some(Wire::TabId(raw)) => Ok(Destination::Tab {
+            tab: tab_id(&raw)?,
+            beside,
+            direction,
+        }),
+        Some(Wire::NewTab(new_tab)) => {
+            if beside.is_some() {
+                return Err(Error::bad(
+                    "beside_pane_id cannot be used with new_tab: a new tab holds only the moved pane",
+                ));
+            }
+            Ok(Destination::NewTab {
+                title: new_tab.title,
+            })
+        }
+        None => Err(Error::bad(
+            "a destination is required: tab_id (an existing tab) or new_tab",
+        )),
     }
 }

@@ -3,7 +3,9 @@
 use signaltty_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
-use super::convert::{git_to_pb, settings_from_pb, tab_to_pb, workspace_id, workspace_to_pb};
+use super::convert::{
+    git_to_pb, settings_from_pb, tab_id, tab_to_pb, workspace_id, workspace_to_pb,
+};
 use crate::hub::Hub;
 
 /// Serves `signaltty.v1.WorkspaceService`.
@@ -125,6 +127,23 @@ impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
         let git = self.hub.refresh_git(&id).await?;
         Ok(Response::new(pb::RefreshGitResponse {
             git: Some(git_to_pb(&git)),
+        }))
+    }
+
+    async fn focus_tab(&self, req: Request<pb::FocusTabRequest>) -> Answer<pb::FocusTabResponse> {
+        let id = tab_id(&req.into_inner().tab_id)?;
+        let ws = self.hub.focus_tab(&id)?;
+        Ok(Response::new(pb::FocusTabResponse {
+            workspace: Some(workspace_to_pb(&ws)),
+        }))
+    }
+
+    async fn move_tab(&self, req: Request<pb::MoveTabRequest>) -> Answer<pb::MoveTabResponse> {
+        let req = req.into_inner();
+        let index = usize::try_from(req.index).unwrap_or(usize::MAX);
+        let ws = self.hub.move_tab(&tab_id(&req.tab_id)?, index)?;
+        Ok(Response::new(pb::MoveTabResponse {
+            workspace: Some(workspace_to_pb(&ws)),
         }))
     }
 }

@@ -46,6 +46,35 @@ impl TestServer {
         self.daemon.socket()
     }
 
+    /// Stops the server as a `Shutdown --force` does (final save, then hangups) and starts a new
+    /// one on the same socket and state dir: what a user sees after a restart.
+    pub async fn restart(self) -> TestServer {
+        let TestServer {
+            dir,
+            daemon,
+            channel,
+        } = self;
+        drop(channel);
+        daemon
+            .hub()
+            .shutdown(true, "test restart")
+            .await
+            .expect("shutdown");
+        daemon.wait().await;
+        drop(daemon);
+        let mut config = Config::new(dir.path().join("run/s.sock"), dir.path().join("state"));
+        config.hook_home = Some(dir.path().join("home"));
+        let daemon = Daemon::start(config).await.expect("daemon restarts");
+        let channel = signaltty_proto::connect(daemon.socket())
+            .await
+            .expect("connect");
+        TestServer {
+            dir,
+            daemon,
+            channel,
+        }
+    }
+
     crate::clients::client_accessors!();
 
     /// A live event stream of the given kinds (all when empty), already synced.

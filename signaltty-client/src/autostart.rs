@@ -1,13 +1,9 @@
-//! Reaching the server, and starting it when nobody answers (like tmux).
+//! Starting a server when nobody answers, like tmux: the server binary is started detached (its
+//! own session, stdio on /dev/null; it logs to its own file) and we poll, with a short backoff up
+//! to [`START_TIMEOUT`], until `GetStatus` answers.
 //!
-//! Every command but `server stop`, `server status` and `hook-event` calls [`connect`] with
-//! [`AutoStart::Yes`]: when the socket does not accept a connection, the server binary is started
-//! detached (its own session, stdio on /dev/null; it logs to its own file) and we wait, polling
-//! with a short backoff up to [`START_TIMEOUT`], until `GetStatus` answers.
-//!
-//! The server binary is `$SIGNALTTY_SERVER_BIN` when set, else `signaltty-server` next to this
-//! executable, else `signaltty-server` on `PATH`. `$SIGNALTTY_STATE_DIR` (or `server start
-//! --state-dir`) is passed on as `--state-dir`.
+//! The server binary is the target's `server_bin` when given, else `$SIGNALTTY_SERVER_BIN` when
+//! set, else `signaltty-server` next to this executable, else `signaltty-server` on `PATH`.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -15,80 +11,24 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use signaltty_proto::v1 as pb;
-use signaltty_proto::v1::server_service_client::ServerServiceClient;
-use tonic::transport::Channel;
 
-use crate::error::{CliError, CliResult, ErrorKind};
+use crate::connect::{Target, try_connect};
+use crate::error::ClientError;
 use crate::sys;
 
 /// Environment variable naming the server binary to start.
 pub const SERVER_BIN_ENV: &str = "SIGNALTTY_SERVER_BIN";
-/// Environment variable naming the state directory for a server this client starts.
-pub const STATE_DIR_ENV: &str = "SIGNALTTY_STATE_DIR";
 /// The server binary's file name.
 pub const SERVER_BIN_NAME: &str = "signaltty-server";
 /// How long a started server may take to answer `GetStatus`.
 pub const START_TIMEOUT: Duration = Duration::from_secs(15);
-/// How long `server stop` waits for the socket to stop answering.
-pub const STOP_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Whether [`connect`] may start a server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AutoStart {
-    /// Start one when nobody answers.
-    Yes,
-    /// Fail with "no server running" instead.
-    No,
-}
-
-/// How to reach (and if needed start) the server.
-#[derive(Debug, Clone)]
-pub struct Target {
-    /// The socket path, absolute.
-    pub socket: PathBuf,
-    /// The state directory to give a server we start, if any.
-    pub state_dir: Option<PathBuf>,
-}
-
-impl Target {
-    /// The target for an explicit `--socket` (or the environment's / default socket).
-    pub fn resolve(explicit: Option<&Path>) -> Self {
-        let socket = absolute(&signaltty_proto::resolve_socket_path(explicit));
-        let state_dir = std::env::var_os(STATE_DIR_ENV)
-            .filter(|d| !d.is_empty())
-            .map(|d| absolute(Path::new(&d)));
-        Target { socket, state_dir }
-    }
-}
-
-/// Opens a channel to the server, starting one first when allowed and needed.
-pub async fn connect(target: &Target, auto: AutoStart) -> CliResult<Channel> {
-    if let Ok(channel) = signaltty_proto::connect(&target.socket).await {
-        return Ok(channel);
-    }
-    match auto {
-        AutoStart::No => Err(CliError::no_server(&target.socket)),
-        AutoStart::Yes => {
-            start_server(target).await?;
-            signaltty_proto::connect(&target.socket)
-                .await
-                .map_err(|_| CliError::no_server(&target.socket))
-        }
-    }
-}
-
-/// Asks a channel for the server's status.
-pub async fn status(channel: Channel) -> CliResult<pb::GetStatusResponse> {
-    let mut client = ServerServiceClient::new(channel);
-    Ok(client
-        .get_status(pb::GetStatusRequest {})
-        .await?
-        .into_inner())
-}
 
 /// Starts a server on `target.socket` and waits until it answers `GetStatus`.
-pub async fn start_server(target: &Target) -> CliResult<pb::GetStatusResponse> {
-    let binary = find_server_binary()?;
+pub async fn start_server(target: &Target) -> Result<pb::GetStatusResponse, ClientError> {
+    let binary = match &target.server_bin {
+        Some(binary) => binary.clone(),
+        None => find_server_binary()?,
+    };
     let mut command = Command::new(&binary);
     command.arg("--socket").arg(&target.socket);
     if let Some(dir) = &target.state_dir {
@@ -110,60 +50,68 @@ pub async fn start_server(target: &Target) -> CliResult<pb::GetStatusResponse> {
         // A server started from inside a pane is not that pane's child in any sense.
         .env_remove("SIGNALTTY_PANE");
     sys::detach_into_new_session(&mut command);
-    let mut child = command
-        .spawn()
-        .map_err(|err| CliError::local(format!("cannot start {}: {err}", binary.display())))?;
+    let mut child = command.spawn().map_err(|err| ClientError::Start {
+        message: format!("cannot start {}: {err}", binary.display()),
+        timed_out: false,
+    })?;
     wait_until_ready(target, &mut child, early_stderr, START_TIMEOUT).await
 }
 
 /// Polls, with a short backoff, until the server answers `GetStatus`, the child dies without a
-/// server answering, or the timeout passes.
+/// server answering, or the timeout passes. An untrusted socket ends the wait at once.
 async fn wait_until_ready(
     target: &Target,
     child: &mut Child,
     early_stderr: Option<ScratchFile>,
     timeout: Duration,
-) -> CliResult<pb::GetStatusResponse> {
+) -> Result<pb::GetStatusResponse, ClientError> {
     let deadline = Instant::now() + timeout;
     let mut delay = Duration::from_millis(5);
     loop {
-        if let Ok(channel) = signaltty_proto::connect(&target.socket).await
-            && let Ok(status) = status(channel).await
-        {
+        if let Some(status) = answer(&target.socket).await? {
             return Ok(status);
         }
         if let Ok(Some(exit)) = child.try_wait() {
             // Another client may have started a server at the same moment; ours then exits
             // because the socket is taken. One last look tells the two cases apart.
-            if let Ok(channel) = signaltty_proto::connect(&target.socket).await
-                && let Ok(status) = status(channel).await
-            {
+            if let Some(status) = answer(&target.socket).await? {
                 return Ok(status);
             }
             let said = early_stderr.map(ScratchFile::read).unwrap_or_default();
             let said = said.trim();
-            return Err(CliError::local(if said.is_empty() {
-                format!(
-                    "the server exited ({exit}) before answering on {}; see its log in its state directory",
-                    target.socket.display()
-                )
-            } else {
-                format!("the server exited ({exit}) before answering: {said}")
-            }));
+            return Err(ClientError::Start {
+                message: if said.is_empty() {
+                    format!(
+                        "the server exited ({exit}) before answering on {}; see its log in its state directory",
+                        target.socket.display()
+                    )
+                } else {
+                    format!("the server exited ({exit}) before answering: {said}")
+                },
+                timed_out: false,
+            });
         }
         if Instant::now() >= deadline {
-            return Err(CliError::with_reason(
-                ErrorKind::NoServer,
-                format!(
+            return Err(ClientError::Start {
+                message: format!(
                     "started a server but it did not answer on {} within {}s",
                     target.socket.display(),
                     timeout.as_secs()
                 ),
-                "TIMEOUT",
-            ));
+                timed_out: true,
+            });
         }
         tokio::time::sleep(delay).await;
         delay = (delay * 2).min(Duration::from_millis(200));
+    }
+}
+
+/// The server's status if a trusted server answers on `socket`, `None` if none answers (yet).
+async fn answer(socket: &Path) -> Result<Option<pb::GetStatusResponse>, ClientError> {
+    match try_connect(socket).await {
+        Ok(client) => Ok(client.status().await.ok()),
+        Err(err @ ClientError::Untrusted(_)) => Err(err),
+        Err(_) => Ok(None),
     }
 }
 
@@ -213,24 +161,8 @@ impl ScratchFile {
     }
 }
 
-/// Polls until nothing accepts connections on the socket any more, or the timeout passes.
-pub async fn wait_until_gone(socket: &Path, timeout: Duration) -> bool {
-    let deadline = Instant::now() + timeout;
-    let mut delay = Duration::from_millis(5);
-    loop {
-        if signaltty_proto::connect(socket).await.is_err() {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        tokio::time::sleep(delay).await;
-        delay = (delay * 2).min(Duration::from_millis(200));
-    }
-}
-
 /// The server binary: `$SIGNALTTY_SERVER_BIN`, else next to this executable, else on `PATH`.
-pub fn find_server_binary() -> CliResult<PathBuf> {
+pub fn find_server_binary() -> Result<PathBuf, ClientError> {
     let exe_dir = std::env::current_exe()
         .ok()
         .and_then(|exe| exe.parent().map(Path::to_path_buf));
@@ -239,11 +171,12 @@ pub fn find_server_binary() -> CliResult<PathBuf> {
         exe_dir.as_deref(),
         std::env::var_os("PATH"),
     )
-    .ok_or_else(|| {
-        CliError::local(format!(
+    .ok_or_else(|| ClientError::Start {
+        message: format!(
             "cannot find {SERVER_BIN_NAME}: not next to this executable, not on PATH, and \
              ${SERVER_BIN_ENV} is not set"
-        ))
+        ),
+        timed_out: false,
     })
 }
 
@@ -273,11 +206,6 @@ fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path)
         .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         .unwrap_or(false)
-}
-
-/// `path` made absolute against the current directory (without resolving symlinks).
-pub fn absolute(path: &Path) -> PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 #[cfg(test)]
@@ -332,19 +260,5 @@ mod tests {
             Some(empty.path().as_os_str().into()),
         );
         assert_eq!(found, None);
-    }
-
-    #[tokio::test]
-    async fn connect_without_autostart_reports_no_server() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let target = Target {
-            socket: dir.path().join("s.sock"),
-            state_dir: None,
-        };
-        let err = connect(&target, AutoStart::No)
-            .await
-            .expect_err("nothing listens");
-        assert_eq!(err.exit_code(), 3);
-        assert!(err.message.contains("no server running on"), "{err}");
     }
 }

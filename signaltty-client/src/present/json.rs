@@ -1,4 +1,4 @@
-//! The `--json` output model: serde structs mirroring the proto messages, converted by hand so the
+//! The JSON model of the wire types (the CLI's `--json` output): serde structs mirroring the proto messages, converted by hand so the
 //! output is stable and friendly to `jq` rather than a dump of the wire format:
 //! enums are lower-case names (`"working"`, `"permission_required"`), ids are strings, empty
 //! optional ids and unset timestamps are `null`, timestamps are RFC 3339, layouts use the
@@ -7,8 +7,8 @@
 use serde::Serialize;
 use signaltty_proto::v1 as pb;
 
-use crate::layout_json::LayoutJson;
-use crate::names::name;
+use super::layout::LayoutJson;
+use super::names::name;
 
 /// An RFC 3339 timestamp, or `None` when unset.
 pub fn timestamp(ts: &Option<prost_types::Timestamp>) -> Option<String> {

@@ -1,4 +1,4 @@
-//! The local terminal during `attach`: raw mode in, everything back out.
+//! The local terminal while a client owns it: raw mode in, everything back out.
 //!
 //! Invariant: once [`RawMode::enter`] succeeded, the saved terminal settings are restored exactly
 //! once, whatever ends the attach — the guard's `Drop` (normal exit, error, lost server, a signal
@@ -8,8 +8,9 @@
 //! region…: [`RESET_MODES`]) and the titles it set ([`PUSH_TITLE`]), since the program is still
 //! running in the pane and will never switch them off for us.
 //!
-//! Nothing else is entered: no alternate screen of our own, no clearing; the server's first
-//! Snapshot repaints the screen.
+//! Nothing else is entered: no alternate screen of our own, no clearing (the CLI's attach lets
+//! the server's first Snapshot repaint the screen; a full-screen client enters what it needs
+//! after this guard and leaves it before).
 
 use std::io::Write;
 use std::sync::Mutex;
@@ -18,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use nix::sys::termios::{self, SetArg, Termios};
 
-use crate::error::{CliError, CliResult};
+use crate::error::ClientError;
 
 /// The settings to put back; `Some` exactly while raw mode is on.
 static SAVED: Mutex<Option<Termios>> = Mutex::new(None);
@@ -55,10 +56,10 @@ pub struct RawMode {
 impl RawMode {
     /// Saves the terminal settings of stdin and switches it to raw mode (no echo, no line
     /// editing, no signals from keys: Ctrl-C and Ctrl-Z become bytes for the pane).
-    pub fn enter() -> CliResult<RawMode> {
+    pub fn enter() -> Result<RawMode, ClientError> {
         let stdin = std::io::stdin();
         let original = termios::tcgetattr(&stdin)
-            .map_err(|e| CliError::usage(format!("stdin is not a terminal: {e}")))?;
+            .map_err(|e| ClientError::NotATerminal(format!("stdin is not a terminal: {e}")))?;
         let mut raw = original.clone();
         termios::cfmakeraw(&mut raw);
         install_panic_hook();
@@ -66,9 +67,10 @@ impl RawMode {
         *lock_saved() = Some(original);
         if let Err(e) = termios::tcsetattr(&stdin, SetArg::TCSANOW, &raw) {
             lock_saved().take();
-            return Err(CliError::local(format!(
-                "cannot switch the terminal to raw mode: {e}"
-            )));
+            return Err(ClientError::Io {
+                context: "cannot switch the terminal to raw mode".into(),
+                source: e.into(),
+            });
         }
         let mut stdout = std::io::stdout().lock();
         let _ = stdout.write_all(PUSH_TITLE).and_then(|()| stdout.flush());

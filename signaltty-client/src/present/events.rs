@@ -1,4 +1,4 @@
-//! How `signaltty events` shows each message of the Subscribe stream: a JSON object with `seq`
+//! Each message of the Subscribe stream in a readable form (what `signaltty events` prints): a JSON object with `seq`
 //! and `kind` (plus the event's fields) for `--json`, or one aligned human line. The stream's
 //! control messages (history lost, synced, lagged) get a line too, so a reader always sees them.
 
@@ -7,11 +7,11 @@ use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::event::Kind as EventKind;
 use signaltty_proto::v1::subscribe_response::Kind as StreamKind;
 
-use crate::human;
-use crate::json::{
+use super::json::{
     self, JsonDecision, JsonGit, JsonNotification, JsonPane, JsonTab, JsonWorkspace,
 };
-use crate::names::name;
+use super::names::name;
+use super::text as human;
 
 /// One line of `signaltty events --json`.
 #[derive(Debug, Serialize)]

@@ -1,0 +1,151 @@
+//! Connecting to the real server: auto-start, reuse of a running server, reconnect with backoff,
+//! and the attach driver end to end (snapshot, output, resize, exit).
+
+mod common;
+
+use std::time::Duration;
+
+use common::{World, step};
+use signaltty_client::{AttachEvent, AttachStart, AutoStart, Backoff, ClientError};
+use signaltty_proto::v1 as pb;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_start_starts_one_server_and_later_connects_reuse_it() {
+    let world = World::new();
+    let err = signaltty_client::connect(&world.target, AutoStart::No)
+        .await
+        .expect_err("no server yet");
+    assert!(matches!(err, ClientError::NoServer { .. }), "{err:?}");
+
+    let client = world.start().await;
+    let first = step(client.status()).await.expect("status");
+    assert!(first.pid > 0);
+    assert_eq!(client.socket(), world.target.socket);
+
+    let again = step(signaltty_client::connect(&world.target, AutoStart::Yes))
+        .await
+        .expect("connect to the running server");
+    let second = step(again.status()).await.expect("status");
+    assert_eq!(second.pid, first.pid, "a second server was started");
+    world.stop(&client).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reconnect_retries_until_a_server_answers() {
+    let world = World::new();
+    let ms = Duration::from_millis;
+    let mut backoff = Backoff::with_limits(ms(20), ms(200), 11);
+    let mut waits = 0;
+    let target = world.target.clone();
+    let client = step(signaltty_client::reconnect(
+        &world.target,
+        AutoStart::No,
+        &mut backoff,
+        |err, _delay| {
+            assert!(err.is_retryable(), "{err:?}");
+            waits += 1;
+            // The server comes back while the client waits (as after a restart).
+            if waits == 2 {
+                let target = target.clone();
+                tokio::spawn(
+                    async move { signaltty_client::autostart::start_server(&target).await },
+                );
+            }
+        },
+    ))
+    .await
+    .expect("reconnected");
+    assert!(waits >= 2, "connected before the server was started");
+    assert_eq!(backoff.attempts(), 0, "a success resets the backoff");
+    let status = step(client.status()).await.expect("status");
+    *world.pid_slot() = Some(status.pid);
+    world.stop(&client).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_attach_driver_yields_snapshot_output_resize_and_exit() {
+    let world = World::new();
+    let client = world.start().await;
+    let ws = step(
+        client
+            .workspaces()
+            .create_workspace(pb::CreateWorkspaceRequest {
+                name: "attach".into(),
+                cwd: world.dir.path().to_str().expect("UTF-8").into(),
+                ..Default::default()
+            }),
+    )
+    .await
+    .expect("workspace")
+    .into_inner()
+    .workspace
+    .expect("a workspace");
+    let spawned = step(client.panes().spawn_pane(pb::SpawnPaneRequest {
+        workspace_id: ws.id,
+        argv: vec!["cat".into()],
+        cols: 80,
+        rows: 24,
+        ..Default::default()
+    }))
+    .await
+    .expect("spawn")
+    .into_inner();
+    let pane_id = spawned.pane.expect("a pane").id;
+
+    let bad = step(client.attach(AttachStart::new("pane_nope", 80, 24))).await;
+    let Err(ClientError::Server { reason, .. }) = bad else {
+        panic!("attaching to no pane must fail with the server's reason: {bad:?}")
+    };
+    assert!(reason.is_some(), "the server gives a stable reason");
+
+    let (mut events, input) = step(client.attach(AttachStart::new(&pane_id, 80, 24)))
+        .await
+        .expect("attach")
+        .split();
+    let Some(AttachEvent::Snapshot(snapshot)) = step(events.next()).await.expect("first event")
+    else {
+        panic!("the first event is a Snapshot")
+    };
+    assert_eq!((snapshot.cols, snapshot.rows), (80, 24));
+    let mut offset = snapshot.offset;
+
+    input.input(b"hello driver\r".to_vec()).await;
+    let mut seen = Vec::new();
+    while !String::from_utf8_lossy(&seen).contains("hello driver") {
+        match step(events.next()).await.expect("event") {
+            Some(AttachEvent::Output { data, end_offset }) => {
+                assert_eq!(end_offset, offset + data.len() as u64, "output has no gaps");
+                offset = end_offset;
+                seen.extend_from_slice(&data);
+            }
+            Some(other) => panic!("unexpected {other:?}"),
+            None => panic!("the stream ended"),
+        }
+    }
+
+    input.resize(100, 30).await;
+    loop {
+        match step(events.next()).await.expect("event") {
+            Some(AttachEvent::Resized { cols, rows }) => {
+                assert_eq!((cols, rows), (100, 30));
+                break;
+            }
+            Some(AttachEvent::Output { .. }) => {}
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    // Ctrl-D at the start of a line ends `cat`.
+    input.input(vec![0x04]).await;
+    loop {
+        match step(events.next()).await.expect("event") {
+            Some(AttachEvent::Exited { code }) => {
+                assert_eq!(code, 0);
+                break;
+            }
+            Some(AttachEvent::Output { .. } | AttachEvent::Resized { .. }) => {}
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    world.stop(&client).await;
+}
