@@ -43,8 +43,11 @@ pub enum Command {
     Pane(cmd::pane::PaneArgs),
     /// Follow the server's event stream.
     Events(cmd::events::EventsArgs),
-    /// Open a workspace for a directory with one pane, and attach to it.
+    /// Open a workspace for a directory with one pane, and attach to it (reuses the
+    /// directory's open workspace unless --new).
     New(cmd::new::NewArgs),
+    /// List workspaces, their tabs and panes as a tree, with status.
+    Ls(cmd::ls::LsArgs),
     /// Attach this terminal to a pane (detach with Ctrl-\).
     ///
     /// The terminal goes raw and shows the pane; what you type goes to the pane. Press the
@@ -92,6 +95,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Pane(args) => cmd::pane::cmd_pane(&ctx, args).await,
         Command::Events(args) => cmd::events::cmd_events(&ctx, args).await,
         Command::New(args) => cmd::new::cmd_new(&ctx, args).await,
+        Command::Ls(args) => cmd::ls::cmd_ls(&ctx, args).await,
         Command::Attach(args) => cmd::attach::cmd_attach(&ctx, args).await,
         Command::HookEvent(args) => cmd::hook_event::cmd_hook_event(&ctx, args).await,
         Command::Notify(args) => cmd::notify::cmd_notify(&ctx, args).await,

@@ -79,8 +79,17 @@ pub fn tab_details(t: &pb::Tab) -> String {
 
 /// A table of panes with their status and the two state axes.
 pub fn pane_table(panes: &[pb::Pane]) -> String {
+    pane_table_with_workspaces(panes, &std::collections::HashMap::new())
+}
+
+/// Panes as a table with their workspace's name (`workspaces`: id → name; the id when absent).
+pub fn pane_table_with_workspaces(
+    panes: &[pb::Pane],
+    workspaces: &std::collections::HashMap<String, String>,
+) -> String {
     let mut table = Table::new(&[
         "ID",
+        "WORKSPACE",
         "TAB",
         "TITLE",
         "STATUS",
@@ -89,11 +98,17 @@ pub fn pane_table(panes: &[pb::Pane]) -> String {
         "SINCE",
         "MESSAGE",
     ])
-    .max_width(2, 24)
-    .max_width(7, 40);
+    .max_width(1, 24)
+    .max_width(3, 24)
+    .max_width(8, 40);
     for p in panes {
+        let workspace = workspaces
+            .get(&p.workspace_id)
+            .cloned()
+            .unwrap_or_else(|| p.workspace_id.clone());
         table.row([
             p.id.clone(),
+            workspace,
             p.tab_id.clone(),
             p.title.clone(),
             status(p),

@@ -24,6 +24,7 @@ use tokio::signal::unix::{SignalKind, signal};
 
 use super::{Ctx, terminal_size};
 use crate::error::{CliError, CliResult, ErrorKind};
+use crate::resolve::Kind;
 
 /// Ctrl-\ (FS), tmux-free and rarely used by programs.
 pub const DEFAULT_DETACH_KEY: u8 = signaltty_config::detach_key::DEFAULT.0;
@@ -31,8 +32,8 @@ pub const DEFAULT_DETACH_KEY: u8 = signaltty_config::detach_key::DEFAULT.0;
 /// `signaltty attach`
 #[derive(Debug, Args)]
 pub struct AttachArgs {
-    /// The pane's id.
-    pane: String,
+    /// The pane: an id, a unique id prefix or title [default: the pane attached to last].
+    pane: Option<String>,
     /// Watch only: typing is not sent and this terminal's size does not count.
     #[arg(long)]
     read_only: bool,
@@ -107,11 +108,23 @@ pub async fn cmd_attach(ctx: &Ctx, args: AttachArgs) -> CliResult {
         detach_key,
         mark_seen: !args.no_mark_seen,
     };
-    attach(&ctx.client().await?, &args.pane, options).await
+    let client = ctx.client().await?;
+    let pane = match args.pane.as_deref() {
+        // tmux's `attach` habit: no argument reattaches to the last pane attached to.
+        None | Some("-") => crate::resolve::last_used(&ctx.target)
+            .attached
+            .ok_or_else(|| {
+                CliError::usage(
+                    "no pane attached to yet from this CLI: name one (`signaltty ls` lists them)",
+                )
+            })?,
+        Some(word) => ctx.resolve(&client, Kind::Pane, Some(word)).await?,
+    };
+    attach(ctx, &client, &pane, options).await
 }
 
 /// Attaches this terminal to `pane` until detached; restores the terminal whatever happens.
-pub async fn attach(client: &Client, pane: &str, options: AttachOptions) -> CliResult {
+pub async fn attach(ctx: &Ctx, client: &Client, pane: &str, options: AttachOptions) -> CliResult {
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(CliError::usage(
             "attach needs a terminal on stdin and stdout",
@@ -126,6 +139,14 @@ pub async fn attach(client: &Client, pane: &str, options: AttachOptions) -> CliR
     // Waits for the server's first message before touching the terminal: a bad pane id fails
     // here with the terminal as it was.
     let (mut events, input) = client.attach(start).await?.split();
+    crate::resolve::remember(
+        &ctx.target,
+        crate::resolve::LastUsed {
+            pane: Some(pane.to_owned()),
+            attached: Some(pane.to_owned()),
+            ..Default::default()
+        },
+    );
 
     let mut sigwinch = signal(SignalKind::window_change())?;
     let mut sigterm = signal(SignalKind::terminate())?;
@@ -180,7 +201,9 @@ pub async fn attach(client: &Client, pane: &str, options: AttachOptions) -> CliR
     let park = "\x1b[999;1H\r\n";
     match end {
         AttachEnd::Detached => {
-            print_stdout(&format!("{park}[detached]\n"));
+            print_stdout(&format!(
+                "{park}[detached] {pane} keeps running; come back with: signaltty attach\n"
+            ));
             Ok(())
         }
         AttachEnd::Exited(code) => {

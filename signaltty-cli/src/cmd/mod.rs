@@ -8,11 +8,13 @@ pub mod decision;
 pub mod events;
 pub mod hook_event;
 pub mod integration;
+pub mod ls;
 pub mod new;
 pub mod notify;
 pub mod pane;
 pub mod pane_io;
 pub mod server;
+pub mod stream;
 pub mod tab;
 pub mod workspace;
 
@@ -43,6 +45,26 @@ impl Ctx {
     /// A connection to a server that must already run.
     pub async fn existing_client(&self) -> CliResult<Client> {
         Ok(connect::connect(&self.target, AutoStart::No).await?)
+    }
+
+    /// The id a command-line word names (`None`/`-`: the last used), remembered as the last
+    /// used of its kind. See [`crate::resolve`].
+    pub async fn resolve(
+        &self,
+        client: &Client,
+        kind: crate::resolve::Kind,
+        word: Option<&str>,
+    ) -> CliResult<String> {
+        use crate::resolve::{Kind, LastUsed, remember, resolve};
+        let id = resolve(client, &self.target, kind, word).await?;
+        let mut last = LastUsed::default();
+        match kind {
+            Kind::Workspace => last.workspace = Some(id.clone()),
+            Kind::Tab => last.tab = Some(id.clone()),
+            Kind::Pane => last.pane = Some(id.clone()),
+        }
+        remember(&self.target, last);
+        Ok(id)
     }
 
     /// A channel to the server, starting one if none answers.
