@@ -47,12 +47,18 @@ enum DecisionCommand {
 
 /// Runs `signaltty decision …`.
 pub async fn cmd_decision(ctx: &Ctx, args: DecisionArgs) -> CliResult {
-    let mut client = DecisionServiceClient::new(ctx.channel().await?);
+    let conn = ctx.client().await?;
+    let mut client = DecisionServiceClient::new(conn.channel());
     match args.command {
         DecisionCommand::List { workspace } => {
-            let request = pb::ListPendingDecisionsRequest {
-                workspace_id: workspace.unwrap_or_default(),
+            let workspace_id = match workspace {
+                Some(word) => {
+                    ctx.resolve(&conn, crate::resolve::Kind::Workspace, Some(&word))
+                        .await?
+                }
+                None => String::new(),
             };
+            let request = pb::ListPendingDecisionsRequest { workspace_id };
             let decisions = client
                 .list_pending_decisions(request)
                 .await?
