@@ -123,6 +123,11 @@ pub fn pane_table_with_workspaces(
 
 /// One pane's details, with its agent and pending decision.
 pub fn pane_details(p: &pb::Pane) -> String {
+    pane_details_with(p, None)
+}
+
+/// One pane's details, with its cursor and modes when known (`(row, col)`, mode names).
+pub fn pane_details_with(p: &pb::Pane, screen: Option<((u16, u16), &[&str])>) -> String {
     let mut pairs = vec![
         ("id", p.id.clone()),
         ("workspace", p.workspace_id.clone()),
@@ -161,6 +166,17 @@ pub fn pane_details(p: &pb::Pane) -> String {
     }
     if let Some(d) = &p.pending_decision {
         pairs.push(("decision", decision_summary(d)));
+    }
+    if let Some(((row, col), modes)) = screen {
+        pairs.push(("cursor", format!("row {row}, column {col} (from 0)")));
+        pairs.push((
+            "modes",
+            if modes.is_empty() {
+                "-".to_owned()
+            } else {
+                modes.join(" ")
+            },
+        ));
     }
     key_values(&pairs)
 }

@@ -244,3 +244,35 @@ fn pane_stream_copies_the_output_to_a_pipe_until_the_pane_exits() {
     let text = String::from_utf8_lossy(&out);
     assert!(text.contains("got-hello"), "{text:?}");
 }
+
+#[test]
+fn pane_get_and_read_show_the_cursor_and_modes() {
+    let env = TestEnv::new();
+    let ws = env.workspace("modes");
+    let pane = spawn(
+        &env,
+        &ws,
+        "fullscreen",
+        &[
+            "sh",
+            "-c",
+            "printf '\\033[?1049h\\033[?2004h\\033[3;5Hab'; exec sleep 600",
+        ],
+    );
+    let got = wait_for("the modes", Duration::from_secs(30), || {
+        let got = env.json(&["pane", "get", &pane]);
+        (got["modes"] == serde_json::json!(["alternate_screen", "bracketed_paste"])).then_some(got)
+    });
+    // Row 3, column 5 (1-based) then two characters: row 2, column 6 from 0.
+    assert_eq!(
+        got["cursor"],
+        serde_json::json!({"row": 2, "col": 6}),
+        "{got}"
+    );
+    let text = env.ok(&["pane", "get", &pane]);
+    assert!(text.contains("row 2, column 6"), "{text}");
+    assert!(text.contains("alternate_screen bracketed_paste"), "{text}");
+    let read = env.json(&["pane", "read", &pane]);
+    assert_eq!(read["cursor"]["col"], 6, "{read}");
+    assert_eq!(read["modes"][0], "alternate_screen", "{read}");
+}

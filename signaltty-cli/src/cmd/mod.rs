@@ -13,6 +13,7 @@ pub mod new;
 pub mod notify;
 pub mod pane;
 pub mod pane_io;
+pub mod screen_state;
 pub mod server;
 pub mod stream;
 pub mod tab;

@@ -260,9 +260,27 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
         PaneCommand::Get { pane } => {
             let pane = ctx.resolve(&conn, Kind::Pane, pane.as_deref()).await?;
             let reply = client
-                .get_pane(pb::GetPaneRequest { pane_id: pane })
+                .get_pane(pb::GetPaneRequest {
+                    pane_id: pane.clone(),
+                })
                 .await?;
-            print_pane(ctx, reply.into_inner().pane)
+            let pane_record = reply
+                .into_inner()
+                .pane
+                .ok_or_else(|| CliError::local("the server's reply carried no pane"))?;
+            let screen = super::screen_state::screen_state(&conn, &pane).await;
+            if ctx.out.is_json() {
+                let mut value = serde_json::to_value(JsonPane::from(&pane_record))?;
+                if let (Some(object), Some(screen)) = (value.as_object_mut(), &screen) {
+                    object.insert("cursor".into(), cursor_json(screen));
+                    object.insert("modes".into(), serde_json::json!(screen.modes));
+                }
+                return ctx.out.json(&value);
+            }
+            let shown = screen
+                .as_ref()
+                .map(|s| ((s.cursor_row, s.cursor_col), s.modes.as_slice()));
+            ctx.out.text(&human::pane_details_with(&pane_record, shown))
         }
         PaneCommand::Send(mut args) => {
             args.pane = pane_id(args.pane).await?;
@@ -337,7 +355,12 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
         }
         PaneCommand::Read(args) => {
             let pane = ctx.resolve(&conn, Kind::Pane, args.pane.as_deref()).await?;
-            pane_io::read(ctx, &mut client, pane, args).await
+            let screen = if ctx.out.is_json() {
+                super::screen_state::screen_state(&conn, &pane).await
+            } else {
+                None
+            };
+            pane_io::read(ctx, &mut client, pane, args, screen).await
         }
         PaneCommand::Seen { pane } => {
             let reply = client
@@ -391,6 +414,11 @@ pub fn parse_size(size: &str, rows: Option<u32>) -> Result<(u32, u32), String> {
         (None, Some(rows)) => Ok((size.trim().parse().map_err(|_| bad())?, rows)),
         _ => Err(bad()),
     }
+}
+
+/// `{"row": …, "col": …}` for `--json`.
+pub fn cursor_json(screen: &super::screen_state::ScreenState) -> serde_json::Value {
+    serde_json::json!({ "row": screen.cursor_row, "col": screen.cursor_col })
 }
 
 /// Remembers a new pane as the last used one.

@@ -168,6 +168,11 @@ struct JsonRead {
     output_offset: u64,
     cols: u32,
     rows: u32,
+    /// The cursor (`{"row", "col"}`, from 0) and the modes that are on, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cursor: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    modes: Option<Vec<&'static str>>,
 }
 
 /// `pane read`.
@@ -176,6 +181,7 @@ pub async fn read(
     client: &mut PaneServiceClient<Channel>,
     pane: String,
     args: ReadArgs,
+    screen: Option<super::screen_state::ScreenState>,
 ) -> CliResult {
     let mode = if args.scrollback || args.lines.is_some() {
         pb::ReadMode::Scrollback
@@ -196,6 +202,8 @@ pub async fn read(
             output_offset: reply.output_offset,
             cols: reply.cols,
             rows: reply.rows,
+            cursor: screen.as_ref().map(super::pane::cursor_json),
+            modes: screen.map(|s| s.modes),
         });
     }
     let mut text = reply.lines.join("\n");
