@@ -41,16 +41,22 @@ pub enum Section {
     Scrollback,
     /// Output throughput.
     Throughput,
+    /// Reflow of a pane with a full history on resize.
+    Reflow,
+    /// Workspace diff and dirty check against git, echo while a diff runs.
+    Git,
 }
 
 impl Section {
     /// Every section, in the order a run takes them (cheap ones first).
-    pub const ALL: [Section; 5] = [
+    pub const ALL: [Section; 6] = [
         Self::Startup,
         Self::Echo,
         Self::Panes,
         Self::Scrollback,
+        Self::Reflow,
         Self::Throughput,
+        Self::Git,
     ];
 
     fn name(self) -> &'static str {
@@ -60,6 +66,8 @@ impl Section {
             Self::Panes => "panes",
             Self::Scrollback => "scrollback",
             Self::Throughput => "throughput",
+            Self::Reflow => "reflow",
+            Self::Git => "git",
         }
     }
 }
@@ -249,6 +257,8 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
             Section::Panes => sections::panes::run(&bench).await,
             Section::Scrollback => sections::scrollback::run(&bench).await,
             Section::Throughput => sections::throughput::run(&bench).await,
+            Section::Reflow => sections::reflow::run(&bench).await,
+            Section::Git => sections::git::run(&bench).await,
         };
         let took = started.elapsed().as_secs_f64();
         match result {

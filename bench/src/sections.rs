@@ -2,7 +2,9 @@
 //! their guards end them, so sections are independent and a failure stays local.
 
 pub mod echo;
+pub mod git;
 pub mod panes;
+pub mod reflow;
 pub mod scrollback;
 pub mod startup;
 pub mod throughput;

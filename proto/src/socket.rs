@@ -35,7 +35,9 @@ pub fn resolve_socket_path(explicit: Option<&Path>) -> PathBuf {
 }
 
 /// Opens a tonic channel to the server listening on `socket`. Fails fast (no retry) when nothing
-/// listens there, so callers can decide to start a server.
+/// listens there, so callers can decide to start a server. It checks nothing about who serves
+/// the socket: clients use `signaltty_client::connect`, which refuses a squatted socket first;
+/// this bare form is for tests and benchmarks that start their own server.
 pub async fn connect(socket: impl AsRef<Path>) -> Result<Channel, tonic::transport::Error> {
     let socket = socket.as_ref().to_path_buf();
     // The URI is never used to route: every connection goes to the socket.

@@ -76,6 +76,11 @@ pub enum Command {
     Completions(cmd::completions::CompletionsArgs),
     /// Print the man page, or write one page per command with --dir.
     Man(cmd::completions::ManArgs),
+    /// Git worktrees of a workspace's repository: one checkout per agent.
+    #[command(visible_alias = "wt")]
+    Worktree(cmd::worktree::WorktreeArgs),
+    /// Show what a workspace's checkout changed against HEAD.
+    Diff(cmd::diff::DiffArgs),
 }
 
 /// Runs the parsed command line.
@@ -107,6 +112,8 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Config(args) => cmd::config::cmd_config(&ctx, args).await,
         Command::Completions(args) => cmd::completions::cmd_completions(&ctx, args),
         Command::Man(args) => cmd::completions::cmd_man(&ctx, args),
+        Command::Worktree(args) => cmd::worktree::cmd_worktree(&ctx, args).await,
+        Command::Diff(args) => cmd::diff::cmd_diff(&ctx, args).await,
     }
 }
 

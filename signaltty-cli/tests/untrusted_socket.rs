@@ -35,3 +35,29 @@ fn the_normal_private_socket_works() {
         "{status}"
     );
 }
+
+#[test]
+fn a_socket_directory_of_another_user_is_refused() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipped: needs root to chown");
+        return;
+    }
+    let env = TestEnv::new();
+    let chown = |uid: u32| {
+        nix::unistd::chown(
+            env.dir.path(),
+            Some(nix::unistd::Uid::from_raw(uid)),
+            Some(nix::unistd::Gid::from_raw(uid)),
+        )
+        .expect("chown");
+    };
+    chown(65534);
+    let run = env.fails(&["server", "start"], 1);
+    chown(0);
+    assert!(
+        run.stderr.contains("belongs to uid 65534 (nobody)"),
+        "{run:?}"
+    );
+    assert!(run.stderr.contains("(UNTRUSTED_SOCKET)"), "{run:?}");
+    assert!(!env.socket.exists(), "a server was started: {run:?}");
+}

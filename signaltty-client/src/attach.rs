@@ -254,7 +254,7 @@ pub struct AttachInput {
 
 impl AttachInput {
     /// Sends bytes typed by the user (at most 1 MiB per call; the server refuses more). Waits
-    /// only when [`REQUEST_QUEUE`] requests are already waiting for the connection.
+    /// only when `REQUEST_QUEUE` (64) requests are already waiting for the connection.
     pub async fn input(&self, data: Vec<u8>) {
         if !data.is_empty() {
             self.send(ReqKind::Input(attach_request::Input { data }))

@@ -2,7 +2,7 @@
 //!
 //! Cloning is cheap (a tonic `Channel` is a handle), and so is each service client it hands out;
 //! every call runs on the one HTTP/2 connection, whose trust was checked when it was made
-//! ([`crate::connect`]).
+//! ([`crate::connect()`]).
 
 use std::path::{Path, PathBuf};
 

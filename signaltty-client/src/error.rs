@@ -112,9 +112,12 @@ impl ClientError {
 impl From<tonic::Status> for ClientError {
     fn from(status: tonic::Status) -> Self {
         let reason = signaltty_proto::error_reason(&status);
-        // A transport failure surfaces as UNAVAILABLE without a signaltty reason: the server
-        // went away mid-call.
-        if status.code() == Code::Unavailable && reason.is_none() {
+        // A transport failure surfaces as UNAVAILABLE without a signaltty reason, or (a stream
+        // cut mid-body: "h2 protocol error") as a status tonic made locally from the transport's
+        // error, which it keeps as the source; a status the server sent never has one. Either
+        // way the server went away mid-call.
+        let local = std::error::Error::source(&status).is_some();
+        if reason.is_none() && (status.code() == Code::Unavailable || local) {
             return ClientError::Disconnected {
                 detail: status.message().to_string(),
             };
@@ -197,6 +200,16 @@ mod tests {
     #[test]
     fn unavailable_without_reason_is_a_lost_connection() {
         let err = ClientError::from(tonic::Status::unavailable("transport error"));
+        assert!(matches!(err, ClientError::Disconnected { .. }), "{err:?}");
+        assert!(err.is_retryable());
+    }
+
+    #[test]
+    fn a_status_made_from_a_transport_error_is_a_lost_connection() {
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "reset by peer");
+        let status = tonic::Status::from_error(Box::new(io));
+        assert!(std::error::Error::source(&status).is_some());
+        let err = ClientError::from(status);
         assert!(matches!(err, ClientError::Disconnected { .. }), "{err:?}");
         assert!(err.is_retryable());
     }

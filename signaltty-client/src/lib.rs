@@ -5,11 +5,32 @@
 //! the event stream, and geometry over the server's layout trees. Nothing here draws.
 //!
 //! ```text
-//!  connect(target, AutoStart) ──▶ trust::check_dir ─▶ UnixStream ─▶ trust::check_peer ─▶ Client
+//!  connect(target, AutoStart) ─▶ trust::check_dir ─▶ UnixStream ─▶ trust::check_peer ─▶ Client
 //!                                    (no server and AutoStart::Yes: autostart, then again)
 //!  Client ── typed service clients (panes(), tabs(), events(), …)
 //!         └─ attach(AttachStart) ─▶ Attach { events: AttachEvents ─▶ AttachEvent,
 //!                                            input:  AttachInput  ◀─ keys, sizes }
+//! ```
+//!
+//! Attaching to a pane and following it (what a client does with the events is its own):
+//!
+//! ```no_run
+//! use signaltty_client::{AttachEvent, AttachStart, AutoStart, ClientError, Target};
+//!
+//! async fn follow(pane_id: &str) -> Result<(), ClientError> {
+//!     let client = signaltty_client::connect(&Target::resolve(None), AutoStart::Yes).await?;
+//!     let (mut events, input) = client.attach(AttachStart::new(pane_id, 80, 24)).await?.split();
+//!     input.input(b"echo hi\r".to_vec()).await;
+//!     while let Some(event) = events.next().await? {
+//!         match event {
+//!             AttachEvent::Snapshot(snapshot) => { /* repaint from snapshot.bytes */ }
+//!             AttachEvent::Output { data, .. } => { /* feed data to the terminal model */ }
+//!             AttachEvent::Exited { code } => break,
+//!             AttachEvent::Resized { .. } | AttachEvent::Resync { .. } => {}
+//!         }
+//!     }
+//!     Ok(())
+//! }
 //! ```
 
 pub mod attach;

@@ -5,7 +5,7 @@
 //! turned into a normal return by the caller) or the panic hook installed here. Restoring also
 //! undoes the modes the pane's program may have switched on in our terminal (mouse reporting,
 //! bracketed paste, hidden cursor, the alternate screen, keyboard protocols, autowrap, scroll
-//! region…: [`RESET_MODES`]) and the titles it set ([`PUSH_TITLE`]), since the program is still
+//! region…: `RESET_MODES`) and the titles it set (`PUSH_TITLE`), since the program is still
 //! running in the pane and will never switch them off for us.
 //!
 //! Nothing else is entered: no alternate screen of our own, no clearing (the CLI's attach lets

@@ -103,8 +103,9 @@ impl SplitMix64 {
     }
 }
 
-/// Connects to `target`, retrying with `backoff` while the failure is retryable (no server yet,
-/// connection lost); any other error (an untrusted socket, a failed start) ends the loop.
+/// Connects to `target` until a server answers `GetStatus`, retrying with `backoff` while the
+/// failure is retryable (no server yet, connection lost); any other error (an untrusted socket,
+/// a failed start) ends the loop.
 /// `on_wait` hears each failure and the delay before the next try (a TUI shows
 /// "reconnecting…"). The backoff is reset on success.
 pub async fn reconnect(
@@ -114,7 +115,14 @@ pub async fn reconnect(
     mut on_wait: impl FnMut(&ClientError, Duration),
 ) -> Result<Client, ClientError> {
     loop {
-        match connect(target, auto).await {
+        // A connection is only "back" once the server answers: a connect can still reach a
+        // server that is going away (its listening socket outlives its other descriptors for a
+        // moment), and the first call on it would fail.
+        let answered = match connect(target, auto).await {
+            Ok(client) => client.status().await.map(|_| client),
+            Err(err) => Err(err),
+        };
+        match answered {
             Ok(client) => {
                 backoff.reset();
                 return Ok(client);
@@ -172,6 +180,22 @@ mod tests {
         backoff.reset();
         assert_eq!(backoff.attempts(), 0);
         assert!(backoff.next_delay() <= BASE_DELAY);
+    }
+
+    proptest::proptest! {
+        /// For any seed and any number of attempts, each delay lies in the upper half of its
+        /// nominal value, and nominal values double from the base up to the cap.
+        #[test]
+        fn every_delay_is_within_its_jitter_band(seed: u64, attempts in 1usize..80) {
+            let mut backoff = Backoff::with_seed(seed);
+            for n in 0..attempts {
+                let nominal = BASE_DELAY
+                    .saturating_mul(1u32 << n.min(20))
+                    .min(MAX_DELAY);
+                let d = backoff.next_delay();
+                proptest::prop_assert!(d >= nominal / 2 && d <= nominal, "{n}: {d:?} vs {nominal:?}");
+            }
+        }
     }
 
     #[tokio::test]

@@ -149,3 +149,89 @@ async fn the_attach_driver_yields_snapshot_output_resize_and_exit() {
     }
     world.stop(&client).await;
 }
+
+/// The default socket's directory (`/tmp/signaltty-$UID`) does not exist before the first
+/// server: that is "no server", so auto-start runs, and the server creates it private.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_start_works_when_the_socket_directory_does_not_exist_yet() {
+    use std::os::unix::fs::MetadataExt;
+    let mut world = World::new();
+    let dir = world.dir.path().join("signaltty-run");
+    world.target.socket = dir.join("signaltty.sock");
+    let client = world.start().await;
+    let meta = std::fs::metadata(&dir).expect("the server made the directory");
+    assert_eq!(meta.mode() & 0o777, 0o700);
+    world.stop(&client).await;
+}
+
+/// A server that dies under an attach ends the events with something a client can retry on,
+/// and `reconnect` (with auto-start) brings a new server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_server_ends_the_attach_retryably_and_reconnect_recovers() {
+    let world = World::new();
+    let client = world.start().await;
+    let ws = step(
+        client
+            .workspaces()
+            .create_workspace(pb::CreateWorkspaceRequest {
+                name: "kill".into(),
+                cwd: world.dir.path().to_str().expect("UTF-8").into(),
+                ..Default::default()
+            }),
+    )
+    .await
+    .expect("workspace")
+    .into_inner()
+    .workspace
+    .expect("a workspace");
+    let pane = step(client.panes().spawn_pane(pb::SpawnPaneRequest {
+        workspace_id: ws.id,
+        argv: vec!["cat".into()],
+        ..Default::default()
+    }))
+    .await
+    .expect("spawn")
+    .into_inner()
+    .pane
+    .expect("a pane");
+    let mut attach = step(client.attach(AttachStart::new(&pane.id, 80, 24)))
+        .await
+        .expect("attach");
+    assert!(matches!(
+        step(attach.events.next()).await,
+        Ok(Some(AttachEvent::Snapshot(_)))
+    ));
+
+    let old_pid = world.pid_slot().take().expect("a server pid");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(old_pid as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .expect("kill the server");
+    loop {
+        match step(attach.events.next()).await {
+            Ok(Some(AttachEvent::Output { .. })) => {}
+            Ok(None) => break,
+            Err(err) => {
+                assert!(err.is_retryable(), "{err:?}");
+                break;
+            }
+            Ok(Some(other)) => panic!("unexpected {other:?}"),
+        }
+    }
+
+    let ms = Duration::from_millis;
+    let mut backoff = Backoff::with_limits(ms(10), ms(100), 1);
+    let again = step(signaltty_client::reconnect(
+        &world.target,
+        AutoStart::Yes,
+        &mut backoff,
+        |_, _| {},
+    ))
+    .await
+    .expect("a new server");
+    let status = step(again.status()).await.expect("status");
+    *world.pid_slot() = Some(status.pid);
+    assert_ne!(status.pid, old_pid);
+    world.stop(&again).await;
+}

@@ -69,10 +69,12 @@ pub struct ServerConfig {
 /// `[agents.<kind>]`: how the hooks of one agent kind behave.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct AgentConfig {
-    /// Whether the agent's permission hook waits for an answer given through signaltty
-    /// (`false`: the hook reports the request and returns at once; the agent asks in its pane).
+    /// Hold this agent's permission hook so that its request can be answered through
+    /// signaltty, in every workspace (`false`/unset: the hook reports the request and returns at
+    /// once; the agent asks in its pane).
     pub wait_for_answer: Option<bool>,
-    /// How long such a hook waits, in milliseconds, before the agent asks in its pane.
+    /// How long a held hook waits, in milliseconds, before the agent asks in its pane (the
+    /// server takes the longest among held agents and holds at most 25 s).
     pub wait_timeout_ms: Option<u64>,
 }
 

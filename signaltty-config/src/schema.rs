@@ -154,9 +154,10 @@ pub const KEYS: &[Key] = &[
         section: "agents.*",
         name: "wait_for_answer",
         kind: Kind::Bool,
-        default: "the hook's own request",
-        doc: "Whether the agent's permission hook waits for an answer given through signaltty \
-              (false: the hook reports the request and returns; the agent asks in its pane).",
+        default: "false",
+        doc: "Hold this agent's permission hook so that its request can be answered through \
+              signaltty, in every workspace (false: the hook reports the request and returns; \
+              the agent asks in its pane). Claude Code's main session is always answerable.",
     },
     Key {
         section: "agents.*",
@@ -165,8 +166,9 @@ pub const KEYS: &[Key] = &[
             min: 1_000,
             max: 120_000,
         },
-        default: "the hook's own request",
-        doc: "How long that hook waits, in milliseconds, before the agent asks in its pane.",
+        default: "20000",
+        doc: "How long a held hook waits, in milliseconds, before the agent asks in its pane \
+              (the longest among held agents applies; the server holds at most 25 s).",
     },
     Key {
         section: "policy",

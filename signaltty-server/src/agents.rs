@@ -87,7 +87,22 @@ impl AgentKind {
 
     /// Whether a permission hook of this agent can wait for an answer and act on our verdict.
     pub fn supports_native_wait(self) -> bool {
-        matches!(self, AgentKind::Claude | AgentKind::Codex)
+        !self.waiting_events().is_empty()
+    }
+
+    /// The hook events of this agent that can take a verdict: Claude Code's and Codex's
+    /// `PermissionRequest`; Cursor's `beforeShellExecution` and `beforeMCPExecution`.
+    pub fn waiting_events(self) -> &'static [&'static str] {
+        match self {
+            AgentKind::Claude | AgentKind::Codex => &["PermissionRequest"],
+            AgentKind::Cursor => &["beforeShellExecution", "beforeMCPExecution"],
+            AgentKind::Opencode | AgentKind::Generic => &[],
+        }
+    }
+
+    /// Whether a hook of this agent for `event` may wait for an answer.
+    pub fn can_wait_on(self, event: &str) -> bool {
+        self.waiting_events().contains(&event)
     }
 
     /// Whether an exit of this kind's process is the end of an interactive agent session (→

@@ -25,13 +25,64 @@ pub struct Config {
     /// Time a pane's process group gets between SIGHUP and SIGKILL on close.
     pub hangup_grace: Duration,
     /// The home whose agent configs receive our hooks; `None` = `$SIGNALTTY_HOOK_HOME`, else
-    /// `$HOME` (tests point it at a temp dir).
+    /// `$HOME` (tests point it at a temp dir). When set, the server's own environment is not
+    /// consulted for the agents' config directories (only a pane's launch env is).
     pub hook_home: Option<PathBuf>,
     /// The program a pane runs when no command is given; `None` = `$SHELL`, else `/bin/sh`.
     pub default_shell: Option<String>,
     /// The user's config file as read at start. The limits above are already applied from it;
     /// the rest (`[agents.*]` hook waiting, `[policy]`) is kept here for the parts that use it.
     pub user: signaltty_config::Config,
+    /// How long the dirty check of a workspace's git context may take before it reports
+    /// "unknown" (a very large checkout must not hold a refresh, or the blocking pool, long).
+    pub git_dirty_deadline: Duration,
+    /// How long GetWorkspaceDiff and GetFileDiff may take before they fail with TIMEOUT.
+    pub git_diff_deadline: Duration,
+    /// Answering from signaltty for agents that wait for their permission hook before showing
+    /// their own prompt (see [`AnswerPolicy`]); off by default.
+    pub answer_policy: AnswerPolicy,
+}
+
+/// The default hold of an opted-in permission hook that runs before the agent's own prompt.
+pub const DEFAULT_HOLD: Duration = Duration::from_secs(20);
+/// The longest such hold (the installed hooks allow 30 s).
+pub const MAX_HOLD: Duration = Duration::from_secs(25);
+
+/// Which agents' permission hooks the server holds for an answer from signaltty although the
+/// agent waits for them before showing its own prompt (Codex's PermissionRequest, Claude Code
+/// sub-agents' PermissionRequest, Cursor's beforeShellExecution/beforeMCPExecution). By default
+/// none: the hook reports the request and returns at once, and the user answers in the agent.
+/// A workspace can opt in too (`WorkspaceSettings::answer_from_signaltty`); either suffices.
+/// Claude Code's main session shows its dialog while its hook runs, so it is always answerable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnswerPolicy {
+    /// Agents held in every workspace.
+    pub agents: Vec<crate::agents::AgentKind>,
+    /// How long a held hook waits (clamped to 1 s ..= [`MAX_HOLD`]); then the agent shows its
+    /// own prompt.
+    pub timeout: Duration,
+}
+
+impl Default for AnswerPolicy {
+    fn default() -> Self {
+        Self {
+            agents: Vec::new(),
+            timeout: DEFAULT_HOLD,
+        }
+    }
+}
+
+impl AnswerPolicy {
+    /// The hold for `kind` when the workspace opted in to `workspace_agents`: `None` = do not
+    /// hold.
+    pub fn hold(
+        &self,
+        kind: crate::agents::AgentKind,
+        workspace_agents: &[crate::agents::AgentKind],
+    ) -> Option<Duration> {
+        (self.agents.contains(&kind) || workspace_agents.contains(&kind))
+            .then(|| self.timeout.clamp(Duration::from_secs(1), MAX_HOLD))
+    }
 }
 
 impl Config {
@@ -49,6 +100,9 @@ impl Config {
             hook_home: None,
             default_shell: None,
             user: signaltty_config::Config::default(),
+            git_dirty_deadline: Duration::from_secs(2),
+            git_diff_deadline: Duration::from_secs(30),
+            answer_policy: AnswerPolicy::default(),
         }
     }
 
@@ -69,6 +123,23 @@ impl Config {
         }
         if let Some(shell) = &server.default_shell {
             self.default_shell = Some(shell.clone());
+        }
+        // `[agents.<kind>] wait_for_answer = true` holds that agent's permission hook in every
+        // workspace; the hold is the longest `wait_timeout_ms` among them (clamped by `hold`).
+        let held: Vec<_> = user
+            .agents
+            .iter()
+            .filter(|(_, agent)| agent.wait_for_answer == Some(true))
+            .collect();
+        for (kind, _) in &held {
+            if let Ok(kind) = crate::agents::AgentKind::parse(kind.name())
+                && !self.answer_policy.agents.contains(&kind)
+            {
+                self.answer_policy.agents.push(kind);
+            }
+        }
+        if let Some(ms) = held.iter().filter_map(|(_, a)| a.wait_timeout_ms).max() {
+            self.answer_policy.timeout = Duration::from_millis(ms);
         }
         self.user = user;
     }
@@ -104,5 +175,21 @@ mod tests {
             defaults.close_tab_on_last_pane
         );
         assert_eq!(config.user, user);
+    }
+
+    #[test]
+    fn agents_that_wait_for_answers_become_the_answer_policy() {
+        let mut config = Config::new("/s".into(), "/d".into());
+        let user = signaltty_config::parse(
+            "[agents.codex]\nwait_for_answer = true\nwait_timeout_ms = 15000\n\
+             [agents.cursor]\nwait_for_answer = false\nwait_timeout_ms = 90000\n",
+        )
+        .expect("valid");
+        config.apply_user(user);
+        assert_eq!(
+            config.answer_policy.agents,
+            [crate::agents::AgentKind::Codex]
+        );
+        assert_eq!(config.answer_policy.timeout, Duration::from_secs(15));
     }
 }

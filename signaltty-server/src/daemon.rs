@@ -67,6 +67,7 @@ impl Daemon {
         let tasks = TaskTracker::new();
         // Before serving: a change made by the first request must already wake the saver.
         hub.start_saving(&tasks);
+        hub.start_git_watch(&tasks);
         let socket = bound.path.clone();
         let listen::Bound {
             listener,

@@ -77,12 +77,41 @@ pub enum Error {
         /// The OS error.
         source: std::io::Error,
     },
+    /// A git rule refused the request (e.g. removing a dirty worktree); `refusal` gives the
+    /// stable reason.
+    #[error("{message}")]
+    Refused {
+        /// Which rule.
+        refusal: crate::git::Refusal,
+        /// What to do, for a person.
+        message: String,
+    },
+    /// `git` refused or failed (its message is kept), or gix could not read the repository.
+    #[error("{0}")]
+    GitFailed(String),
     /// A capability a later release implements.
     #[error("{0} is not implemented yet in this server")]
     Unimplemented(&'static str),
     /// A bug: an invariant did not hold.
     #[error("internal error: {0}")]
     Internal(String),
+}
+
+impl From<crate::git::GitError> for Error {
+    fn from(e: crate::git::GitError) -> Self {
+        use crate::git::GitError as G;
+        match e {
+            G::NotARepo(dir) => Error::NotARepo(dir),
+            G::BadPath(msg) | G::Bad(msg) => Error::BadParams(msg),
+            G::Timeout(what) => Error::Timeout {
+                what,
+                written: None,
+            },
+            G::Refused { refusal, message } => Error::Refused { refusal, message },
+            e @ (G::Cli(_) | G::Gix(_)) => Error::GitFailed(e.to_string()),
+            G::Io(msg) => Error::io(msg, std::io::Error::other("read failed")),
+        }
+    }
 }
 
 impl Error {
@@ -117,6 +146,8 @@ impl Error {
             Error::Timeout { .. } => "TIMEOUT",
             Error::IdentityChanged(_) => "IDENTITY_CHANGED",
             Error::Io { .. } => "IO_ERROR",
+            Error::Refused { refusal, .. } => refusal.reason(),
+            Error::GitFailed(_) => "GIT_FAILED",
             Error::Unimplemented(_) => "UNIMPLEMENTED",
             Error::Internal(_) => "INTERNAL",
         }

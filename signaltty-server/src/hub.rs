@@ -6,6 +6,8 @@ mod arrange;
 mod attention;
 mod attribution;
 pub mod decisions;
+pub mod git;
+pub mod git_watch;
 pub mod notifications;
 pub mod panes;
 pub mod resume;
@@ -38,6 +40,7 @@ struct Inner {
     decisions: decisions::Waiters,
     dormant: resume::Dormant,
     saver: crate::persist::Saver,
+    git_pokes: git_watch::Pokes,
 }
 
 impl Hub {
@@ -54,6 +57,7 @@ impl Hub {
                 decisions: decisions::Waiters::default(),
                 dormant: resume::Dormant::default(),
                 saver,
+                git_pokes: git_watch::Pokes::default(),
             }),
         }
     }

@@ -17,4 +17,4 @@ pub mod pty;
 mod reaper;
 pub mod signal;
 pub mod spawn;
-mod sys;
+pub(crate) mod sys;

@@ -7,9 +7,9 @@ mod attach;
 pub mod convert;
 mod decision;
 mod event;
+mod git;
 mod notification;
 mod pane;
-mod pending;
 mod restored;
 mod server;
 mod status;
@@ -59,6 +59,6 @@ pub fn routes(hub: &Hub) -> Result<Routes, tonic_reflection::server::Error> {
         .add_service(NotificationServiceServer::new(
             notification::NotificationService::new(hub.clone()),
         ))
-        .add_service(GitServiceServer::new(pending::GitService));
+        .add_service(GitServiceServer::new(git::GitService::new(hub.clone())));
     Ok(routes)
 }

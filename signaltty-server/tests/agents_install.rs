@@ -88,7 +88,11 @@ fn claude_install_keeps_foreign_hooks_and_uninstall_restores_them() {
     let doc = read_json(&path);
     assert_eq!(doc["model"], "opus");
     assert_eq!(doc["statusLine"], original["statusLine"]);
-    assert_eq!(doc["hooks"]["PreToolUse"], original["hooks"]["PreToolUse"]);
+    assert_eq!(
+        doc["hooks"]["PreToolUse"][0], original["hooks"]["PreToolUse"][0],
+        "foreign PreToolUse hook first and intact"
+    );
+    assert_eq!(doc["hooks"]["PreToolUse"].as_array().map(Vec::len), Some(2));
     assert_eq!(
         doc["hooks"]["Stop"][0], original["hooks"]["Stop"][0],
         "foreign Stop hook first and intact"
@@ -101,7 +105,7 @@ fn claude_install_keeps_foreign_hooks_and_uninstall_restores_them() {
             .as_str()
             .is_some_and(|c| c.contains("--wait-for-answer"))
     );
-    assert_eq!(managed_commands(&doc).len(), 6);
+    assert_eq!(managed_commands(&doc).len(), 11);
     // Key order of the user's file is kept.
     let keys: Vec<_> = doc.as_object().expect("object").keys().cloned().collect();
     assert_eq!(keys, ["model", "permissions", "hooks", "statusLine"]);
@@ -229,10 +233,12 @@ fn codex_uses_the_nested_shape_without_notification_and_asks_for_trust() {
         "echo hi"
     );
     assert_eq!(doc["hooks"]["Stop"][0]["hooks"][0]["timeout"], 3);
+    // Codex awaits this hook before its own prompt: held only on opt-in, and briefly.
     assert_eq!(
         doc["hooks"]["PermissionRequest"][0]["hooks"][0]["timeout"],
-        125
+        30
     );
+    assert!(doc["hooks"].get("Interrupt").is_some());
     uninstall(AgentKind::Codex, h.path()).expect("uninstall");
     assert_eq!(
         read_json(&path),
@@ -282,7 +288,7 @@ fn a_moved_program_is_partial_and_reinstall_replaces_not_duplicates() {
     );
     let doc = read_json(&config_path(AgentKind::Claude, h.path()).expect("path"));
     let cmds = managed_commands(&doc);
-    assert_eq!(cmds.len(), 6);
+    assert_eq!(cmds.len(), 11);
     assert!(cmds.iter().all(|c| c.starts_with(PROGRAM)));
     // Dropping one of ours by hand makes it partial.
     let path = config_path(AgentKind::Claude, h.path()).expect("path");
@@ -330,7 +336,7 @@ fn symlinked_configs_stay_symlinks_and_keep_their_mode() {
         fs::metadata(&real).expect("meta").permissions().mode() & 0o777,
         0o640
     );
-    assert_eq!(managed_commands(&read_json(&real)).len(), 6);
+    assert_eq!(managed_commands(&read_json(&real)).len(), 11);
     assert_eq!(read_json(&real)["model"], "opus");
 }
 
@@ -387,6 +393,47 @@ fn opencode_plugin_is_ours_or_left_alone() {
         WriteOutcome::Changed
     );
     assert!(!path.exists());
+    assert!(
+        !path.with_extension("").exists(),
+        "the V2 directory went too"
+    );
+}
+
+#[test]
+fn config_roots_follow_the_agents_variables() {
+    use signaltty_server::agents::install::{ConfigRoots, install_in};
+    let h = home();
+    let env = |var: &str| match var {
+        "CLAUDE_CONFIG_DIR" => Some(h.path().join("c").display().to_string()),
+        "CODEX_HOME" => Some("relative/ignored".to_owned()),
+        "XDG_CONFIG_HOME" => Some(h.path().join("xdg").display().to_string()),
+        _ => None,
+    };
+    let roots = ConfigRoots::from_env(h.path(), env);
+    assert_eq!(
+        roots.config_path(AgentKind::Claude).expect("path"),
+        h.path().join("c/settings.json")
+    );
+    assert_eq!(
+        roots.config_path(AgentKind::Codex).expect("path"),
+        h.path().join(".codex/hooks.json"),
+        "relative values are the caller's to resolve"
+    );
+    assert_eq!(
+        roots.config_path(AgentKind::Opencode).expect("path"),
+        h.path().join("xdg/opencode/plugins/signaltty.js")
+    );
+    let with_dir = ConfigRoots {
+        opencode: Some(h.path().join("oc")),
+        ..roots.clone()
+    };
+    assert_eq!(
+        with_dir.config_path(AgentKind::Opencode).expect("path"),
+        h.path().join("oc/plugins/signaltty.js")
+    );
+    install_in(AgentKind::Claude, &roots, PROGRAM).expect("install");
+    assert!(h.path().join("c/settings.json").is_file());
+    assert!(!h.path().join(".claude").exists());
 }
 
 #[test]
@@ -470,7 +517,7 @@ await send("session.idle", { sessionID: "ses_main" });
     run(Some("pane_test"));
     let text = fs::read_to_string(&log).expect("calls recorded");
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 8, "four reports of two lines each: {text}");
+    assert_eq!(lines.len(), 10, "five reports of two lines each: {text}");
     let mut states = Vec::new();
     for pair in lines.chunks(2) {
         let args: Vec<&str> = pair[0].split_whitespace().collect();
@@ -488,6 +535,11 @@ await send("session.idle", { sessionID: "ses_main" });
         states,
         [
             ("session.created".to_owned(), Some(Lifecycle::Idle), None),
+            (
+                "session.status".to_owned(),
+                Some(Lifecycle::Working),
+                Some(Attention::None)
+            ),
             (
                 "session.status".to_owned(),
                 Some(Lifecycle::Working),

@@ -339,6 +339,7 @@ async fn disable_tails_deletes_them_and_writes_no_more() {
             settings: Some(pb::WorkspaceSettings {
                 auto_resume_agents: false,
                 disable_tails: true,
+                ..Default::default()
             }),
         })
         .await

@@ -205,6 +205,7 @@ async fn auto_resume_starts_only_agent_panes_of_workspaces_that_opted_in() {
             settings: Some(pb::WorkspaceSettings {
                 auto_resume_agents: true,
                 disable_tails: false,
+                ..Default::default()
             }),
         })
         .await

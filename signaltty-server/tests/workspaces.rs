@@ -260,21 +260,16 @@ async fn tab_create_rename_close_and_bad_ids() {
 }
 
 #[tokio::test]
-async fn unimplemented_capabilities_say_what_is_missing() {
+async fn git_service_answers_for_unknown_workspaces_with_not_found() {
     let srv = TestServer::start().await;
-    let mut git =
-        signaltty_proto::v1::git_service_client::GitServiceClient::new(srv.channel.clone());
-    let status = git
-        .list_worktrees(pb::ListWorktreesRequest {
-            workspace_id: "ws_x".into(),
-        })
-        .await
-        .expect_err("unimplemented");
-    assert_eq!(status.code(), Code::Unimplemented);
-    assert!(
-        status.message().contains("worktrees"),
-        "{}",
-        status.message()
+    assert_error(
+        srv.git()
+            .list_worktrees(pb::ListWorktreesRequest {
+                workspace_id: "ws_x".into(),
+            })
+            .await,
+        Code::NotFound,
+        "NO_SUCH_WORKSPACE",
     );
 }
 

@@ -1,7 +1,13 @@
-//! `History`: the compact scrollback of one pane — the rows that scrolled off the top of its main
+//! `History`: the compact scrollback of one pane — the lines that scrolled off the top of its main
 //! screen, oldest first.
 //!
-//! Rows are stored as text (UTF-8 with their SGR colour sequences, never as terminal cells) in one
+//! An entry is a *logical* line: rows the program's text soft-wrapped across are appended to one
+//! entry as they leave the screen (the row before the wrap with its blanks up to the edge), so
+//! that a resize never has to rewrite the history (see `vt::reflow`): captures wrap each line at
+//! the width of the moment ([`History::tail_rows`]), and a resize that makes room on screen takes
+//! the newest lines back ([`History::pop_newest`]).
+//!
+//! Lines are stored as text (UTF-8 with their SGR colour sequences, never as terminal cells) in one
 //! contiguous byte ring plus a ring of line lengths, so a plain 80-column line costs about its 80
 //! bytes plus a 4-byte length. Invariants: the history never holds more than `max_lines` lines nor
 //! more than `max_bytes` bytes of text, and neither ring's allocation grows past those caps (the
@@ -11,7 +17,8 @@
 
 use std::collections::VecDeque;
 
-use super::render::strip_sgr;
+use super::render::{strip_sgr, write_row};
+use super::vt::{LinePart, is_printable_ascii, rows_for_text, wrap_text};
 
 /// Bounds of one pane's history.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,13 +66,21 @@ impl History {
     }
 
     /// Appends one line. `line` must start from default attributes (a reset is appended when it
-    /// contains any escape sequence); a line longer than `max_bytes` is cut at a character
-    /// boundary.
+    /// contains any escape sequence and does not end with one); a line longer than `max_bytes`
+    /// is cut at a character boundary.
     pub fn push(&mut self, line: &str) {
+        self.push_part(line, LinePart::Starts);
+    }
+
+    /// Appends `part` of a line: a new line, or the continuation of the newest one (a row the
+    /// newest line soft-wrapped into). A continuation that would make its line longer than
+    /// `max_bytes` starts a line instead.
+    pub fn push_part(&mut self, line: &str, part: LinePart) {
         if self.limits.max_lines == 0 || self.limits.max_bytes == 0 {
             return;
         }
-        let styled = memchr::memchr(0x1b, line.as_bytes()).is_some();
+        let styled =
+            memchr::memchr(0x1b, line.as_bytes()).is_some() && !line.as_bytes().ends_with(RESET);
         let reset = if styled { RESET.len() } else { 0 };
         let mut body = line;
         if body.len() + reset > self.limits.max_bytes {
@@ -73,6 +88,25 @@ impl History {
             body = &body[..body.floor_char_boundary(room)];
         }
         let len = body.len() + reset;
+        let newest = self.lens.back().map_or(0, |&l| l as usize);
+        if part == LinePart::Continues
+            && !self.lens.is_empty()
+            && newest + len <= self.limits.max_bytes
+        {
+            // Older lines make room; the newest one, being extended, stays.
+            while self.lens.len() > 1 && self.text.len() + len > self.limits.max_bytes {
+                self.pop_oldest();
+            }
+            reserve_bounded(&mut self.text, len, self.limits.max_bytes);
+            self.text.extend(body.as_bytes());
+            if styled {
+                self.text.extend(RESET);
+            }
+            if let Some(last) = self.lens.back_mut() {
+                *last = u32::try_from(newest + len).unwrap_or(u32::MAX);
+            }
+            return;
+        }
         while self.lens.len() >= self.limits.max_lines
             || self.text.len() + len > self.limits.max_bytes
         {
@@ -93,6 +127,19 @@ impl History {
             let len = (len as usize).min(self.text.len());
             self.text.drain(..len);
         }
+    }
+
+    /// Takes the newest line out (for a resize that brings it back onto the screen), unless it
+    /// is longer than `max_bytes` bytes.
+    pub fn pop_newest(&mut self, max_bytes: usize) -> Option<String> {
+        let len = *self.lens.back()? as usize;
+        if len > max_bytes || len > self.text.len() {
+            return None;
+        }
+        self.lens.pop_back();
+        let bytes: Vec<u8> = self.text.drain(self.text.len() - len..).collect();
+        // Lines are pushed as whole `str`s, so the bytes are UTF-8.
+        Some(String::from_utf8_lossy(&bytes).into_owned())
     }
 
     /// Number of lines held.
@@ -131,7 +178,56 @@ impl History {
     /// caller holding a lock over this history can release it before the slower work of
     /// turning them into text ([`HistoryTail::lines`]).
     pub fn tail(&self, n: usize) -> HistoryTail {
-        let n = n.min(self.lens.len());
+        self.copy_tail(n.min(self.lens.len()), None)
+    }
+
+    /// A copy of the lines that make the last `n` rows at `cols` columns (each line wrapped as a
+    /// screen that wide would wrap it): what a capture at the pane's current width shows.
+    /// Lines that fit are counted from their length alone, so this is quick for most histories.
+    pub fn tail_rows(&self, n: usize, cols: u16) -> HistoryTail {
+        let cols = cols.max(1);
+        let (mut rows, mut lines) = (0usize, 0usize);
+        let mut end = self.text.len();
+        while rows < n && lines < self.lens.len() {
+            let len = self.lens[self.lens.len() - 1 - lines] as usize;
+            let start = end - len.min(end);
+            rows += self.rows_of(start, end, cols);
+            end = start;
+            lines += 1;
+        }
+        self.copy_tail(
+            lines,
+            Some(Wrap {
+                cols,
+                skip: rows.saturating_sub(n),
+            }),
+        )
+    }
+
+    /// Rows the line at `start..end` of the ring takes at `cols` columns.
+    fn rows_of(&self, start: usize, end: usize, cols: u16) -> usize {
+        if end - start <= usize::from(cols) {
+            return 1;
+        }
+        let (a, b) = self.text.as_slices();
+        let bytes: Vec<u8> = if end <= a.len() {
+            return rows_for_text(&String::from_utf8_lossy(&a[start..end]), cols);
+        } else if start >= a.len() {
+            return rows_for_text(
+                &String::from_utf8_lossy(&b[start - a.len()..end - a.len()]),
+                cols,
+            );
+        } else {
+            a[start..]
+                .iter()
+                .chain(&b[..end - a.len()])
+                .copied()
+                .collect()
+        };
+        rows_for_text(&String::from_utf8_lossy(&bytes), cols)
+    }
+
+    fn copy_tail(&self, n: usize, wrap: Option<Wrap>) -> HistoryTail {
         let first = self.lens.len() - n;
         let lens: Vec<u32> = self.lens.range(first..).copied().collect();
         let total: usize = lens.iter().map(|&len| len as usize).sum();
@@ -144,15 +240,24 @@ impl History {
         } else {
             text.extend_from_slice(&b[skip - a.len()..]);
         }
-        HistoryTail { text, lens }
+        HistoryTail { text, lens, wrap }
     }
 }
 
-/// History lines copied out by [`History::tail`], oldest first.
+/// How a tail taken by [`History::tail_rows`] is cut into rows.
+#[derive(Clone, Copy, Debug)]
+struct Wrap {
+    cols: u16,
+    /// Rows of the first line left out (the tail starts inside it).
+    skip: usize,
+}
+
+/// History lines copied out by [`History::tail`] or [`History::tail_rows`], oldest first.
 #[derive(Clone, Debug, Default)]
 pub struct HistoryTail {
     text: Vec<u8>,
     lens: Vec<u32>,
+    wrap: Option<Wrap>,
 }
 
 impl HistoryTail {
@@ -171,24 +276,82 @@ impl HistoryTail {
         self.text.len()
     }
 
-    /// The lines, with their SGR sequences or as plain text.
+    /// The lines (rows, for a tail of [`History::tail_rows`]), with their SGR sequences or as
+    /// plain text, trailing blanks trimmed.
     pub fn lines(&self, keep_ansi: bool) -> Vec<String> {
         let mut lines = Vec::with_capacity(self.lens.len());
         let mut start = 0;
+        let mut skip = self.wrap.map_or(0, |w| w.skip);
         for &len in &self.lens {
             let end = start + len as usize;
             // Lines are pushed as whole `str`s and evicted whole, so the bytes are UTF-8; lossy
             // conversion only guards against that invariant being broken.
             let line = String::from_utf8_lossy(&self.text[start..end]);
-            lines.push(if keep_ansi {
-                line.into_owned()
-            } else {
-                strip_sgr(&line)
-            });
             start = end;
+            let cols = match self.wrap {
+                // A line that fits (most: SGR makes lines longer in bytes, not in columns)
+                // is taken as it is.
+                Some(w) if rows_for_text(&line, w.cols) > 1 => w.cols,
+                _ => {
+                    lines.push(if keep_ansi {
+                        trim_padding(&line).to_string()
+                    } else {
+                        strip_sgr(&line).trim_end_matches(' ').to_string()
+                    });
+                    continue;
+                }
+            };
+            if is_printable_ascii(&line) {
+                // One column per byte: rows are byte ranges.
+                let chunks = line.as_bytes().chunks(usize::from(cols)).skip(skip);
+                lines.extend(
+                    chunks.map(|c| String::from_utf8_lossy(c).trim_end_matches(' ').to_string()),
+                );
+                skip = 0;
+                continue;
+            }
+            for row in wrap_text(&line, cols).iter().skip(skip) {
+                let mut out = String::new();
+                write_row(row, keep_ansi, &mut out);
+                lines.push(out);
+            }
+            skip = 0;
         }
         lines
     }
+}
+
+#[cfg(test)]
+impl HistoryTail {
+    /// The lines as stored (a soft-wrapped end keeps its blanks).
+    pub(crate) fn raw_lines(&self) -> Vec<String> {
+        let mut start = 0;
+        self.lens
+            .iter()
+            .map(|&len| {
+                let end = start + len as usize;
+                let line = String::from_utf8_lossy(&self.text[start..end]).into_owned();
+                start = end;
+                line
+            })
+            .collect()
+    }
+}
+
+/// `line` without the blanks that pad a soft-wrapped row to the edge (written after the row's
+/// closing reset, in the default style); coloured blanks stay.
+fn trim_padding(line: &str) -> &str {
+    let body = line.strip_suffix("\x1b[m").unwrap_or(line);
+    let trimmed = body.trim_end_matches(' ');
+    if trimmed.len() == body.len() {
+        return line;
+    }
+    // The blanks are default-styled only when no SGR is in force before them.
+    let default = match trimmed.rfind('\x1b') {
+        None => true,
+        Some(at) => trimmed[at..].starts_with("\x1b[m"),
+    };
+    if default { trimmed } else { line }
 }
 
 /// Grows `ring` so `extra` more items fit, doubling like `VecDeque` would but never allocating

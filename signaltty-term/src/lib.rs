@@ -16,6 +16,8 @@ pub mod vt;
 
 #[cfg(test)]
 mod throughput_tests;
+#[cfg(test)]
+mod tmux_tests;
 
 pub use history::{History, HistoryLimits, HistoryTail};
 pub use osc::{MAX_OSC_BYTES, OscScanner, TermEvent};

@@ -35,6 +35,9 @@ pub enum TermEvent {
     },
     /// A BEL outside any sequence. Consecutive bells within one chunk are reported once.
     Bell,
+    /// OSC 7 (`file://host/path`, sent by shells at each prompt): the program's working
+    /// directory, percent-decoded. The host is not checked: a consumer treats it as a hint.
+    Cwd(std::path::PathBuf),
 }
 
 /// Where the scanner stands between two bytes.
@@ -223,6 +226,7 @@ impl OscScanner {
                 }
                 notify(None, &String::from_utf8_lossy(text))
             }
+            b"7" => cwd_from_url(text).map(TermEvent::Cwd),
             b"99" => self.kitty(&String::from_utf8_lossy(text)),
             b"777" => {
                 let text = String::from_utf8_lossy(text);
@@ -344,3 +348,30 @@ fn push_bell(events: &mut Vec<TermEvent>) {
 #[cfg(test)]
 #[path = "osc_tests.rs"]
 mod tests;
+
+/// The path of an OSC 7 `file://host/path` URL, percent-decoded; `None` for anything else.
+fn cwd_from_url(text: &[u8]) -> Option<std::path::PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    let rest = text.strip_prefix(b"file://")?;
+    let path = &rest[memchr::memchr(b'/', rest)?..];
+    let mut out = Vec::with_capacity(path.len());
+    let mut i = 0;
+    while i < path.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (
+            path[i],
+            path.get(i + 1).copied().and_then(hex),
+            path.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(hi), Some(lo)) => {
+                out.push((hi * 16 + lo) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    (!out.contains(&0)).then(|| std::path::PathBuf::from(std::ffi::OsString::from_vec(out)))
+}

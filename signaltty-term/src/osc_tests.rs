@@ -18,6 +18,20 @@ fn title(t: &str) -> TermEvent {
 }
 
 #[test]
+fn osc7_reports_the_working_directory() {
+    assert_eq!(
+        scan(b"\x1b]7;file://host/home/me/my%20repo\x07"),
+        vec![TermEvent::Cwd("/home/me/my repo".into())]
+    );
+    assert_eq!(
+        scan(b"\x1b]7;file:///tmp\x1b\\"),
+        vec![TermEvent::Cwd("/tmp".into())]
+    );
+    assert!(scan(b"\x1b]7;http://x/y\x07").is_empty());
+    assert!(scan(b"\x1b]7;file://host\x07").is_empty());
+}
+
+#[test]
 fn plain_output_yields_nothing() {
     assert_eq!(scan(b"hello world\r\n\x1b[31mred\x1b[0m\n"), vec![]);
 }

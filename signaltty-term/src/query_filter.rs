@@ -135,7 +135,7 @@ mod tests {
     struct Answers(Vec<u8>);
 
     impl Sink for Answers {
-        fn scrolled_off(&mut self, _: &Row) {}
+        fn scrolled_off(&mut self, _: &Row, _: u16, _: crate::vt::LinePart) {}
         fn title(&mut self, _: &[u8]) {}
         fn clear_history(&mut self) {}
         fn reply(&mut self, bytes: &[u8]) {

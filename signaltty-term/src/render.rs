@@ -7,9 +7,11 @@
 
 use std::fmt::Write as _;
 
-use super::vt::{Attr, Color, Row, Style};
+use super::vt::{Attr, Color, Row, Style, UnderlineStyle};
 
-/// Writes one SGR sequence that sets exactly `style` from any previous state.
+/// Writes one SGR sequence that sets exactly `style` from any previous state. Underline shapes
+/// other than single and the underline colour use the `:` forms (`4:3`, `58:2::r:g:b`), the
+/// ones terminals that draw them understand; others ignore the sub-parameters.
 pub(super) fn write_sgr(style: Style, out: &mut String) {
     if style.is_default() {
         out.push_str("\x1b[m");
@@ -20,10 +22,23 @@ pub(super) fn write_sgr(style: Style, out: &mut String) {
         if style.has(attr) {
             out.push(';');
             out.push_str(attr.sgr_code());
+            let shape = style.underline_style();
+            if attr == Attr::Underline && shape != UnderlineStyle::Single {
+                let _ = write!(out, ":{}", shape.sgr_number());
+            }
         }
     }
     write_color(out, style.fg(), 30);
     write_color(out, style.bg(), 40);
+    match style.underline_color() {
+        Color::Default => {}
+        Color::Idx(i) => {
+            let _ = write!(out, ";58:5:{i}");
+        }
+        Color::Rgb(r, g, b) => {
+            let _ = write!(out, ";58:2::{r}:{g}:{b}");
+        }
+    }
     out.push('m');
 }
 
@@ -73,7 +88,12 @@ pub(super) fn write_cells(row: &Row, keep_ansi: bool, blanks: BlankRun, out: &mu
         if cell.is_wide_continuation() {
             continue;
         }
-        let style = cell.style();
+        let style = if marks {
+            // Columns fit in u16: rows are never wider than the screen.
+            row.style(col as u16)
+        } else {
+            cell.style()
+        };
         // A printed space is as blank as an untouched cell unless its colours show.
         if cell.ch() == ' '
             && (style == default || !keep_ansi)
@@ -141,7 +161,7 @@ mod tests {
 
     struct Discard;
     impl Sink for Discard {
-        fn scrolled_off(&mut self, _: &Row) {}
+        fn scrolled_off(&mut self, _: &Row, _: u16, _: crate::vt::LinePart) {}
         fn title(&mut self, _: &[u8]) {}
         fn clear_history(&mut self) {}
     }

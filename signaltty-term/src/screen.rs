@@ -4,15 +4,17 @@
 //! How history is captured: the emulator hands every row leaving the top of the main screen
 //! (scrolling, or a resize that shrinks the screen) to its [`Sink`] before reusing it; we render
 //! the row once, as SGR-styled text, into the compact [`History`]. Rows from the alternate screen
-//! are not kept (full-screen programs redraw; tmux does the same), and a row counts as one
-//! history line even when the program's line wrapped onto the next row. `ESC [3J` clears the
-//! history.
+//! are not kept (full-screen programs redraw; tmux does the same). Rows the program's line
+//! soft-wrapped across join into one history line (a logical line), so that a resize reflows
+//! the screen without rewriting the history: captures cut history lines into rows at the width
+//! of the moment, and a resize that makes room takes the newest lines back onto the screen
+//! (`take_back`). `ESC [3J` clears the history.
 
 use super::history::{History, HistoryLimits, HistoryTail};
 use super::osc_limit::OscLimit;
-use super::render::write_row;
+use super::render::{BlankRun, write_cells, write_row};
 use super::sanitize::{TITLE_MAX_CHARS, sanitize};
-use super::vt::{Row, Sink, Term};
+use super::vt::{LinePart, MAX_TAKE_BACK_BYTES, Row, Sink, Term, parse_line};
 
 /// Everything needed to show a pane's current screen on a fresh terminal.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,12 +63,24 @@ impl Capture {
 }
 
 impl Sink for Capture {
-    fn scrolled_off(&mut self, row: &Row) {
+    fn scrolled_off(&mut self, row: &Row, cols: u16, part: LinePart) {
         self.scratch.clear();
         // Rendered rows start from default attributes, so lines can be evicted independently;
         // `History::push` appends the closing reset.
-        write_row(row, true, &mut self.scratch);
-        self.history.push(&self.scratch);
+        let written = write_cells(row, true, BlankRun::Spaces, &mut self.scratch);
+        if row.wrapped {
+            // The line goes on in the next row: its blanks up to the edge are part of it (all
+            // but the one a double-width character that went on to the next row left).
+            let edge = usize::from(cols) - usize::from(row.padded());
+            let pad = edge.saturating_sub(written);
+            self.scratch.extend(std::iter::repeat_n(' ', pad));
+        }
+        self.history.push_part(&self.scratch, part);
+    }
+
+    fn take_back(&mut self) -> Option<Row> {
+        let line = self.history.pop_newest(MAX_TAKE_BACK_BYTES)?;
+        parse_line(&line)
     }
 
     fn title(&mut self, raw: &[u8]) {
@@ -186,7 +200,7 @@ impl Screen {
             };
         }
         ScrollbackCopy {
-            history: self.history().tail(last_n - rows.len()),
+            history: self.history().tail_rows(last_n - rows.len(), self.size().0),
             rows,
             keep_ansi,
         }
@@ -282,3 +296,7 @@ enum Trailing {
 #[cfg(test)]
 #[path = "screen_tests.rs"]
 pub(crate) mod tests;
+
+#[cfg(test)]
+#[path = "reflow_tests.rs"]
+mod reflow_tests;

@@ -202,7 +202,7 @@ fn titles_come_from_osc_0_1_2() {
 }
 
 #[test]
-fn resize_pushes_rows_to_history_and_grows_at_the_bottom() {
+fn resize_pushes_rows_to_history_and_a_grow_takes_them_back() {
     let mut s = Screen::new(20, 10);
     for i in 0..10 {
         s.feed(format!("r{i}\r\n").as_bytes());
@@ -217,15 +217,14 @@ fn resize_pushes_rows_to_history_and_grows_at_the_bottom() {
     assert_eq!(s.size(), (30, 12));
     assert_eq!(
         s.contents(false),
-        "r6\nr7\nr8\nr9",
-        "no blank rows inserted at the top"
+        "r0\nr1\nr2\nr3\nr4\nr5\nr6\nr7\nr8\nr9",
+        "growing pulls the history back down"
     );
+    assert_eq!(s.history_len(), 0);
+    assert_eq!(s.cursor_position(), (10, 0));
     s.resize(30, 5);
-    assert_eq!(
-        s.history_len(),
-        6,
-        "growing then shrinking back adds no blank history lines"
-    );
+    assert_eq!(s.history_len(), 6, "shrinking back pushes the same lines");
+    assert_eq!(s.contents(false), "r6\nr7\nr8\nr9");
 }
 
 #[test]

@@ -122,7 +122,7 @@ fn feed_bare_vt100(name: &str, data: &[u8]) -> f64 {
 fn feed_bare_term(name: &str, data: &[u8]) -> f64 {
     struct Discard;
     impl Sink for Discard {
-        fn scrolled_off(&mut self, _: &Row) {}
+        fn scrolled_off(&mut self, _: &Row, _: u16, _: crate::vt::LinePart) {}
         fn title(&mut self, _: &[u8]) {}
         fn clear_history(&mut self) {}
     }
@@ -204,5 +204,58 @@ fn history_byte_cap_holds_for_50_mb_of_output() {
         s.history_len(),
         s.history_bytes(),
         limits.max_bytes
+    );
+}
+
+/// Reflow with a full history (issue 16): a 200×50 screen that printed 10,000 lines of 150–190
+/// columns is resized to 80 columns and back; each resize and a capture of the whole history
+/// at the new width are timed, and the history's memory read before and after.
+#[test]
+#[ignore = "measurement; run in release with --ignored --nocapture"]
+fn reflow_of_a_full_history() {
+    let mut screen = Screen::new(200, 50);
+    let mut text = String::new();
+    for n in 0..10_000usize {
+        let len = 150 + (n * 7919) % 41;
+        let start = text.len();
+        text.push_str(&format!("{n:>6} "));
+        while text.len() - start < len {
+            text.push(char::from(b'a' + ((text.len() - start) % 26) as u8));
+        }
+        text.push_str("\r\n");
+    }
+    screen.feed(text.as_bytes());
+    let before = (screen.history().heap_bytes(), screen.history_bytes());
+    let lines = screen.history_len();
+    assert!(lines > 9_900, "{lines} history lines");
+    let (mut narrow, mut wide, mut capture) = (Vec::new(), Vec::new(), Vec::new());
+    let mut rows = 0;
+    for _ in 0..20 {
+        narrow.push(timed(|| screen.resize(80, 50)).0);
+        capture.push(timed(|| rows = screen.scrollback(usize::MAX, false).len()).0);
+        wide.push(timed(|| screen.resize(200, 50)).0);
+    }
+    assert!(rows > 2 * lines, "{rows} rows at 80 columns");
+    assert_eq!(screen.history_len(), lines, "no line lost or added");
+    let after = (screen.history().heap_bytes(), screen.history_bytes());
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2] * 1000.0
+    };
+    println!(
+        "reflow, {lines} history lines: 200→80 {:.3} ms, 80→200 {:.3} ms (medians of 20, wall \
+         clock); capture of all {rows} rows at 80 columns {:.2} ms; history heap {} → {} bytes, \
+         text {} → {} bytes",
+        median(&mut narrow),
+        median(&mut wide),
+        median(&mut capture),
+        before.0,
+        after.0,
+        before.1,
+        after.1,
+    );
+    assert!(
+        median(&mut narrow) < 10.0 && median(&mut wide) < 10.0,
+        "target < 10 ms"
     );
 }

@@ -9,8 +9,10 @@
 //! The model follows xterm (what `TERM=xterm-256color` promises): autowrap with a pending-wrap
 //! state (the cursor column reads as `cols` until the next character wraps), double-width
 //! characters and combining marks, scroll regions and origin mode, insert mode, background-colour
-//! erase, the alternate screen (modes 47, 1047, 1049) with its own saved cursor, DEC line
-//! drawing, tab stops (HTS/TBC), and the input modes a client must mirror ([`Modes`]). It answers
+//! erase, the alternate screen (modes 47, 1047, 1049) with its own saved cursor (DECSC and
+//! SCOSC/SCORC, `CSI s`/`CSI u`), DEC line drawing, tab stops (HTS/TBC), DECALN, DECSTR (soft
+//! reset), SGR with underline shapes, underline colour and overline, reflow of the main screen
+//! on resize (`reflow`), and the input modes a client must mirror ([`Modes`]). It answers
 //! the queries a program asks its terminal (DA, DSR, CPR, size, name, kitty flags) through the
 //! [`Sink`]; the `reply` module lists them and says why here and not in the client's terminal.
 //!
@@ -22,6 +24,7 @@ mod edit;
 mod keyboard;
 mod modes;
 mod perform;
+mod reflow;
 mod repaint;
 pub(crate) mod reply;
 mod row;
@@ -30,16 +33,46 @@ mod tabs;
 
 use std::collections::VecDeque;
 
-pub use cell::{Attr, Cell, Color, Style};
+pub use cell::{Attr, Cell, Color, Style, UnderlineStyle};
 pub use keyboard::Keyboard;
 pub use modes::{Modes, MouseEncoding, MouseMode};
+pub(crate) use reflow::{
+    MAX_TAKE_BACK_BYTES, is_printable_ascii, parse_line, rows_for_text, wrap_text,
+};
 pub use row::Row;
+
+/// Whether a row leaving the screen starts a line of the history or continues its newest one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinePart {
+    /// A new line: the row before it ended hard (or was not the row above).
+    Starts,
+    /// The newest history line's last row was soft-wrapped into this one.
+    Continues,
+}
+
+impl LinePart {
+    /// `Continues` after a soft-wrapped row.
+    pub fn after(wrapped: bool) -> Self {
+        if wrapped {
+            Self::Continues
+        } else {
+            Self::Starts
+        }
+    }
+}
 
 /// Where the emulator reports what leaves the screen and what it cannot keep itself.
 pub trait Sink {
     /// A row scrolled off the top of the main screen (not the alternate one), just before the
-    /// emulator blanks and reuses it.
-    fn scrolled_off(&mut self, row: &Row);
+    /// emulator blanks and reuses it; `cols` is the screen's width. A row with `wrapped` set
+    /// continues into the next one (its blanks up to `cols` are part of the line).
+    fn scrolled_off(&mut self, row: &Row, cols: u16, part: LinePart);
+    /// A resize takes the newest history line back onto the screen (reflow): its cells as one
+    /// row of any length, or `None` when there is none (or it is too long to take back).
+    /// Rows that do not fit come back through [`Sink::scrolled_off`].
+    fn take_back(&mut self) -> Option<Row> {
+        None
+    }
     /// OSC 0, 1 or 2 set the title (raw bytes, the program's; sanitize before use).
     fn title(&mut self, raw: &[u8]);
     /// `ESC [ 3 J`: the program asked to erase the scrollback.
@@ -78,8 +111,10 @@ impl Term {
         );
     }
 
-    /// Changes the size (0 is taken as 1). Rows that no longer fit leave the main screen through
-    /// the sink (blank rows below the cursor are dropped first); a grow adds rows at the bottom.
+    /// Changes the size (0 is taken as 1), reflowing the main screen (see `reflow`): soft-wrapped
+    /// lines are wrapped again at the new width with the cursor on its character, rows that no
+    /// longer fit leave through the sink (blank rows below the cursor are dropped first), and
+    /// a grow takes rows back from the sink's history.
     pub fn resize(&mut self, cols: u16, rows: u16, sink: &mut impl Sink) {
         self.emu.resize(cols.max(1), rows.max(1), sink);
     }
@@ -100,6 +135,12 @@ impl Term {
 
     pub fn modes(&self) -> &Modes {
         &self.emu.modes
+    }
+
+    /// Whether the main screen's first row continues the history's newest line.
+    #[cfg(test)]
+    pub(crate) fn history_open(&self) -> bool {
+        self.emu.history_open
     }
 
     /// The keyboard protocols the program asked for (modifyOtherKeys, kitty flags).
@@ -199,6 +240,9 @@ struct Emulator {
     last_char: Option<char>,
     tabs: tabs::TabStops,
     keyboard: Keyboard,
+    /// The newest history line continues on the main screen's first row (the row that left
+    /// before it was soft-wrapped into it).
+    history_open: bool,
 }
 
 impl Emulator {
@@ -221,6 +265,7 @@ impl Emulator {
             last_char: None,
             tabs: tabs::TabStops::default(),
             keyboard: Keyboard::default(),
+            history_open: false,
         }
     }
 
@@ -251,3 +296,7 @@ fn blank_rows(rows: u16) -> VecDeque<Row> {
 #[cfg(test)]
 #[path = "vt_tests.rs"]
 pub(crate) mod tests;
+
+#[cfg(test)]
+#[path = "vt_sequences_tests.rs"]
+mod sequences_tests;

@@ -1,16 +1,16 @@
 //! `signaltty attach PANE [--read-only] [--detach-key KEY]`: this terminal becomes the pane's
 //! terminal over the `Attach` bidirectional stream.
 //!
-//! The attach itself is `signaltty_client`'s driver; this file is what a real terminal does with
-//! it. The terminal goes raw (`signaltty_client::raw_mode`) only after the server's first message
-//! (a Snapshot) proves the attach works. Snapshot and Output bytes go to stdout as they are, less the
-//! queries the server answers for the pane (DA, cursor position: [`QueryFilter`]), which this
-//! terminal would otherwise answer a second time, with its own cursor position; typed bytes
-//! (read from the terminal in the same task, `signaltty_client::tty_input`) go to the pane as
-//! Input; SIGWINCH becomes a Resize. The detach key (Ctrl-\ by default,
-//! `--detach-key`: `ctrl-X`, `C-X` or `^X` for a control key, or `0xNN` for any byte) ends the
-//! attach without sending that byte; the pane's process keeps running. An Exited message, the
-//! stream ending (server gone), SIGTERM, SIGHUP, SIGINT or SIGQUIT also end it; in every case the
+//! The attach itself is `signaltty_client`'s driver; this file is what a real terminal does
+//! with it. The terminal goes raw (`signaltty_client::raw_mode`) only after the server's first
+//! message (a Snapshot) proves the attach works. Snapshot and Output bytes go to stdout as they
+//! are, less the queries the server answers for the pane (DA, cursor position: [`QueryFilter`]),
+//! which this terminal would otherwise answer a second time, with its own cursor position; typed
+//! bytes (read from the terminal in the same task, `signaltty_client::tty_input`) go to the pane
+//! as Input; SIGWINCH becomes a Resize. The detach key (Ctrl-\ by default, `--detach-key`:
+//! `ctrl-X`, `C-X` or `^X` for a control key, or `0xNN` for any byte) ends the attach without
+//! sending that byte; the pane's process keeps running. An Exited message, the stream ending
+//! (server gone), SIGTERM, SIGHUP, SIGINT or SIGQUIT also end it; in every case the
 //! terminal is restored first.
 
 use std::io::IsTerminal;

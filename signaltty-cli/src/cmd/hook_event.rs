@@ -1,12 +1,16 @@
-//! `signaltty hook-event --agent A --event E [--wait-for-answer] [--timeout SECS]`: what the
-//! agents' hooks run. It reads the hook's JSON payload from stdin (at most 256 KiB), attributes
-//! it with `$SIGNALTTY_PANE` (or `--pane`, else the server walks up from our pid) and sends
-//! ReportHookEvent to the server of `$SIGNALTTY_SOCKET`.
+//! `signaltty hook-event --agent A --event E [--wait-for-answer] [--timeout SECS] [PAYLOAD]`:
+//! what the agents' hooks run. It reads the hook's JSON payload from stdin (at most 256 KiB) —
+//! or from a last argument, as Codex's legacy `notify` program passes it (stdin closed) — and
+//! attributes it with `$SIGNALTTY_PANE` (or `--pane`, else the server walks up from our pid)
+//! and sends ReportHookEvent to the server of `$SIGNALTTY_SOCKET`.
 //!
 //! Contract with the agents: stdout stays EMPTY except for a verdict in the agent's hook-output
 //! format when `--wait-for-answer` was given and a client answered (Claude Code and Codex share
 //! the shape `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":
-//! "allow"}}}`, with `"behavior":"deny","message":…` for a denial). The exit code is ALWAYS 0:
+//! "allow"}}}`, with `"behavior":"deny","message":…` for a denial; Cursor gets
+//! `{"permission":"allow"}` or `{"permission":"deny","user_message":…,"agent_message":…}`).
+//! Whether a waiting hook is held at all is the server's call: a hook the agent awaits before
+//! its own prompt returns at once unless the user opted in. The exit code is ALWAYS 0:
 //! a missing server, a timeout or any error is reported on stderr only, so that the agent falls
 //! back to its own prompt. It never starts a server. With `--json` the server's whole reply is
 //! printed instead (for people debugging hooks; installed hooks never pass it).
@@ -57,6 +61,9 @@ pub struct HookEventArgs {
     /// terminal.
     #[arg(long, hide = true)]
     payload_stdin: bool,
+    /// The JSON payload as an argument instead of stdin (Codex's `notify` program appends it).
+    #[arg(value_name = "PAYLOAD")]
+    payload: Option<String>,
 }
 
 /// Runs `signaltty hook-event`; never fails (see the module docs).
@@ -66,7 +73,7 @@ pub async fn cmd_hook_event(ctx: &Ctx, args: HookEventArgs) -> CliResult {
             if ctx.out.is_json() {
                 let _ = ctx.out.json(&JsonHookReply::from(&reply));
             } else if args.wait_for_answer
-                && let Some(verdict) = verdict_output(&args.event, &reply)
+                && let Some(verdict) = verdict_for(&args.agent, &args.event, &reply)
             {
                 let _ = ctx.out.line(verdict);
             }
@@ -78,7 +85,17 @@ pub async fn cmd_hook_event(ctx: &Ctx, args: HookEventArgs) -> CliResult {
 
 async fn report(ctx: &Ctx, args: &HookEventArgs) -> CliResult<pb::ReportHookEventResponse> {
     let agent = parse_agent(&args.agent)?;
-    let payload = read_stdin_payload()?;
+    let payload = match &args.payload {
+        Some(arg) if arg.len() > MAX_PAYLOAD => {
+            return Err(CliError::with_reason(
+                ErrorKind::Usage,
+                format!("the hook payload is larger than {} KiB", MAX_PAYLOAD / 1024),
+                "INPUT_TOO_LARGE",
+            ));
+        }
+        Some(arg) => arg.clone().into_bytes(),
+        None => read_stdin_payload()?,
+    };
     let timeout = match args.timeout {
         Some(secs) if secs.is_finite() && secs > 0.0 => Some(Duration::from_secs_f64(secs)),
         Some(secs) => return Err(CliError::usage(format!("bad --timeout {secs}"))),
@@ -124,6 +141,33 @@ pub fn parse_agent(text: &str) -> CliResult<pb::AgentKind> {
         text
     };
     names::parse::<pb::AgentKind>(text).map_err(|e| CliError::usage(format!("--agent: {e}")))
+}
+
+/// The hook output for a verdict in `agent`'s format: Cursor's `{"permission": …}`, else
+/// Claude Code's and Codex's (see [`verdict_output`]).
+pub fn verdict_for(
+    agent: &str,
+    event: &str,
+    reply: &pb::ReportHookEventResponse,
+) -> Option<String> {
+    if parse_agent(agent).ok() != Some(pb::AgentKind::Cursor) {
+        return verdict_output(event, reply);
+    }
+    let message = if reply.message.is_empty() {
+        "Denied in signaltty"
+    } else {
+        reply.message.as_str()
+    };
+    let output = match pb::Verdict::try_from(reply.verdict).ok()? {
+        pb::Verdict::Allow => serde_json::json!({ "permission": "allow" }),
+        pb::Verdict::Deny => serde_json::json!({
+            "permission": "deny",
+            "user_message": message,
+            "agent_message": message,
+        }),
+        pb::Verdict::Unspecified => return None,
+    };
+    Some(output.to_string())
 }
 
 /// The hook output for a verdict, in the agent's format; `None` when there is no verdict (the
@@ -266,6 +310,50 @@ mod tests {
         let fallback =
             verdict_output("PermissionRequest", &reply(pb::Verdict::Deny, "")).expect("a verdict");
         assert!(fallback.contains("Denied in signaltty"));
+    }
+
+    #[test]
+    fn cursor_gets_its_permission_shape() {
+        let allow = verdict_for(
+            "cursor",
+            "beforeShellExecution",
+            &reply(pb::Verdict::Allow, ""),
+        )
+        .expect("a verdict");
+        assert_eq!(allow, r#"{"permission":"allow"}"#);
+        let deny = verdict_for(
+            "cursor-agent",
+            "beforeMCPExecution",
+            &reply(pb::Verdict::Deny, ""),
+        )
+        .expect("a verdict");
+        let v: serde_json::Value = serde_json::from_str(&deny).expect("JSON");
+        assert_eq!(v["permission"], "deny");
+        assert_eq!(v["user_message"], "Denied in signaltty");
+        assert_eq!(
+            verdict_for(
+                "cursor",
+                "beforeShellExecution",
+                &reply(pb::Verdict::Unspecified, "")
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn codex_notify_passes_the_payload_as_the_last_argument() {
+        use crate::cli::Cli;
+        use clap::Parser;
+        let cli = Cli::try_parse_from([
+            "signaltty",
+            "hook-event",
+            "--agent",
+            "codex",
+            "--event",
+            "notify",
+            r#"{"type":"agent-turn-complete","thread-id":"t1"}"#,
+        ]);
+        assert!(cli.is_ok(), "{cli:?}");
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod attach;
 pub mod completions;
 pub mod config;
 pub mod decision;
+pub mod diff;
 pub mod events;
 pub mod hook_event;
 pub mod integration;
@@ -18,6 +19,7 @@ pub mod server;
 pub mod stream;
 pub mod tab;
 pub mod workspace;
+pub mod worktree;
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! `signaltty tab create|rename|close|set-layout|set-ratio`.
 //!
-//! `set-layout` reads the layout JSON format of [`signaltty_client::present::layout`] from `--file` or stdin;
-//! `set-ratio` addresses a split by its path from the root (`--path first,second`; no path means
+//! `set-layout` reads the layout JSON format of [`signaltty_client::present::layout`] from
+//! `--file` or stdin; `set-ratio` addresses a split by its path from the root (`--path first,second`; no path means
 //! the root split).
 
 use std::io::Read;

@@ -1,6 +1,7 @@
-//! Each message of the Subscribe stream in a readable form (what `signaltty events` prints): a JSON object with `seq`
-//! and `kind` (plus the event's fields) for `--json`, or one aligned human line. The stream's
-//! control messages (history lost, synced, lagged) get a line too, so a reader always sees them.
+//! Each message of the Subscribe stream in a readable form (what `signaltty events` prints): a
+//! JSON object with `seq` and `kind` (plus the event's fields), and one aligned human line. The
+//! stream's control messages (history lost, synced, lagged) get a line too, so a reader always
+//! sees them.
 
 use serde::Serialize;
 use signaltty_proto::v1 as pb;

@@ -1,8 +1,8 @@
-//! The JSON model of the wire types (the CLI's `--json` output): serde structs mirroring the proto messages, converted by hand so the
-//! output is stable and friendly to `jq` rather than a dump of the wire format:
-//! enums are lower-case names (`"working"`, `"permission_required"`), ids are strings, empty
-//! optional ids and unset timestamps are `null`, timestamps are RFC 3339, layouts use the
-//! [`LayoutJson`] shape that `tab set-layout` reads.
+//! The JSON model of the wire types (the CLI's `--json` output): serde structs mirroring the
+//! proto messages, converted by hand so the output is stable and friendly to `jq` rather than a
+//! dump of the wire format: enums are lower-case names (`"working"`, `"permission_required"`),
+//! ids are strings, empty optional ids and unset timestamps are `null`, timestamps are RFC 3339,
+//! layouts use the [`LayoutJson`] shape that `tab set-layout` reads.
 
 use serde::Serialize;
 use signaltty_proto::v1 as pb;
@@ -70,7 +70,7 @@ pub struct JsonWorkspace {
 
 impl From<&pb::Workspace> for JsonWorkspace {
     fn from(w: &pb::Workspace) -> Self {
-        let settings = w.settings.unwrap_or_default();
+        let settings = w.settings.clone().unwrap_or_default();
         JsonWorkspace {
             id: w.id.clone(),
             name: w.name.clone(),
@@ -103,6 +103,8 @@ pub struct JsonGit {
     pub repo_name: Option<String>,
     pub branch: Option<String>,
     pub dirty: bool,
+    /// The dirty check ran out of time; `dirty` means nothing then.
+    pub dirty_unknown: bool,
     pub refreshed_at: Option<String>,
 }
 
@@ -114,6 +116,7 @@ impl From<&pb::GitContext> for JsonGit {
             repo_name: non_empty(&g.repo_name),
             branch: non_empty(&g.branch),
             dirty: g.dirty,
+            dirty_unknown: g.dirty_unknown,
             refreshed_at: timestamp(&g.refreshed_at),
         }
     }

@@ -70,7 +70,15 @@ pub fn git_summary(git: Option<&pb::GitContext>) -> String {
             } else {
                 g.branch.as_str()
             };
-            format!("{branch}{}", if g.dirty { "*" } else { "" })
+            // `?`: the dirty check ran out of time (a very large checkout); not a guess.
+            let mark = if g.dirty_unknown {
+                "?"
+            } else if g.dirty {
+                "*"
+            } else {
+                ""
+            };
+            format!("{branch}{mark}")
         }
         _ => "-".into(),
     }

@@ -1,8 +1,10 @@
-//! A verdict spelled in the agent's own hook-output JSON, for the waiting `PermissionRequest` hook
-//! to print on stdout. Claude Code and Codex share the shape:
+//! A verdict spelled in the agent's own hook-output JSON, for a waiting hook to print on stdout
+//! (the CLI's `hook-event` spells the same shapes). Claude Code and Codex share the shape
 //! `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`,
-//! and for a deny `"decision":{"behavior":"deny","message":"…"}`. Other agents cannot act on a
-//! verdict, so they get none. No verdict at all (timeout, cancel) means printing nothing: the
+//! and for a deny `"decision":{"behavior":"deny","message":"…"}`. Cursor's
+//! `beforeShellExecution`/`beforeMCPExecution` take `{"permission":"allow"}` or
+//! `{"permission":"deny","user_message":"…","agent_message":"…"}`. OpenCode cannot act on a
+//! verdict, so it gets none. No verdict at all (timeout, cancel) means printing nothing: the
 //! agent then falls back to its own prompt — silence never allows.
 
 use serde_json::{Value, json};
@@ -14,6 +16,16 @@ use crate::model::decision::Verdict;
 pub fn native_verdict(kind: AgentKind, verdict: &Verdict) -> Option<Value> {
     if !kind.supports_native_wait() {
         return None;
+    }
+    if kind == AgentKind::Cursor {
+        return Some(match verdict {
+            Verdict::Allow => json!({ "permission": "allow" }),
+            Verdict::Deny { message } => json!({
+                "permission": "deny",
+                "user_message": message,
+                "agent_message": message,
+            }),
+        });
     }
     let decision = match verdict {
         Verdict::Allow => json!({ "behavior": "allow" }),
@@ -71,7 +83,7 @@ mod tests {
 
     #[test]
     fn other_agents_get_nothing() {
-        for kind in [AgentKind::Opencode, AgentKind::Cursor, AgentKind::Generic] {
+        for kind in [AgentKind::Opencode, AgentKind::Generic] {
             assert_eq!(native_verdict(kind, &Verdict::Allow), None);
         }
     }

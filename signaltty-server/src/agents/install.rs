@@ -1,12 +1,15 @@
 //! Hook installers: register `signaltty hook-event …` in each agent's own configuration, so the
 //! agent reports its lifecycle to us.
 //!
-//! | agent | file (under `home`) | shape |
+//! | agent | file | shape |
 //! |---|---|---|
-//! | claude | `.claude/settings.json` | `hooks.<Event>[] = {matcher, hooks:[{type:"command", command, timeout}]}` |
-//! | codex | `.codex/hooks.json` | same as claude |
-//! | cursor | `.cursor/hooks.json` | `{version:1, hooks.<event>[] = {command, timeout}}` |
-//! | opencode | `.config/opencode/plugins/signaltty.js` | a plugin we own entirely |
+//! | claude | `$CLAUDE_CONFIG_DIR` or `~/.claude`, `settings.json` | `hooks.<Event>[] = {matcher, hooks:[{type:"command", command, timeout}]}` |
+//! | codex | `$CODEX_HOME` or `~/.codex`, `hooks.json` | same as claude |
+//! | cursor | `~/.cursor/hooks.json` | `{version:1, hooks.<event>[] = {command, timeout}}` |
+//! | opencode | `$OPENCODE_CONFIG_DIR`, `$XDG_CONFIG_HOME/opencode` or `~/.config/opencode`, `plugins/signaltty.js` (V1) and `plugins/signaltty/` (V2) | plugins we own entirely |
+//!
+//! Where an agent reads its config follows its own environment variables ([`ConfigRoots`]): a
+//! pane launched with `CLAUDE_CONFIG_DIR=/x` gets its hooks in `/x/settings.json`.
 //!
 //! Rules every installer keeps: every foreign entry and key survives; an entry is ours when its
 //! command contains [`MANAGED_MARKER`] (`signaltty hook-event`); a file we cannot understand is
@@ -17,7 +20,7 @@
 
 mod file;
 mod json_hooks;
-mod opencode;
+pub mod opencode;
 
 use std::path::{Path, PathBuf};
 
@@ -110,6 +113,11 @@ pub struct HookSpec {
 /// the server ends the wait first and the hook exits cleanly.
 pub const PERMISSION_TIMEOUT_SECS: u64 = 125;
 
+/// Seconds a hook that runs *before* the agent's own prompt may run. The server holds it only
+/// when the user opted in to answering from signaltty, and then at most
+/// `config::MAX_HOLD` (25 s); otherwise it returns at once.
+pub const HOLD_TIMEOUT_SECS: u64 = 30;
+
 const fn spec(event: &'static str, timeout_secs: u64) -> HookSpec {
     HookSpec {
         event,
@@ -118,34 +126,52 @@ const fn spec(event: &'static str, timeout_secs: u64) -> HookSpec {
     }
 }
 
-const WAITING_PERMISSION: HookSpec = HookSpec {
-    event: "PermissionRequest",
-    timeout_secs: PERMISSION_TIMEOUT_SECS,
-    wait_for_answer: true,
-};
+const fn waiting(event: &'static str, timeout_secs: u64) -> HookSpec {
+    HookSpec {
+        event,
+        timeout_secs,
+        wait_for_answer: true,
+    }
+}
+
+const WAITING_PERMISSION: HookSpec = waiting("PermissionRequest", PERMISSION_TIMEOUT_SECS);
 
 /// The hooks we register for `kind` (empty for generic; OpenCode's plugin reports its events
-/// itself).
+/// itself). Tool hooks are there to see a permission request settled in the agent's own dialog.
 pub fn hook_specs(kind: AgentKind) -> &'static [HookSpec] {
     const CLAUDE: &[HookSpec] = &[
         spec("SessionStart", 10),
         spec("UserPromptSubmit", 10),
-        spec("Notification", 10),
+        spec("PreToolUse", 10),
         WAITING_PERMISSION,
+        spec("PostToolUse", 10),
+        spec("PostToolUseFailure", 10),
+        spec("PermissionDenied", 10),
+        spec("Notification", 10),
         spec("Stop", 10),
+        spec("StopFailure", 10),
         spec("SessionEnd", 10),
     ];
-    // Codex runs hooks inline with a short budget.
+    // Codex runs hooks inline with a short budget, and awaits PermissionRequest before showing
+    // its own prompt: that one is held only on opt-in.
     const CODEX: &[HookSpec] = &[
         spec("SessionStart", 3),
         spec("UserPromptSubmit", 3),
-        WAITING_PERMISSION,
+        spec("PreToolUse", 3),
+        waiting("PermissionRequest", HOLD_TIMEOUT_SECS),
+        spec("PostToolUse", 3),
         spec("Stop", 3),
+        spec("Interrupt", 3),
         spec("SessionEnd", 3),
     ];
     const CURSOR: &[HookSpec] = &[
         spec("sessionStart", 10),
         spec("beforeSubmitPrompt", 10),
+        waiting("beforeShellExecution", HOLD_TIMEOUT_SECS),
+        spec("afterShellExecution", 10),
+        waiting("beforeMCPExecution", HOLD_TIMEOUT_SECS),
+        spec("afterMCPExecution", 10),
+        spec("afterAgentResponse", 10),
         spec("stop", 10),
         spec("sessionEnd", 10),
     ];
@@ -193,31 +219,108 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
-/// The config file the installer for `kind` manages under `home`.
+/// Where each agent reads its configuration: a home, and the directories the agents' own
+/// environment variables point at instead (absolute paths only; relative ones are made
+/// absolute by the caller against the launch cwd).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConfigRoots {
+    /// The home directory.
+    pub home: PathBuf,
+    /// `$CLAUDE_CONFIG_DIR` (replaces `~/.claude`).
+    pub claude: Option<PathBuf>,
+    /// `$CODEX_HOME` (replaces `~/.codex`).
+    pub codex: Option<PathBuf>,
+    /// `$OPENCODE_CONFIG_DIR` (an OpenCode config directory whose `plugins/` it loads).
+    pub opencode: Option<PathBuf>,
+    /// `$XDG_CONFIG_HOME` (OpenCode's global config is `$XDG_CONFIG_HOME/opencode`).
+    pub xdg_config: Option<PathBuf>,
+}
+
+/// The environment variables [`ConfigRoots::from_env`] reads.
+pub const CONFIG_ENV: [&str; 4] = [
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "OPENCODE_CONFIG_DIR",
+    "XDG_CONFIG_HOME",
+];
+
+impl ConfigRoots {
+    /// Everything under `home`, ignoring the environment (`integration install --home`).
+    pub fn home(home: &Path) -> Self {
+        Self {
+            home: home.to_owned(),
+            ..Self::default()
+        }
+    }
+
+    /// `home`, with the directories named by `lookup` (an environment: empty or relative values
+    /// are ignored).
+    pub fn from_env(home: &Path, lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let dir = |var: &str| lookup(var).map(PathBuf::from).filter(|p| p.is_absolute());
+        Self {
+            home: home.to_owned(),
+            claude: dir("CLAUDE_CONFIG_DIR"),
+            codex: dir("CODEX_HOME"),
+            opencode: dir("OPENCODE_CONFIG_DIR"),
+            xdg_config: dir("XDG_CONFIG_HOME"),
+        }
+    }
+
+    /// The config file the installer for `kind` manages (for OpenCode, the V1 plugin file; the
+    /// V2 plugin is the directory beside it without the extension).
+    pub fn config_path(&self, kind: AgentKind) -> Result<PathBuf, InstallError> {
+        Ok(match kind {
+            AgentKind::Claude => self
+                .claude
+                .clone()
+                .unwrap_or_else(|| self.home.join(".claude"))
+                .join("settings.json"),
+            AgentKind::Codex => self
+                .codex
+                .clone()
+                .unwrap_or_else(|| self.home.join(".codex"))
+                .join("hooks.json"),
+            AgentKind::Cursor => self.home.join(".cursor").join("hooks.json"),
+            AgentKind::Opencode => self
+                .opencode
+                .clone()
+                .unwrap_or_else(|| {
+                    self.xdg_config
+                        .clone()
+                        .unwrap_or_else(|| self.home.join(".config"))
+                        .join("opencode")
+                })
+                .join("plugins")
+                .join("signaltty.js"),
+            AgentKind::Generic => return Err(InstallError::Unsupported(kind)),
+        })
+    }
+}
+
+/// The config file the installer for `kind` manages under `home` (no environment).
 pub fn config_path(kind: AgentKind, home: &Path) -> Result<PathBuf, InstallError> {
-    Ok(match kind {
-        AgentKind::Claude => home.join(".claude").join("settings.json"),
-        AgentKind::Codex => home.join(".codex").join("hooks.json"),
-        AgentKind::Cursor => home.join(".cursor").join("hooks.json"),
-        AgentKind::Opencode => home
-            .join(".config")
-            .join("opencode")
-            .join("plugins")
-            .join("signaltty.js"),
-        AgentKind::Generic => return Err(InstallError::Unsupported(kind)),
-    })
+    ConfigRoots::home(home).config_path(kind)
 }
 
 /// Installs (or repairs) our hooks for `kind` under `home`, running `program` (the signaltty
 /// executable).
 pub fn install(kind: AgentKind, home: &Path, program: &str) -> Result<InstallReport, InstallError> {
-    let path = config_path(kind, home)?;
+    install_in(kind, &ConfigRoots::home(home), program)
+}
+
+/// [`install`] into the directories of `roots`.
+pub fn install_in(
+    kind: AgentKind,
+    roots: &ConfigRoots,
+    program: &str,
+) -> Result<InstallReport, InstallError> {
+    let path = roots.config_path(kind)?;
     let outcome = match kind {
-        AgentKind::Opencode => opencode::install(&path, program)?,
+        AgentKind::Opencode => opencode::install(&path, program, &opencode::detect_generations())?,
         _ => json_hooks::install(kind, &path, program)?,
     };
     let notice = (kind == AgentKind::Codex && outcome == WriteOutcome::Changed)
-        .then(|| "Codex asks you to review new hooks: open /hooks in codex and trust the signaltty entries".to_owned());
+        .then(|| CODEX_TRUST_NOTICE.to_owned());
     Ok(InstallReport {
         kind,
         path,
@@ -226,9 +329,19 @@ pub fn install(kind: AgentKind, home: &Path, program: &str) -> Result<InstallRep
     })
 }
 
+/// What the user must do after new Codex hooks were written: Codex runs a new or changed hook
+/// only once it is trusted.
+pub const CODEX_TRUST_NOTICE: &str =
+    "Codex asks you to review new hooks: open /hooks in codex and trust the signaltty entries";
+
 /// Removes our hooks for `kind` under `home`, and nothing else.
 pub fn uninstall(kind: AgentKind, home: &Path) -> Result<InstallReport, InstallError> {
-    let path = config_path(kind, home)?;
+    uninstall_in(kind, &ConfigRoots::home(home))
+}
+
+/// [`uninstall`] from the directories of `roots`.
+pub fn uninstall_in(kind: AgentKind, roots: &ConfigRoots) -> Result<InstallReport, InstallError> {
+    let path = roots.config_path(kind)?;
     let outcome = match kind {
         AgentKind::Opencode => opencode::uninstall(&path)?,
         _ => json_hooks::uninstall(kind, &path)?,
@@ -244,9 +357,18 @@ pub fn uninstall(kind: AgentKind, home: &Path) -> Result<InstallReport, InstallE
 /// How far our hooks for `kind` (running `program`) are installed under `home`. A file we cannot
 /// understand is `Ok(HookState::Malformed(..))`; errors are for unsupported kinds and I/O.
 pub fn status(kind: AgentKind, home: &Path, program: &str) -> Result<HookState, InstallError> {
-    let path = config_path(kind, home)?;
+    status_in(kind, &ConfigRoots::home(home), program)
+}
+
+/// [`status`] in the directories of `roots`.
+pub fn status_in(
+    kind: AgentKind,
+    roots: &ConfigRoots,
+    program: &str,
+) -> Result<HookState, InstallError> {
+    let path = roots.config_path(kind)?;
     match kind {
-        AgentKind::Opencode => opencode::status(&path, program),
+        AgentKind::Opencode => opencode::status(&path, program, &opencode::detect_generations()),
         _ => json_hooks::status(kind, &path, program),
     }
 }

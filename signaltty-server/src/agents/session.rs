@@ -87,12 +87,17 @@ pub fn extract_session_id(
         return Ok(Some(id));
     }
     if kind == AgentKind::Opencode {
-        let props = obj_field(obj, "properties")?;
-        if let Some(id) = first_id(props, &["sessionID", "sessionId", "session_id"])? {
-            return Ok(Some(id));
+        // V1 bus events carry their fields under `properties`, V2 events under `data`.
+        for holder in ["properties", "data"] {
+            let props = obj_field(obj, holder)?;
+            if let Some(id) = first_id(props, &["sessionID", "sessionId", "session_id"])? {
+                return Ok(Some(id));
+            }
+            if let Some(id) = first_id(obj_field(props, "info")?, &["id"])? {
+                return Ok(Some(id));
+            }
         }
-        let info = obj_field(props, "info")?;
-        return first_id(info, &["id"]);
+        return Ok(None);
     }
     Ok(None)
 }

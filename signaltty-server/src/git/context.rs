@@ -1,15 +1,23 @@
 //! Reads a directory's git context. Never fails: a directory outside any repository, or a
 //! repository gix cannot read, yields an empty context (logged), because git context is an
 //! enrichment and must never block creating a workspace.
+//!
+//! The dirty check is the one part whose cost grows with the checkout (it stats every tracked
+//! file), so it takes an interrupt flag: the caller ([`crate::hub`]) raises it at a deadline and
+//! the context then says "dirty unknown" instead of guessing.
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
 
 use crate::model::workspace::GitContext;
 
-/// The git context of `dir` now.
-pub fn read_context(dir: &Path) -> GitContext {
-    match try_read(dir) {
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The git context of `dir` now. The dirty check stops when `interrupt` is raised.
+pub fn read_context(dir: &Path, interrupt: &Arc<AtomicBool>) -> GitContext {
+    match try_read(dir, interrupt) {
         Ok(Some(ctx)) => ctx,
         Ok(None) => GitContext {
             refreshed_at: Some(SystemTime::now()),
@@ -25,7 +33,7 @@ pub fn read_context(dir: &Path) -> GitContext {
     }
 }
 
-fn try_read(dir: &Path) -> Result<Option<GitContext>, Box<dyn std::error::Error + Send + Sync>> {
+fn try_read(dir: &Path, interrupt: &Arc<AtomicBool>) -> Result<Option<GitContext>, BoxError> {
     // Any discovery failure means "no repository we can show" (not found, not trusted, …).
     let Ok(repo) = gix::discover(dir) else {
         return Ok(None);
@@ -34,24 +42,70 @@ fn try_read(dir: &Path) -> Result<Option<GitContext>, Box<dyn std::error::Error 
         // A bare repository has no checkout to show.
         return Ok(None);
     };
+    let root = std::fs::canonicalize(&root).unwrap_or(root);
     let branch = repo.head_name()?.map(|name| name.shorten().to_string());
-    // The main checkout's directory names the repository, also from a linked worktree.
-    let common = repo.common_dir();
-    let main_root = if common.file_name().is_some_and(|n| n == ".git") {
-        common.parent().unwrap_or(&root)
-    } else {
-        common
-    };
-    let repo_name = main_root
+    let repo_name = main_checkout(&repo, &root)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let dirty = repo.is_dirty()?;
+    let (dirty, dirty_unknown) = match is_dirty(&repo, interrupt.clone())? {
+        Some(dirty) => (dirty, false),
+        None => (false, true),
+    };
     Ok(Some(GitContext {
         repo_root: Some(root),
         repo_name,
         branch,
         dirty,
+        dirty_unknown,
         refreshed_at: Some(SystemTime::now()),
     }))
+}
+
+/// The main checkout's directory (it names the repository), also from a linked worktree.
+pub fn main_checkout(repo: &gix::Repository, fallback: &Path) -> std::path::PathBuf {
+    let common = repo.common_dir();
+    let common = std::fs::canonicalize(common).unwrap_or_else(|_| common.to_path_buf());
+    if common.file_name().is_some_and(|n| n == ".git") {
+        common.parent().unwrap_or(fallback).to_path_buf()
+    } else {
+        common
+    }
+}
+
+/// Whether tracked files differ from HEAD (staged or not; untracked files and submodules do
+/// not count). `None` when `interrupt` was raised before the answer was known.
+pub fn is_dirty(
+    repo: &gix::Repository,
+    interrupt: Arc<AtomicBool>,
+) -> Result<Option<bool>, BoxError> {
+    let items = repo
+        .status(gix::progress::Discard)?
+        .should_interrupt_owned(interrupt.clone())
+        .untracked_files(gix::status::UntrackedFiles::None)
+        .index_worktree_rewrites(None)
+        .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled)
+        .index_worktree_submodules(gix::status::Submodule::Given {
+            ignore: gix::submodule::config::Ignore::All,
+            check_dirty: false,
+        })
+        .index_worktree_options_mut(|o| o.dirwalk_options = None)
+        .into_iter(Vec::new())?;
+    for item in items {
+        if interrupt.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        match item? {
+            gix::status::Item::TreeIndex(_) => return Ok(Some(true)),
+            gix::status::Item::IndexWorktree(item) => {
+                if item.summary().is_some() {
+                    return Ok(Some(true));
+                }
+            }
+        }
+    }
+    if interrupt.load(Ordering::Relaxed) {
+        return Ok(None);
+    }
+    Ok(Some(false))
 }

@@ -6,13 +6,18 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::agents::AgentKind;
+use crate::agents::install::ConfigRoots;
 use crate::agents::install::{self, HookState};
-use crate::agents::mapping::{check_payload_size, map_hook, parse_payload};
+use crate::agents::mapping::{
+    AskKind, HookEffect, check_payload_size, is_foreign, map_hook, parse_payload,
+};
 use crate::agents::session::SessionId;
 use crate::error::{Error, Result};
 use crate::model::agent::AgentInfo;
 use crate::model::decision::Verdict;
+use crate::model::event::ChangeSource;
 use crate::model::ids::{DecisionId, PaneId};
+use crate::model::notification::{Notification, NotificationSource, Severity};
 
 use super::Hub;
 use super::decisions::WaitEnd;
@@ -119,31 +124,47 @@ impl Hub {
     }
 
     /// Handles one hook call: checks the payload (size, JSON, field types) and the wait, maps
-    /// the event, attributes it, applies it, and with a wait holds the call until the decision
-    /// it created ends. An event that maps to no pane is accepted and changes nothing.
+    /// the event, attributes it, applies it, and — when the hook may be held (see
+    /// [`Hub::hold_for`]) — holds the call until the decision it created ends. An event that maps
+    /// to no pane, or that another agent fired through this agent's config, is accepted and
+    /// changes nothing.
     pub async fn report_hook_event(&self, call: HookCall) -> Result<HookOutcome> {
         check_payload_size(call.payload.len()).map_err(|e| Error::bad(e.to_string()))?;
-        if call.wait.is_some() {
-            if !call.kind.supports_native_wait() {
-                return Err(Error::bad(format!(
-                    "{} cannot act on a verdict, so its hooks cannot wait for an answer",
-                    call.kind
-                )));
-            }
-            if call.event != "PermissionRequest" {
-                return Err(Error::bad(format!(
-                    "only PermissionRequest can wait for an answer, not {:?}",
-                    call.event
-                )));
-            }
+        if call.wait.is_some() && !call.kind.can_wait_on(&call.event) {
+            return Err(Error::bad(format!(
+                "{} hooks can wait for an answer only on {}, not on {:?}",
+                call.kind,
+                call.kind.waiting_events().join(", "),
+                call.event
+            )));
         }
         let payload = parse_payload(&call.payload).map_err(|e| Error::bad(e.to_string()))?;
-        let effect =
+        let mut effect =
             map_hook(call.kind, &call.event, &payload).map_err(|e| Error::bad(e.to_string()))?;
+        if is_foreign(call.kind, &payload) {
+            return Ok(HookOutcome::default());
+        }
         let Some(pane) = self.attribute(call.pane, call.client_pid)? else {
             return Ok(HookOutcome::default());
         };
-        let wants_wait = call.wait.is_some() && effect.permission.is_some();
+        let hold = match (&effect.permission, call.wait) {
+            (Some(ask), Some(wait)) => self.hold_for(&pane, call.kind, ask.kind, wait),
+            _ => None,
+        };
+        if effect
+            .permission
+            .as_ref()
+            .is_some_and(|a| a.kind == AskKind::PreCheck)
+            && hold.is_none()
+        {
+            // A check the agent runs before every command is no ask unless we answer it.
+            effect = HookEffect {
+                session_id: effect.session_id,
+                settles: effect.settles,
+                ..HookEffect::default()
+            };
+        }
+        let wants_wait = hold.is_some();
         let (created, rx) = self.store().apply(|s, now| {
             let (applied, events) =
                 s.apply_hook_event(&pane, call.kind, &effect, wants_wait, now)?;
@@ -162,10 +183,40 @@ impl Hub {
             decision: created.as_ref().map(|d| d.id.clone()),
             wait: None,
         };
-        if let (Some(decision), Some(rx), Some(wait)) = (created, rx, call.wait) {
+        if let (Some(decision), Some(rx), Some(wait)) = (created, rx, hold) {
             outcome.wait = Some(self.wait_for_answer(decision, rx, wait).await);
         }
         Ok(outcome)
+    }
+
+    /// How long a permission hook of `kind` asking `ask` may be held for an answer (`None` = it
+    /// returns at once). A hook the agent races against its own dialog waits as long as it asked
+    /// (`wait`); one the agent awaits before showing its prompt only when the user opted in for
+    /// this agent, in the server's policy or the pane's workspace, and then for the policy's
+    /// short hold — an agent's own prompt is never delayed by default.
+    pub fn hold_for(
+        &self,
+        pane: &PaneId,
+        kind: AgentKind,
+        ask: AskKind,
+        wait: Duration,
+    ) -> Option<Duration> {
+        if ask == AskKind::Raced {
+            return Some(wait);
+        }
+        let workspace_agents = self
+            .store()
+            .read(|s| {
+                let ws = s.pane(pane)?.workspace_id.clone();
+                Ok::<_, crate::model::state::StateError>(
+                    s.workspace(&ws)?.settings.answer_from_signaltty.clone(),
+                )
+            })
+            .unwrap_or_default();
+        self.config()
+            .answer_policy
+            .hold(kind, &workspace_agents)
+            .map(|hold| hold.min(wait))
     }
 
     /// Records an agent session for the pane the report is attributed to; returns the pane and
@@ -195,18 +246,18 @@ impl Hub {
         home: Option<PathBuf>,
         uninstall: bool,
     ) -> Result<Vec<HookReport>> {
-        let home = self.checked_home(home)?;
+        let roots = self.request_roots(home)?;
         let program = signaltty_program();
         super::blocking("hook installer", move || {
             kinds
                 .into_iter()
                 .map(|kind| {
                     let done = if uninstall {
-                        install::uninstall(kind, &home)
+                        install::uninstall_in(kind, &roots)
                     } else {
-                        install::install(kind, &home, &program)
+                        install::install_in(kind, &roots, &program)
                     };
-                    let mut report = status_report(kind, &home, &program);
+                    let mut report = status_report(kind, &roots, &program);
                     match done {
                         Ok(r) => {
                             report.changed = r.outcome == install::WriteOutcome::Changed;
@@ -227,15 +278,42 @@ impl Hub {
         kinds: Vec<AgentKind>,
         home: Option<PathBuf>,
     ) -> Result<Vec<HookReport>> {
-        let home = self.checked_home(home)?;
+        let roots = self.request_roots(home)?;
         let program = signaltty_program();
         super::blocking("hook installer", move || {
             kinds
                 .into_iter()
-                .map(|kind| status_report(kind, &home, &program))
+                .map(|kind| status_report(kind, &roots, &program))
                 .collect()
         })
         .await
+    }
+
+    /// The config directories an install request means: an explicit `home` pins everything
+    /// under it; otherwise the hook home, with the agents' config variables of the server's own
+    /// environment (unless a hook home was configured, as tests do).
+    fn request_roots(&self, home: Option<PathBuf>) -> Result<ConfigRoots> {
+        if home.is_some() {
+            return Ok(ConfigRoots::home(&self.checked_home(home)?));
+        }
+        let home = self.checked_home(None)?;
+        Ok(self.launch_roots(&home, &[]))
+    }
+
+    /// The config directories of an agent launched with `launch_env` (the pane's explicit
+    /// environment): those variables, over the server's own environment — which is what the
+    /// pane inherits — unless a hook home was configured.
+    fn launch_roots(&self, home: &Path, launch_env: &[(String, String)]) -> ConfigRoots {
+        let inherit = self.config().hook_home.is_none();
+        ConfigRoots::from_env(home, |var| {
+            launch_env
+                .iter()
+                .rev()
+                .find(|(k, _)| k == var)
+                .map(|(_, v)| v.clone())
+                .or_else(|| inherit.then(|| std::env::var(var).ok()).flatten())
+                .filter(|v| !v.is_empty())
+        })
     }
 
     fn checked_home(&self, home: Option<PathBuf>) -> Result<PathBuf> {
@@ -251,39 +329,84 @@ impl Hub {
         Ok(home)
     }
 
-    /// Before a pane launches a supported agent directly: make sure our hooks are in its config.
-    /// Failures are logged and never block the spawn.
-    pub(super) async fn install_hooks_for_launch(&self, kind: AgentKind) {
+    /// Stores what the user must do about a pane's agent hooks (e.g. trust them in Codex) as a
+    /// warning notification of that pane, so it reaches every client, not only the log.
+    pub(super) fn notify_pane_of_hooks(&self, pane: &PaneId, text: &str) {
+        let stored = Notification::new(
+            Some(pane.clone()),
+            "Agent hooks need you",
+            text,
+            Severity::Warning,
+            NotificationSource::Hook,
+            std::time::SystemTime::now(),
+        )
+        .map_err(|e| Error::bad(e.to_string()))
+        .and_then(|n| {
+            self.store()
+                .apply(|s, now| s.notify(n, ChangeSource::Hook, now))
+        });
+        if let Err(e) = stored {
+            tracing::warn!(pane = %pane, error = %e, "could not show the hook notice on the pane");
+        }
+    }
+
+    /// Before a pane launches a supported agent directly: make sure our hooks are in the config
+    /// it will read (its config variables from `launch_env`, relative ones against `cwd`).
+    /// Failures are logged and never block the spawn. Returns what the user must do
+    /// themselves (trust new Codex hooks), for the pane to show.
+    pub(super) async fn install_hooks_for_launch(
+        &self,
+        kind: AgentKind,
+        launch_env: &[(String, String)],
+        cwd: &Path,
+    ) -> Option<String> {
         if !INSTALLABLE.contains(&kind) {
-            return;
+            return None;
         }
         let Some(home) = self.hook_home() else {
             tracing::warn!(agent = %kind, "no home directory; hooks not installed");
-            return;
+            return None;
         };
+        let env: Vec<(String, String)> = launch_env
+            .iter()
+            .map(|(k, v)| {
+                let abs = if install::CONFIG_ENV.contains(&k.as_str())
+                    && !v.is_empty()
+                    && !Path::new(v).is_absolute()
+                {
+                    cwd.join(v).display().to_string()
+                } else {
+                    v.clone()
+                };
+                (k.clone(), abs)
+            })
+            .collect();
+        let roots = self.launch_roots(&home, &env);
         let program = signaltty_program();
-        let done = tokio::task::spawn_blocking(move || install::install(kind, &home, &program))
+        let done = tokio::task::spawn_blocking(move || install::install_in(kind, &roots, &program))
             .await
             .map_err(|e| e.to_string())
             .and_then(|r| r.map_err(|e| e.to_string()));
         match done {
             Ok(report) => {
                 tracing::debug!(agent = %kind, path = %report.path.display(), outcome = ?report.outcome, "hooks checked before launch");
-                if let Some(notice) = report.notice {
+                if let Some(notice) = &report.notice {
                     tracing::info!(agent = %kind, "{notice}");
                 }
+                report.notice
             }
             Err(e) => {
-                tracing::warn!(agent = %kind, error = %e, "installing hooks before launch failed")
+                tracing::warn!(agent = %kind, error = %e, "installing hooks before launch failed");
+                None
             }
         }
     }
 }
 
 /// The hook state of one agent as a report.
-fn status_report(kind: AgentKind, home: &Path, program: &str) -> HookReport {
-    let path = install::config_path(kind, home).unwrap_or_default();
-    let (state, error) = match install::status(kind, home, program) {
+fn status_report(kind: AgentKind, roots: &ConfigRoots, program: &str) -> HookReport {
+    let path = roots.config_path(kind).unwrap_or_default();
+    let (state, error) = match install::status_in(kind, roots, program) {
         Ok(HookState::Malformed(reason)) => {
             (Some(HookState::Malformed(reason.clone())), Some(reason))
         }

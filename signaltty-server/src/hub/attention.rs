@@ -46,6 +46,14 @@ impl Hub {
             }
             TermEvent::Bell => self.store().apply(|s, now| s.ring_bell(id, now)),
             TermEvent::Title(_) => Ok(()),
+            TermEvent::Cwd(cwd) => {
+                // Only a hint (the shell may be on another host): it triggers a re-read.
+                self.poke_git(super::git_watch::Poke::Cwd {
+                    pane: id.clone(),
+                    cwd,
+                });
+                Ok(())
+            }
         }
     }
 

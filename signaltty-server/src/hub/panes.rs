@@ -212,10 +212,13 @@ impl Hub {
         let size = Size::clamped(launch.cols, launch.rows);
         let agent = AgentKind::detect(&argv[0])
             .map(|kind| AgentInfo::new(kind, remembered_env(launch.env.iter().cloned(), &cwd)));
+        let mut hook_notice = None;
         if let Some(agent) = &agent
             && !launch.skip_hook_install
         {
-            self.install_hooks_for_launch(agent.kind).await;
+            hook_notice = self
+                .install_hooks_for_launch(agent.kind, &launch.env, &cwd)
+                .await;
         }
         let id = PaneId::new();
         let spec = SpawnSpec {
@@ -255,7 +258,11 @@ impl Hub {
                 return Err(e);
             }
         };
-        self.start_actor(id, pty, events, size, bytes::Bytes::new());
+        self.start_actor(id.clone(), pty, events, size, bytes::Bytes::new());
+        if let Some(notice) = hook_notice {
+            // What the user must do in the agent (trust new hooks) reaches them on the pane.
+            self.notify_pane_of_hooks(&id, &notice);
+        }
         Ok((pane, tab))
     }
 

@@ -210,6 +210,13 @@ impl Hub {
             ResumeMode::RespawnArgv => (pane.argv.clone(), Vec::new()),
         };
         let cwd = resume_cwd(&pane, ws_cwd)?;
+        // A resumed agent reads its hooks from the same config as at launch (config_env).
+        let hook_notice = match (&mode, &pane.agent) {
+            (ResumeMode::AgentSession, Some(agent)) => {
+                self.install_hooks_for_launch(agent.kind, &env, &cwd).await
+            }
+            _ => None,
+        };
         let spec = SpawnSpec {
             argv,
             cwd,
@@ -257,6 +264,9 @@ impl Hub {
             tokio::spawn(async move { old.pty().hangup(grace).await });
         }
         self.dormant().forget(std::slice::from_ref(id));
+        if let Some(notice) = hook_notice {
+            self.notify_pane_of_hooks(id, &notice);
+        }
         tracing::info!(pane = %id, ?mode, pid, "resumed a pane");
         Ok(pane)
     }

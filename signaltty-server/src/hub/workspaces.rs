@@ -30,18 +30,18 @@ pub fn checked_dir(raw: &str) -> Result<PathBuf> {
         .map_err(|e| Error::bad(format!("cwd {raw:?} cannot be resolved: {e}")))
 }
 
-/// Reads git context off the async runtime: gix walks the index and may touch many files.
-pub async fn git_context_of(dir: PathBuf) -> GitContext {
-    tokio::task::spawn_blocking(move || {
-        let context = read_context(&dir);
-        crate::memory::release_free_heap();
-        context
-    })
-    .await
-    .unwrap_or_default()
-}
-
 impl Hub {
+    /// Reads git context off the async runtime (gix walks the index and may touch many files);
+    /// the dirty check gives up at the configured deadline and says "unknown".
+    pub async fn git_context_of(&self, dir: PathBuf) -> GitContext {
+        let deadline = self.config().git_dirty_deadline;
+        self.bounded("reading git context", deadline, move |flag| {
+            read_context(&dir, flag)
+        })
+        .await
+        .unwrap_or_default()
+    }
+
     /// Opens a workspace on an existing directory.
     pub async fn create_workspace(
         &self,
@@ -50,7 +50,7 @@ impl Hub {
         settings: WorkspaceSettings,
     ) -> Result<Workspace> {
         let cwd = checked_dir(cwd)?;
-        let git = git_context_of(cwd.clone()).await;
+        let git = self.git_context_of(cwd.clone()).await;
         self.store()
             .apply(|s, now| s.create_workspace(name, cwd, settings, git, now))
     }
@@ -84,7 +84,7 @@ impl Hub {
         let cwd = self
             .store()
             .read(|s| s.workspace(id).map(|w| w.cwd.clone()))?;
-        let git = git_context_of(cwd).await;
+        let git = self.git_context_of(cwd).await;
         self.store().apply(|s, _| s.set_git(id, git))
     }
 }

@@ -10,6 +10,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::time::SystemTime;
 
+use crate::agents::session::SessionId;
 use crate::model::ids::{DecisionId, PaneId};
 use crate::model::notification::sanitize_text;
 
@@ -94,6 +95,13 @@ pub struct PendingDecision {
     pub received_at: SystemTime,
     /// The tool the agent wants to run, for permission requests.
     pub tool_name: Option<String>,
+    /// The agent's id of that tool call, when its hook gave one: a later hook about the same
+    /// call (or another one) tells whether the request was settled.
+    #[serde(default)]
+    pub tool_use_id: Option<String>,
+    /// The agent session that asked: only a later event of the same session settles it.
+    #[serde(default)]
+    pub session: Option<SessionId>,
 }
 
 impl PendingDecision {
@@ -141,6 +149,8 @@ impl PendingDecision {
             answerable,
             received_at: now,
             tool_name: None,
+            tool_use_id: None,
+            session: None,
         })
     }
 
@@ -180,6 +190,8 @@ impl PendingDecision {
             answerable,
             received_at: now,
             tool_name: Some(tool),
+            tool_use_id: None,
+            session: None,
         }
     }
 

@@ -469,6 +469,22 @@ impl PaneState {
         }
     }
 
+    /// The agent proved that what it waited for is settled (it went on after a permission or
+    /// input request was answered elsewhere): a `input_required`/`permission_required` that no
+    /// longer holds is replaced by `then` (one change, not a clear and a raise); any other level
+    /// is only raised to `then`. This is the one way a hook lowers attention without a clear.
+    pub fn settle_attention(
+        &mut self,
+        then: Attention,
+        now: SystemTime,
+    ) -> Option<AttentionChange> {
+        if self.attention.is_required() {
+            self.move_attention(then, now)
+        } else {
+            self.raise_attention(then, now)
+        }
+    }
+
     fn move_attention(&mut self, new: Attention, now: SystemTime) -> Option<AttentionChange> {
         let prev = self.attention;
         if prev == new {

@@ -39,6 +39,9 @@ pub struct WorkspaceSettings {
     pub auto_resume_agents: bool,
     /// Do not write pane output tails to disk.
     pub disable_tails: bool,
+    /// Agents whose permission hooks, which run before the agent's own prompt, are held here
+    /// for an answer from signaltty (see `config::AnswerPolicy`).
+    pub answer_from_signaltty: Vec<crate::agents::AgentKind>,
 }
 
 /// Cached git state of a directory. `repo_root == None` means "not a repository".
@@ -53,6 +56,8 @@ pub struct GitContext {
     pub branch: Option<String>,
     /// Tracked files differ from HEAD.
     pub dirty: bool,
+    /// The dirty check ran out of time: `dirty` means nothing.
+    pub dirty_unknown: bool,
     /// When this was read.
     pub refreshed_at: Option<SystemTime>,
 }
@@ -64,5 +69,6 @@ impl GitContext {
             && self.repo_name == other.repo_name
             && self.branch == other.branch
             && self.dirty == other.dirty
+            && self.dirty_unknown == other.dirty_unknown
     }
 }

@@ -61,8 +61,9 @@ pub(super) fn set_window_size(master: BorrowedFd<'_>, size: PtySize) -> nix::Res
 
 /// Registers a descriptor with the current tokio reactor for the given readiness only (the input
 /// copy of the master for writability while a write waits, so output arriving on the same
-/// terminal never wakes the writer; the reader's copy and the pidfd for readability).
-pub(super) fn register(fd: OwnedFd, interest: Interest) -> io::Result<AsyncFd<OwnedFd>> {
+/// terminal never wakes the writer; the reader's copy and the pidfd for readability; a copy of
+/// the git watcher's inotify descriptor).
+pub(crate) fn register(fd: OwnedFd, interest: Interest) -> io::Result<AsyncFd<OwnedFd>> {
     // SAFETY: the `AsyncFd` takes ownership of the `OwnedFd`, so the descriptor stays open and
     // refers to the same file description until the `AsyncFd` is dropped, and `as_raw_fd` keeps
     // returning that same number; nothing else closes it.

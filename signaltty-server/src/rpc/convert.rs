@@ -72,6 +72,7 @@ pub fn optional<T>(raw: &str, parse: impl Fn(&str) -> Result<T>) -> Result<Optio
 }
 
 mod awareness;
+pub mod git;
 pub use awareness::*;
 
 // ----- time -----
@@ -97,6 +98,11 @@ pub fn settings_from_pb(s: Option<pb::WorkspaceSettings>) -> WorkspaceSettings {
     WorkspaceSettings {
         auto_resume_agents: s.auto_resume_agents,
         disable_tails: s.disable_tails,
+        answer_from_signaltty: s
+            .answer_from_signaltty
+            .iter()
+            .filter_map(|k| awareness::agent_kind_from_pb(*k).ok())
+            .collect(),
     }
 }
 
@@ -112,6 +118,7 @@ pub fn git_to_pb(g: &GitContext) -> pb::GitContext {
         repo_name: g.repo_name.clone(),
         branch: g.branch.clone().unwrap_or_default(),
         dirty: g.dirty,
+        dirty_unknown: g.dirty_unknown,
         refreshed_at: opt_timestamp(g.refreshed_at),
     }
 }
@@ -132,6 +139,12 @@ pub fn workspace_to_pb(w: &Workspace) -> pb::Workspace {
         settings: Some(pb::WorkspaceSettings {
             auto_resume_agents: w.settings.auto_resume_agents,
             disable_tails: w.settings.disable_tails,
+            answer_from_signaltty: w
+                .settings
+                .answer_from_signaltty
+                .iter()
+                .map(|k| i32::from(awareness::agent_kind_to_pb(*k)))
+                .collect(),
         }),
         created_at: Some(timestamp(w.created_at)),
         updated_at: Some(timestamp(w.updated_at)),

@@ -21,6 +21,8 @@ impl From<Error> for Status {
             | Error::PanesAlive(_)
             | Error::NotResumable(_)
             | Error::NotARepo(_)
+            | Error::Refused { .. }
+            | Error::GitFailed(_)
             | Error::SpawnFailed { .. } => Code::FailedPrecondition,
             Error::InputTooLarge { .. } | Error::RateLimited(_) => Code::ResourceExhausted,
             Error::Timeout { .. } => Code::DeadlineExceeded,

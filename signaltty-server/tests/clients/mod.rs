@@ -36,6 +36,9 @@ macro_rules! client_accessors {
         pub fn decisions(&self) -> signaltty_proto::v1::decision_service_client::DecisionServiceClient<tonic::transport::Channel> {
             signaltty_proto::v1::decision_service_client::DecisionServiceClient::new(self.channel.clone())
         }
+        pub fn git(&self) -> signaltty_proto::v1::git_service_client::GitServiceClient<tonic::transport::Channel> {
+            signaltty_proto::v1::git_service_client::GitServiceClient::new(self.channel.clone())
+        }
         pub fn notifications(&self) -> signaltty_proto::v1::notification_service_client::NotificationServiceClient<tonic::transport::Channel> {
             signaltty_proto::v1::notification_service_client::NotificationServiceClient::new(self.channel.clone())
         }

@@ -3,6 +3,8 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod repo;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

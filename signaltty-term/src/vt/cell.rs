@@ -4,8 +4,14 @@
 //!
 //! Packing: each colour is a `u32` whose low 24 bits are the value (an index or RGB) and bits
 //! 24–25 the kind; bits 26–31 of the foreground word and 26–27 of the background word carry the
-//! SGR attributes, bits 30–31 of a cell's background word its wide-character flags. Nothing
-//! outside this file sees the layout.
+//! on/off SGR attributes, bits 28–30 of the background word the underline's shape (double,
+//! curly, dotted, dashed) and bit 31 overline. A character needs 21 bits, so bits 30–31 of a
+//! cell's character word carry its wide-character flags. Nothing outside this file sees the
+//! layout.
+//!
+//! The underline colour (SGR 58) does not fit: it is a third word of [`Style`] (the pen), and a
+//! cell drawn with one keeps it in its row's side list (`Row`), as combining marks are kept —
+//! editors colour a handful of cells that way (diagnostics), so no cell grows for it.
 
 /// A colour as SGR sets it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -56,14 +62,68 @@ pub enum Attr {
     Inverse,
     Hidden,
     Strikethrough,
+    /// SGR 53 (55 turns it off).
+    Overline,
 }
 
-/// Attribute bits of the background word (the rest are in the foreground word).
-const BG_ATTR_MASK: u32 = 3 << 26;
+/// Attribute bits of the background word (the rest are in the foreground word), the underline
+/// shape and overline included.
+const BG_ATTR_MASK: u32 = 0x3f << 26;
+
+/// The underline's shape (`4:n` in SGR's sub-parameter form; `21` is double).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UnderlineStyle {
+    /// No underline.
+    #[default]
+    None,
+    Single,
+    Double,
+    Curly,
+    Dotted,
+    Dashed,
+}
+
+const SHAPE_SHIFT: u32 = 28;
+const SHAPE_MASK: u32 = 7 << SHAPE_SHIFT;
+
+impl UnderlineStyle {
+    /// The style for `4:n` (`None` for 0 and for numbers no terminal defines).
+    pub fn from_sgr(n: u16) -> Option<Self> {
+        Some(match n {
+            0 => Self::None,
+            1 => Self::Single,
+            2 => Self::Double,
+            3 => Self::Curly,
+            4 => Self::Dotted,
+            5 => Self::Dashed,
+            _ => return None,
+        })
+    }
+
+    /// The `n` of `4:n`.
+    pub fn sgr_number(self) -> u8 {
+        match self {
+            Self::None => 0,
+            Self::Single => 1,
+            Self::Double => 2,
+            Self::Curly => 3,
+            Self::Dotted => 4,
+            Self::Dashed => 5,
+        }
+    }
+
+    /// Shapes other than single in the background word (single is the underline bit alone).
+    fn shape_bits(self) -> u32 {
+        match self {
+            Self::None | Self::Single => 0,
+            other => u32::from(other.sgr_number() - 1) << SHAPE_SHIFT,
+        }
+    }
+}
 
 impl Attr {
     /// Every attribute, in SGR code order.
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::Bold,
         Self::Dim,
         Self::Italic,
@@ -72,6 +132,7 @@ impl Attr {
         Self::Inverse,
         Self::Hidden,
         Self::Strikethrough,
+        Self::Overline,
     ];
 
     /// The SGR parameter that turns this attribute on.
@@ -85,6 +146,7 @@ impl Attr {
             Self::Inverse => "7",
             Self::Hidden => "8",
             Self::Strikethrough => "9",
+            Self::Overline => "53",
         }
     }
 
@@ -99,6 +161,7 @@ impl Attr {
             Self::Blink => (false, 1 << 31),
             Self::Hidden => (true, 1 << 26),
             Self::Strikethrough => (true, 1 << 27),
+            Self::Overline => (true, 1 << 31),
         }
     }
 }
@@ -108,8 +171,10 @@ impl Attr {
 pub struct Style {
     /// Foreground colour plus attribute bits.
     fg: u32,
-    /// Background colour plus attribute bits (a `Cell` adds its width flags above them).
+    /// Background colour plus attribute bits and the underline shape.
     bg: u32,
+    /// Underline colour (SGR 58), packed like the others; 0 is the default (the text's colour).
+    ul: u32,
 }
 
 impl Style {
@@ -123,7 +188,39 @@ impl Style {
         Color::unpack(self.bg)
     }
 
-    /// Whether `attr` is on.
+    /// The underline colour (`Default`: the foreground's).
+    pub fn underline_color(self) -> Color {
+        Color::unpack(self.ul)
+    }
+
+    /// Whether an underline colour is set (the printing fast path's check).
+    #[inline]
+    pub fn has_underline_color(self) -> bool {
+        self.ul != 0
+    }
+
+    pub fn set_underline_color(&mut self, color: Color) {
+        self.ul = color.pack();
+    }
+
+    /// The underline's shape; `None` when not underlined.
+    pub fn underline_style(self) -> UnderlineStyle {
+        if !self.has(Attr::Underline) {
+            return UnderlineStyle::None;
+        }
+        match (self.bg & SHAPE_MASK) >> SHAPE_SHIFT {
+            0 => UnderlineStyle::Single,
+            n => UnderlineStyle::from_sgr((n + 1) as u16).unwrap_or(UnderlineStyle::Single),
+        }
+    }
+
+    /// Sets the underline and its shape (`None` turns it off).
+    pub fn set_underline_style(&mut self, style: UnderlineStyle) {
+        self.set(Attr::Underline, style != UnderlineStyle::None);
+        self.bg = (self.bg & !SHAPE_MASK) | style.shape_bits();
+    }
+
+    /// Whether `attr` is on (`Underline`: in any shape).
     pub fn has(self, attr: Attr) -> bool {
         let (in_bg, bit) = attr.place();
         let word = if in_bg { self.bg } else { self.fg };
@@ -138,7 +235,11 @@ impl Style {
         self.bg = (self.bg & !COLOR_MASK) | color.pack();
     }
 
+    /// Turns `attr` on or off (`Underline` on is single, off drops its shape too).
     pub fn set(&mut self, attr: Attr, on: bool) {
+        if attr == Attr::Underline {
+            self.bg &= !SHAPE_MASK;
+        }
         let (in_bg, bit) = attr.place();
         let word = if in_bg { &mut self.bg } else { &mut self.fg };
         if on {
@@ -159,20 +260,23 @@ impl Style {
         Self {
             fg: 0,
             bg: self.bg & COLOR_MASK,
+            ul: 0,
         }
     }
 }
 
 const WIDE: u32 = 1 << 30;
 const WIDE_CONTINUATION: u32 = 1 << 31;
+const CHAR_MASK: u32 = 0x1f_ffff;
 
-/// One character cell.
+/// One character cell. Its underline colour, if any, is in its row (`Row::style`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cell {
-    ch: char,
+    /// The character (low 21 bits) and the width flags.
+    ch: u32,
     /// Foreground word (colour + attributes).
     fg: u32,
-    /// Background word (colour + width flags).
+    /// Background word (colour + attributes + underline shape).
     bg: u32,
 }
 
@@ -186,7 +290,7 @@ impl Cell {
     /// A cell holding `ch` drawn in `style`.
     pub fn new(ch: char, style: Style) -> Self {
         Self {
-            ch,
+            ch: u32::from(ch),
             fg: style.fg,
             bg: style.bg,
         }
@@ -200,50 +304,50 @@ impl Cell {
     /// The left half of a double-width character.
     pub fn wide(ch: char, style: Style) -> Self {
         let mut cell = Self::new(ch, style);
-        cell.bg |= WIDE;
+        cell.ch |= WIDE;
         cell
     }
 
     /// The right half of a double-width character (holds no text of its own).
     pub fn wide_continuation(style: Style) -> Self {
         let mut cell = Self::new(' ', style);
-        cell.bg |= WIDE_CONTINUATION;
+        cell.ch |= WIDE_CONTINUATION;
         cell
     }
 
     /// The character; a space for an erased cell.
+    #[inline]
     pub fn ch(self) -> char {
-        self.ch
+        // Only `Cell::new` sets these bits, from a `char`.
+        char::from_u32(self.ch & CHAR_MASK).unwrap_or(' ')
     }
 
+    /// Colours and attributes; the underline colour is the row's ([`super::Row::style`]).
     pub fn style(self) -> Style {
-        Self::style_of(self.fg, self.bg)
-    }
-
-    fn style_of(fg: u32, bg: u32) -> Style {
         Style {
-            fg,
-            bg: bg & (COLOR_MASK | BG_ATTR_MASK),
+            fg: self.fg,
+            bg: self.bg & (COLOR_MASK | BG_ATTR_MASK),
+            ul: 0,
         }
     }
 
     pub fn is_wide(self) -> bool {
-        self.bg & WIDE != 0
+        self.ch & WIDE != 0
     }
 
     pub fn is_wide_continuation(self) -> bool {
-        self.bg & WIDE_CONTINUATION != 0
+        self.ch & WIDE_CONTINUATION != 0
     }
 
     /// Whether the cell is a single-width character without colour or attribute.
     #[inline]
     pub fn is_plain(self) -> bool {
-        self.fg == 0 && self.bg == 0
+        self.fg == 0 && self.bg == 0 && self.ch & (WIDE | WIDE_CONTINUATION) == 0
     }
 
     /// Whether the cell shows nothing: a space with no colour or attribute.
     pub fn is_default_blank(self) -> bool {
-        self.ch == ' ' && self.fg == 0 && self.bg == 0
+        self.ch == u32::from(' ') && self.fg == 0 && self.bg == 0
     }
 }
 

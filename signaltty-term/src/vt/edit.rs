@@ -5,7 +5,7 @@ use unicode_width::UnicodeWidthChar;
 
 use super::cell::{Cell, Style};
 use super::row::Row;
-use super::{Charset, Emulator, Saved, Sink, blank_rows};
+use super::{Charset, Emulator, LinePart, Saved, Sink, blank_rows};
 
 /// Which screen a mode switches to, and whether it clears or saves on the way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,6 +28,7 @@ impl Emulator {
         if c < '\u{7f}'
             && self.col < self.cols
             && !self.modes.insert
+            && !self.pen.has_underline_color()
             && self.charsets[usize::from(self.shifted)] == Charset::Ascii
         {
             let (row, col, pen) = (usize::from(self.row), self.col, self.pen);
@@ -48,7 +49,7 @@ impl Emulator {
         let width = if c < '\u{7f}' {
             1
         } else {
-            match c.width() {
+            match char_width(c) {
                 Some(w) => w as u16,
                 None => return,
             }
@@ -62,8 +63,8 @@ impl Emulator {
         }
         if self.col + width > self.cols {
             if self.modes.autowrap {
-                let row = usize::from(self.row);
-                self.grid_mut()[row].wrapped = true;
+                let (row, padded) = (usize::from(self.row), self.col < self.cols);
+                self.grid_mut()[row].set_wrapped(padded);
                 self.col = 0;
                 self.linefeed(sink);
             } else {
@@ -77,10 +78,10 @@ impl Emulator {
             line.insert_blanks(col, width, cols, Style::default());
         }
         if width == 1 {
-            line.put(col, Cell::new(c, pen));
+            line.put_styled(col, Cell::new(c, pen), pen);
         } else {
-            line.put(col, Cell::wide(c, pen));
-            line.put(col + 1, Cell::wide_continuation(pen));
+            line.put_styled(col, Cell::wide(c, pen), pen);
+            line.put_styled(col + 1, Cell::wide_continuation(pen), pen);
         }
         self.col += width;
         if !self.modes.autowrap {
@@ -193,6 +194,10 @@ impl Emulator {
 
     /// HT and CHT: to the next tab stop, `n` times.
     pub(super) fn tab(&mut self, n: u16) {
+        // A pending wrap stays pending (xterm): the tab must not land on the last character.
+        if self.col >= self.cols {
+            return;
+        }
         for _ in 0..n.min(self.cols) {
             self.col = self.tabs.next(self.col, self.cols);
         }
@@ -271,11 +276,16 @@ impl Emulator {
     /// main screen go to the sink (xterm saves them whenever the region starts at the top).
     pub(super) fn scroll_up(&mut self, n: u16, sink: &mut impl Sink) {
         let to_history = self.top == 0 && !self.on_alt;
+        let (cols, mut open) = (self.cols, self.history_open);
         self.rows_up(self.top, self.bottom, n, |row| {
             if to_history {
-                sink.scrolled_off(row);
+                sink.scrolled_off(row, cols, LinePart::after(open));
+                open = row.wrapped;
             }
         });
+        if to_history {
+            self.history_open = open;
+        }
     }
 
     /// SD and RI at the top margin: the region moves down `n` rows; rows leaving the bottom are
@@ -315,6 +325,7 @@ impl Emulator {
     /// Moves rows `top..=bottom` down by `n`; rows leaving at the bottom come back blank at the
     /// top.
     fn rows_down(&mut self, top: u16, bottom: u16, n: u16) {
+        self.first_row_replaced(top);
         let (top, bottom) = (usize::from(top), usize::from(bottom));
         let n = usize::from(n).min(bottom - top + 1);
         let (cols, blank) = (self.cols, self.pen);
@@ -348,6 +359,7 @@ impl Emulator {
     /// DL: delete rows at the cursor inside the region, pulling rows below up.
     pub(super) fn delete_lines(&mut self, n: u16) {
         if (self.top..=self.bottom).contains(&self.row) {
+            self.first_row_replaced(self.row);
             self.rows_up(self.row, self.bottom, n, |_| {});
             self.col = 0;
         }
@@ -374,7 +386,18 @@ impl Emulator {
         }
     }
 
+    /// The main screen's first row no longer continues the history's newest line once another
+    /// row takes its place or it is erased whole.
+    fn first_row_replaced(&mut self, row: u16) {
+        if row == 0 && !self.on_alt {
+            self.history_open = false;
+        }
+    }
+
     fn clear_rows(&mut self, from: u16, to: u16) {
+        if to > from {
+            self.first_row_replaced(from);
+        }
         let (cols, pen) = (self.cols, self.pen);
         for row in self
             .grid_mut()
@@ -457,37 +480,59 @@ impl Emulator {
         self.goto(0, 0);
     }
 
+    /// DECALN (`ESC # 8`): the screen filled with `E`, margins reset, cursor home (xterm).
+    pub(super) fn screen_alignment(&mut self) {
+        let cols = usize::from(self.cols);
+        self.top = 0;
+        self.bottom = self.rows - 1;
+        self.modes.origin = false;
+        self.first_row_replaced(0);
+        for row in self.grid_mut() {
+            row.clear(cols as u16, Style::default());
+            for col in 0..cols as u16 {
+                row.put_narrow(col, Cell::new('E', Style::default()));
+            }
+        }
+        self.row = 0;
+        self.col = 0;
+    }
+
+    /// DECSTR (`CSI ! p`, part of `tput init`/`reset`): the soft reset of xterm — cursor shown,
+    /// insert, origin and cursor-key/keypad application modes off, autowrap on, full scroll
+    /// region, ASCII charsets, default pen, the saved cursor back to home. The screen, the
+    /// cursor's position, mouse and paste modes stay.
+    pub(super) fn soft_reset(&mut self) {
+        self.modes.cursor_visible = true;
+        self.modes.insert = false;
+        self.modes.origin = false;
+        self.modes.autowrap = true;
+        self.modes.application_cursor = false;
+        self.modes.application_keypad = false;
+        self.top = 0;
+        self.bottom = self.rows - 1;
+        self.charsets = [Charset::Ascii; 2];
+        self.shifted = false;
+        self.pen = Style::default();
+        self.saved[self.screen()] = Saved::default();
+    }
+
     /// RIS: everything back to power-on state; the history is the sink's and stays.
     pub(super) fn reset(&mut self) {
         *self = Emulator::new(self.cols, self.rows);
     }
 
+    /// A new size: the main screen reflowed (`reflow.rs`), the alternate screen cut or extended
+    /// (its program repaints it).
     pub(super) fn resize(&mut self, cols: u16, rows: u16, sink: &mut impl Sink) {
         if (cols, rows) == (self.cols, self.rows) {
             return;
         }
         if cols < self.cols {
-            for row in self.main.iter_mut().chain(self.alt.iter_mut()) {
+            for row in &mut self.alt {
                 row.truncate(cols);
             }
         }
-        self.cols = cols;
-        self.tabs.resize(cols);
         let new_rows = usize::from(rows);
-        if new_rows < self.main.len() {
-            // The main screen's cursor is the saved one while the alternate screen shows.
-            let cursor = if self.on_alt {
-                &mut self.saved[0].row
-            } else {
-                &mut self.row
-            };
-            let pushed = shrink_main(&mut self.main, new_rows, cursor, sink);
-            if self.on_alt {
-                self.saved[1].row = self.saved[1].row.saturating_sub(pushed);
-            } else {
-                self.saved[0].row = self.saved[0].row.saturating_sub(pushed);
-            }
-        }
         if self.on_alt && new_rows < self.alt.len() {
             // Keep the cursor's row on screen: cut from the top only as far as needed.
             let keep_from = usize::from(self.row + 1).saturating_sub(new_rows);
@@ -495,10 +540,12 @@ impl Emulator {
             self.alt.truncate(new_rows);
             self.row -= keep_from as u16;
         }
-        self.main.resize_with(new_rows, Row::default);
         if !self.alt.is_empty() {
             self.alt.resize_with(new_rows, Row::default);
         }
+        self.relayout_main(cols, rows, sink);
+        self.cols = cols;
+        self.tabs.resize(cols);
         self.rows = rows;
         self.top = 0;
         self.bottom = rows - 1;
@@ -515,30 +562,12 @@ impl Emulator {
     }
 }
 
-/// Shrinks the main screen to `rows`: blank rows below the cursor go first, then rows leave the
-/// top into history. Returns how many rows left the top (the cursor moved up that much).
-fn shrink_main(
-    main: &mut std::collections::VecDeque<Row>,
-    rows: usize,
-    cursor: &mut u16,
-    sink: &mut impl Sink,
-) -> u16 {
-    let excess = main.len() - rows;
-    let below_cursor = main.len().saturating_sub(usize::from(*cursor) + 1);
-    let blank_below = main
-        .iter()
-        .rev()
-        .take(below_cursor.min(excess))
-        .take_while(|r| r.cells().iter().all(|c| c.is_default_blank()))
-        .count();
-    main.truncate(main.len() - blank_below);
-    let mut pushed = 0;
-    while main.len() > rows {
-        if let Some(row) = main.pop_front() {
-            sink.scrolled_off(&row);
-            pushed += 1;
-        }
+/// Columns `c` takes, `None` for a control character. U+00AD (soft hyphen) takes one, as in
+/// glibc's `wcwidth`, xterm, tmux, VTE and kitty (programs that measure text with `wcwidth`
+/// then agree with the screen); Unicode's East Asian Width tables leave it to the renderer.
+pub(crate) fn char_width(c: char) -> Option<usize> {
+    if c == '\u{ad}' {
+        return Some(1);
     }
-    *cursor = cursor.saturating_sub(pushed);
-    pushed
+    c.width()
 }

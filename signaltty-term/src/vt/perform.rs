@@ -66,6 +66,7 @@ impl<S: Sink> vte::Perform for Performer<'_, S> {
                 .sink
                 .reply(emu.answer(Query::PrimaryAttributes).as_bytes()),
             ([], b'H') => emu.set_tab_stop(),
+            ([b'#'], b'8') => emu.screen_alignment(),
             ([slot @ (b'(' | b')')], set) => {
                 let charset = if set == b'0' {
                     Charset::DecGraphics
@@ -138,8 +139,13 @@ impl<S: Sink> vte::Perform for Performer<'_, S> {
                 let bottom = p(1, emu.rows);
                 emu.set_region(p(0, 1) - 1, bottom.saturating_sub(1));
             }
-            ([], 's') if params.is_empty() => emu.save_cursor(),
-            ([], 'u') if params.is_empty() => emu.restore_cursor(),
+            // SCOSC / SCORC. vte reports one (empty) parameter for `CSI s`; with parameters
+            // `CSI s` is DECSLRM (left/right margins, not modelled). The kitty keyboard
+            // sequences `CSI ? u`, `CSI > u`, `CSI = u`, `CSI < u` have an intermediate and
+            // are matched below.
+            ([], 's') if params.len() <= 1 && raw(params, 0) == 0 => emu.save_cursor(),
+            ([], 'u') if params.len() <= 1 && raw(params, 0) == 0 => emu.restore_cursor(),
+            ([b'!'], 'p') => emu.soft_reset(),
             ([b'?'], 'h' | 'l') => {
                 let on = action == 'h';
                 for mode in params.iter().map(|m| m[0]) {

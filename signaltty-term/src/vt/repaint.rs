@@ -159,7 +159,7 @@ fn reprint_last_cell(emu: &Emulator, grid_row: u16, row: u16, out: &mut String) 
     }
     goto(out, row, col);
     let cell = line.cell(col);
-    write_sgr(cell.style(), out);
+    write_sgr(line.style(col), out);
     out.push(cell.ch());
     out.extend(line.marks(col));
 }

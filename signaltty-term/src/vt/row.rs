@@ -3,17 +3,29 @@
 //! hundred bytes (tmux allocates a line's cells on first write the same way) and makes erasing to
 //! the end of a row with default colours a truncate.
 //!
-//! Combining marks (accents, variation selectors, zero-width joiners) are rare, so they live in
-//! a side list of `(column, mark)` instead of widening every cell.
+//! Combining marks (accents, variation selectors, zero-width joiners) and underline colours
+//! (SGR 58) are rare, so they live in a side list of `(column, extra)` instead of widening
+//! every cell; an edit that moves or erases a cell moves or drops its extras with it.
 
-use super::cell::{Cell, Style};
+use super::cell::{Cell, Color, Style};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Row {
     cells: Vec<Cell>,
-    marks: Vec<(u16, char)>,
-    /// The program's line continued onto the next row because the text reached the last column.
+    marks: Vec<(u16, Extra)>,
+    /// The program's line continued onto the next row because the text reached the last column
+    /// (a soft wrap: a resize joins the two rows and wraps them again at the new width).
     pub wrapped: bool,
+    /// With `wrapped`: the last column is a blank left by a double-width character that did
+    /// not fit and went to the next row, not text.
+    padded: bool,
+}
+
+/// What a cell can carry beyond its 12 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Extra {
+    Mark(char),
+    UnderlineColor(Color),
 }
 
 impl Row {
@@ -32,15 +44,37 @@ impl Row {
 
     /// The combining marks drawn over the cell at `col`, in the order they arrived.
     pub fn marks(&self, col: u16) -> impl Iterator<Item = char> + '_ {
-        self.marks
-            .iter()
-            .filter(move |(c, _)| *c == col)
-            .map(|(_, m)| *m)
+        self.marks.iter().filter_map(move |(c, e)| match e {
+            Extra::Mark(m) if *c == col => Some(*m),
+            _ => None,
+        })
     }
 
-    /// Whether any cell carries combining marks (lets renderers skip the lookup).
+    /// Whether any cell carries combining marks or an underline colour (lets renderers skip
+    /// the lookups of [`Row::marks`] and [`Row::style`]).
     pub fn has_marks(&self) -> bool {
         !self.marks.is_empty()
+    }
+
+    /// The full style of the cell at `col`: [`Cell::style`] plus its underline colour.
+    pub fn style(&self, col: u16) -> Style {
+        let mut style = self.cell(col).style();
+        if let Some(color) = self.marks.iter().find_map(|(c, e)| match e {
+            Extra::UnderlineColor(color) if *c == col => Some(*color),
+            _ => None,
+        }) {
+            style.set_underline_color(color);
+        }
+        style
+    }
+
+    /// Writes a cell drawn with `style` (its underline colour included) at `col`.
+    pub fn put_styled(&mut self, col: u16, cell: Cell, style: Style) {
+        self.put(col, cell);
+        let color = style.underline_color();
+        if color != Color::Default {
+            self.marks.push((col, Extra::UnderlineColor(color)));
+        }
     }
 
     /// Writes a single-width `cell` at `col`: the hot path of printing, with [`Row::put`]'s
@@ -92,8 +126,71 @@ impl Row {
     pub fn add_mark(&mut self, col: u16, mark: char) {
         // A handful per cell is plenty (emoji sequences); more is a program spamming marks.
         if self.marks(col).count() < 8 {
-            self.marks.push((col, mark));
+            self.marks.push((col, Extra::Mark(mark)));
         }
+    }
+
+    /// Appends `other`'s cells (and extras) after the first `at` columns of this row, which
+    /// are padded with blanks first: how a reflow builds a logical line out of rows.
+    pub(super) fn append(&mut self, at: usize, other: &Row) {
+        self.cells.resize(at, Cell::default());
+        self.cells.extend_from_slice(&other.cells);
+        let base = at as u32;
+        self.marks.extend(other.marks.iter().map(|(c, e)| {
+            // Logical lines are at most `MAX_LINE_CELLS` long, which fits in u16.
+            ((base + u32::from(*c)) as u16, *e)
+        }));
+    }
+
+    /// Columns `start..end` of this row as a row of their own (extras included).
+    pub(super) fn slice(&self, start: usize, end: usize) -> Row {
+        let end = end.min(self.cells.len()).max(start.min(self.cells.len()));
+        let start = start.min(end);
+        Row {
+            cells: self.cells[start..end].to_vec(),
+            marks: self
+                .marks
+                .iter()
+                .filter(|(c, _)| (start..end).contains(&usize::from(*c)))
+                .map(|(c, e)| (c - start as u16, *e))
+                .collect(),
+            wrapped: false,
+            padded: false,
+        }
+    }
+
+    /// Whether the row's soft wrap left its last column blank for a double-width character
+    /// (that blank is not part of the line).
+    pub fn padded(&self) -> bool {
+        self.wrapped && self.padded
+    }
+
+    /// Marks the row soft-wrapped, `padded` as [`Row::padded`] says.
+    pub(super) fn set_wrapped(&mut self, padded: bool) {
+        self.wrapped = true;
+        self.padded = padded;
+    }
+
+    /// Number of stored cells.
+    pub(super) fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// Drops trailing default blank cells (they are implicit).
+    pub(super) fn trim(&mut self) {
+        let keep = self
+            .cells
+            .iter()
+            .rposition(|c| !c.is_default_blank())
+            .map_or(0, |i| i + 1);
+        let keep = keep.max(
+            self.marks
+                .iter()
+                .map(|(c, _)| usize::from(*c) + 1)
+                .max()
+                .unwrap_or(0),
+        );
+        self.cells.truncate(keep);
     }
 
     /// Erases columns `start..end` of a row `cols` wide to blanks in `style`'s background.

@@ -1,112 +1,247 @@
-//! The OpenCode integration is a plugin file we own entirely (`plugins/signaltty.js`). Its first
-//! line carries the managed marker; a file at that path without it belongs to the user and is
-//! never overwritten or removed.
+//! The OpenCode integration: plugin files we own entirely, in the `plugins/` directory of the
+//! OpenCode config directory (`$OPENCODE_CONFIG_DIR`, else `$XDG_CONFIG_HOME/opencode`, else
+//! `~/.config/opencode`). Each file's first line carries the managed marker; a file at one of
+//! our paths without it belongs to the user and is never overwritten or removed.
 //!
-//! The plugin forwards `session.created`, `session.status` (busy/idle), `session.idle` and
-//! `session.error` of top-level sessions (subagent sessions are skipped) to
-//! `signaltty hook-event --agent opencode`, with a normalized payload `{session_id, status?,
-//! error?}`. It does nothing outside a signaltty pane and never disturbs the agent.
+//! Two plugin generations, because OpenCode 2 does not run OpenCode 1 plugins:
+//! - **V1**: `plugins/signaltty.js`, a module whose named export returns an `event` hook
+//!   ([`plugin_source`]);
+//! - **V2**: `plugins/signaltty/` with a `package.json` whose `./tui` export is `tui.js`, a
+//!   default-exported `{id, setup}` definition that subscribes with `context.data.on` — the TUI
+//!   part, because it is the part that runs in the pane ([`v2_tui_source`]).
+//!
+//! Which one is written follows the installed OpenCode (`opencode --version`, bounded): 1.x →
+//! V1, 2.x → V2, unknown (not on PATH) → both (each version ignores the other's file).
+//!
+//! Both report asynchronously (a `signaltty hook-event` child per event, one at a time, killed
+//! after 5 s, at most 64 queued) and never block OpenCode's event loop.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use super::file;
 use super::{HookState, InstallError, MANAGED_MARKER, WriteOutcome};
 
-/// The plugin source for `program`.
-pub(super) fn plugin_source(program: &str) -> String {
+const REPORT_JS: &str = include_str!("opencode/report.js");
+const V1_JS: &str = include_str!("opencode/v1.js");
+const V2_TUI_JS: &str = include_str!("opencode/v2_tui.js");
+
+/// The plugin generations OpenCode may load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Generation {
+    /// OpenCode 1.
+    V1,
+    /// OpenCode 2.
+    V2,
+}
+
+fn with_program(template: &str, program: &str) -> String {
     let program = serde_json::to_string(program).expect("a string always serializes");
+    template.replace(
+        "__SIGNALTTY_REPORT__",
+        &REPORT_JS.replace("__SIGNALTTY_PROGRAM__", &program),
+    )
+}
+
+/// The V1 plugin source for `program`.
+pub fn plugin_source(program: &str) -> String {
+    with_program(V1_JS, program)
+}
+
+/// The V2 TUI plugin source for `program`.
+pub fn v2_tui_source(program: &str) -> String {
+    with_program(V2_TUI_JS, program)
+}
+
+/// The V2 plugin's package manifest.
+pub fn v2_package_json() -> String {
     format!(
-        r#"// {MANAGED_MARKER} (managed): written by signaltty; reinstalling replaces it, uninstalling removes it.
-// Reports OpenCode session events to the signaltty server that runs this pane.
-import {{ spawnSync }} from "node:child_process";
-
-const PROGRAM = {program};
-const children = new Set();
-
-function report(event, payload) {{
-  if (!process.env.SIGNALTTY_PANE) return;
-  try {{
-    spawnSync(PROGRAM, ["hook-event", "--agent", "opencode", "--event", event, "--payload-stdin"], {{
-      input: JSON.stringify(payload),
-      timeout: 8000,
-      stdio: ["pipe", "ignore", "ignore"],
-    }});
-  }} catch (_) {{
-    // Best effort: a missing server must never disturb the agent.
+        r#"{{
+  "name": "signaltty",
+  "description": "{MANAGED_MARKER} (managed): reports this pane's OpenCode state to signaltty",
+  "private": true,
+  "type": "module",
+  "exports": {{
+    "./tui": "./tui.js"
   }}
 }}
-
-export const SignalttyPlugin = async () => ({{
-  event: async ({{ event }}) => {{
-    const p = event.properties ?? {{}};
-    const session_id = p.sessionID ?? p.sessionId ?? p.session_id ?? p.info?.id;
-    if (session_id && children.has(session_id)) return;
-    switch (event.type) {{
-      case "session.created":
-        if (p.info?.parentID) {{
-          children.add(p.info.id);
-          return;
-        }}
-        report(event.type, {{ session_id }});
-        break;
-      case "session.idle":
-        report(event.type, {{ session_id }});
-        break;
-      case "session.status": {{
-        const status = p.status?.type;
-        if (status === "busy" || status === "idle") report(event.type, {{ session_id, status }});
-        break;
-      }}
-      case "session.error":
-        report(event.type, {{ session_id, error: p.error ?? null }});
-        break;
-    }}
-  }},
-}});
 "#
     )
 }
 
-fn is_ours(bytes: &[u8]) -> bool {
+/// The files of one generation, under the V1 plugin path `v1` (`…/plugins/signaltty.js`).
+fn files(generation: Generation, v1: &Path, program: &str) -> Vec<(PathBuf, String)> {
+    match generation {
+        Generation::V1 => vec![(v1.to_owned(), plugin_source(program))],
+        Generation::V2 => {
+            let dir = v1.with_extension("");
+            vec![
+                (dir.join("package.json"), v2_package_json()),
+                (dir.join("tui.js"), v2_tui_source(program)),
+            ]
+        }
+    }
+}
+
+/// The generation(s) the installed OpenCode loads: from `opencode --version` (500 ms at most),
+/// both when it cannot be told.
+pub fn detect_generations() -> Vec<Generation> {
+    match opencode_major() {
+        Some(1) => vec![Generation::V1],
+        Some(m) if m >= 2 => vec![Generation::V2],
+        _ => vec![Generation::V1, Generation::V2],
+    }
+}
+
+fn opencode_major() -> Option<u32> {
+    let mut child = Command::new("opencode")
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = Instant::now() + Duration::from_millis(500);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take()?, &mut out).ok()?;
+    parse_major(&out)
+}
+
+/// The major version in `opencode --version` output (`1.18.30`, `opencode 2.0.1`).
+pub fn parse_major(text: &str) -> Option<u32> {
+    text.split_whitespace()
+        .find_map(|w| w.trim_start_matches('v').split('.').next()?.parse().ok())
+}
+
+/// True when the file's content is ours: the marker on its first line (JS) or anywhere in a
+/// manifest.
+fn is_ours(path: &Path, bytes: &[u8]) -> bool {
+    if path.extension().is_some_and(|e| e == "json") {
+        return String::from_utf8_lossy(bytes).contains(MANAGED_MARKER);
+    }
     let first_line = bytes.split(|b| *b == b'\n').next().unwrap_or_default();
     String::from_utf8_lossy(first_line).contains(MANAGED_MARKER)
 }
 
-pub(super) fn status(path: &Path, program: &str) -> Result<HookState, InstallError> {
-    let existing = match file::read(path) {
-        Err(InstallError::Malformed { reason, .. }) => return Ok(HookState::Malformed(reason)),
-        other => other?,
-    };
-    Ok(match &existing.bytes {
-        None => HookState::NotInstalled,
-        Some(b) if b == plugin_source(program).as_bytes() => HookState::Installed,
-        Some(b) if is_ours(b) => HookState::Partial,
-        Some(_) => HookState::Malformed(
-            "a signaltty.js plugin not written by signaltty is in the way".to_owned(),
-        ),
+pub(super) fn status(
+    v1: &Path,
+    program: &str,
+    generations: &[Generation],
+) -> Result<HookState, InstallError> {
+    let (mut exact, mut ours, mut total) = (0, 0, 0);
+    for g in generations {
+        for (path, source) in files(*g, v1, program) {
+            total += 1;
+            let existing = match file::read(&path) {
+                Err(InstallError::Malformed { reason, .. }) => {
+                    return Ok(HookState::Malformed(reason));
+                }
+                other => other?,
+            };
+            match &existing.bytes {
+                None => {}
+                Some(b) if b == source.as_bytes() => exact += 1,
+                Some(b) if is_ours(&path, b) => ours += 1,
+                Some(_) => {
+                    return Ok(HookState::Malformed(format!(
+                        "{} was not written by signaltty and is in the way",
+                        path.display()
+                    )));
+                }
+            }
+        }
+    }
+    Ok(if exact == total {
+        HookState::Installed
+    } else if exact + ours == 0 {
+        HookState::NotInstalled
+    } else {
+        HookState::Partial
     })
 }
 
-pub(super) fn install(path: &Path, program: &str) -> Result<WriteOutcome, InstallError> {
-    let existing = file::read(path)?;
-    let source = plugin_source(program);
-    match &existing.bytes {
-        Some(b) if b == source.as_bytes() => return Ok(WriteOutcome::Unchanged),
-        Some(b) if !is_ours(b) => return Err(InstallError::Foreign(path.to_owned())),
-        _ => {}
+pub(super) fn install(
+    v1: &Path,
+    program: &str,
+    generations: &[Generation],
+) -> Result<WriteOutcome, InstallError> {
+    let wanted: Vec<_> = generations
+        .iter()
+        .flat_map(|g| files(*g, v1, program))
+        .collect();
+    // Refuse before writing anything: a foreign file at any of our paths stops the install.
+    let mut plan = Vec::new();
+    for (path, source) in wanted {
+        let existing = file::read(&path)?;
+        match &existing.bytes {
+            Some(b) if b == source.as_bytes() => {}
+            Some(b) if !is_ours(&path, b) => return Err(InstallError::Foreign(path)),
+            _ => plan.push((existing, source)),
+        }
     }
-    file::write_atomic(&existing, source.as_bytes())?;
+    if plan.is_empty() {
+        return Ok(WriteOutcome::Unchanged);
+    }
+    for (existing, source) in plan {
+        file::write_atomic(&existing, source.as_bytes())?;
+    }
     Ok(WriteOutcome::Changed)
 }
 
-pub(super) fn uninstall(path: &Path) -> Result<WriteOutcome, InstallError> {
-    let existing = file::read(path)?;
-    match &existing.bytes {
-        Some(b) if is_ours(b) => {
-            file::remove(&existing)?;
-            Ok(WriteOutcome::Changed)
+/// Removes every plugin file of ours (both generations) and the V2 directory it emptied.
+pub(super) fn uninstall(v1: &Path) -> Result<WriteOutcome, InstallError> {
+    let mut outcome = WriteOutcome::Unchanged;
+    for g in [Generation::V1, Generation::V2] {
+        for (path, _) in files(g, v1, "") {
+            let existing = file::read(&path)?;
+            if let Some(b) = &existing.bytes
+                && is_ours(&path, b)
+            {
+                file::remove(&existing)?;
+                outcome = WriteOutcome::Changed;
+            }
         }
-        // Absent, or the user's own file: nothing of ours to remove.
-        _ => Ok(WriteOutcome::Unchanged),
+    }
+    // Only an empty directory goes; anything the user put there keeps it.
+    let _ = std::fs::remove_dir(v1.with_extension(""));
+    Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_read_from_the_cli_output() {
+        assert_eq!(parse_major("1.18.30\n"), Some(1));
+        assert_eq!(parse_major("opencode v2.0.1"), Some(2));
+        assert_eq!(parse_major("garbage"), None);
+    }
+
+    #[test]
+    fn sources_carry_the_program_and_the_marker() {
+        let v1 = plugin_source("/opt/it's/signaltty");
+        assert!(v1.starts_with("// signaltty hook-event (managed)"));
+        assert!(v1.contains(r#"const PROGRAM = "/opt/it's/signaltty";"#));
+        assert!(!v1.contains("__SIGNALTTY"));
+        let v2 = v2_tui_source("/bin/signaltty");
+        assert!(v2.contains("export default"));
+        assert!(
+            !v2.contains("spawnSync"),
+            "reports never block the event loop"
+        );
+        assert!(v2_package_json().contains(MANAGED_MARKER));
     }
 }

@@ -251,12 +251,7 @@ impl State {
             ..HookApplied::default()
         };
         if applies {
-            let outcome = apply_hook(
-                &mut pane.state,
-                effect,
-                pane.pending_decision.is_some(),
-                now,
-            );
+            let outcome = apply_hook(&mut pane.state, effect, pane.pending_decision.as_ref(), now);
             if let Some(reason) = outcome.clear_decision
                 && let Some(d) = pane.pending_decision.take()
             {
@@ -269,13 +264,15 @@ impl State {
                     events.push(cleared_event(&old, ClearReason::Superseded));
                     applied.cleared.push((old.id, ClearReason::Superseded));
                 }
-                let decision = PendingDecision::permission_request(
+                let mut decision = PendingDecision::permission_request(
                     pane_id.clone(),
                     &ask.tool_name,
                     ask.detail.as_deref(),
                     answerable,
                     now,
                 );
+                decision.tool_use_id = effect.tool.as_ref().and_then(|t| t.use_id.clone());
+                decision.session.clone_from(&effect.session_id);
                 pane.pending_decision = Some(decision.clone());
                 events.push(Event::DecisionCreated(decision.clone()));
                 applied.created = Some(decision);

@@ -60,6 +60,7 @@ pub fn agent_to_pb(a: &AgentInfo) -> pb::AgentInfo {
             .map(|s| s.as_str().to_owned())
             .unwrap_or_default(),
         resume_argv: a.resume_argv.clone().unwrap_or_default(),
+        config_env: a.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
     }
 }
 

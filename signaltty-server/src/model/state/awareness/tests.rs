@@ -229,10 +229,8 @@ fn permission_requests_create_and_supersede_decisions() {
     assert_eq!(stop.cleared.len(), 1);
     assert_eq!(stop.cleared[0].1, ClearReason::AgentMovedOn);
     assert!(s.pending_decisions(None).is_empty());
-    assert_eq!(
-        axes(&s, &p),
-        (Lifecycle::Done, Attention::PermissionRequired)
-    );
+    // The permission went with it: done and unread, nothing left to answer.
+    assert_eq!(axes(&s, &p), (Lifecycle::Done, Attention::Unread));
 }
 
 #[test]

@@ -1,0 +1,257 @@
+//! Git inside the multiplexer: GetWorkspaceDiff and the dirty check (RefreshGit) on a
+//! generated repository of 10,000 files with 100 changed, against `git diff --numstat HEAD` and
+//! `git status --porcelain` run on the same checkout in the same rounds (interleaved; medians),
+//! and keystroke echo in another pane while diffs run back to back (the diff must stay on the
+//! blocking pool, off the one async worker that carries echoes).
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use serde_json::json;
+use signaltty_proto::v1::attach_response::Kind;
+use signaltty_proto::v1::git_service_client::GitServiceClient;
+use signaltty_proto::v1::workspace_service_client::WorkspaceServiceClient;
+use signaltty_proto::v1::{GetWorkspaceDiffRequest, RefreshGitRequest};
+
+use super::{median_ms, sh};
+use crate::report::Row;
+use crate::signaltty::{Attachment, SignalttyServer};
+use crate::units::{ms, times};
+use crate::{Bench, SectionOutput, stats};
+
+/// Files in the generated repository.
+const FILES: usize = 10_000;
+/// Files changed in its checkout.
+const CHANGED: usize = 100;
+/// Timed rounds (each: one of every measurement).
+const ROUNDS: usize = 7;
+/// Keys typed for each echo measurement.
+const KEYS: usize = 200;
+
+/// Runs the section.
+pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
+    if !bench.with_signaltty {
+        return Ok(SectionOutput {
+            rows: Vec::new(),
+            details: json!({}),
+            notes: Vec::new(),
+        });
+    }
+    let repo = bench.dir.join(bench.unique("gitrepo"));
+    eprintln!("generating a {FILES}-file repository…");
+    {
+        let repo = repo.clone();
+        tokio::task::spawn_blocking(move || generate(&repo)).await??;
+    }
+    let (server, _) =
+        SignalttyServer::start(&bench.server_bin, &bench.dir, &bench.unique("git")).await?;
+    let ws = server.create_workspace(&repo).await?;
+    let channel = signaltty_proto::connect(server.socket()).await?;
+    let mut git = GitServiceClient::new(channel.clone());
+    let mut workspaces = WorkspaceServiceClient::new(channel.clone());
+
+    let (mut diff, mut numstat, mut dirty, mut status) = (vec![], vec![], vec![], vec![]);
+    let mut listed = 0;
+    for _ in 0..ROUNDS {
+        let started = Instant::now();
+        let reply = git
+            .get_workspace_diff(GetWorkspaceDiffRequest {
+                workspace_id: ws.clone(),
+            })
+            .await
+            .context("GetWorkspaceDiff")?
+            .into_inner();
+        diff.push(started.elapsed());
+        listed = reply.files.len();
+        numstat.push(timed_git(&repo, &["diff", "--numstat", "HEAD"]).await?);
+        let started = Instant::now();
+        let reply = workspaces
+            .refresh_git(RefreshGitRequest {
+                workspace_id: ws.clone(),
+            })
+            .await
+            .context("RefreshGit")?
+            .into_inner();
+        dirty.push(started.elapsed());
+        let context = reply.git.unwrap_or_default();
+        if !context.dirty || context.dirty_unknown {
+            bail!("the dirty check said {context:?}");
+        }
+        status.push(timed_git(&repo, &["status", "--porcelain"]).await?);
+    }
+    if listed != CHANGED {
+        bail!("GetWorkspaceDiff listed {listed} files, {CHANGED} changed");
+    }
+
+    // Echo in another pane: idle, then while diffs run back to back on another connection.
+    let pane = server
+        .spawn_pane(&ws, &sh("stty raw -echo; printf READY; exec cat"))
+        .await?;
+    let (mut attachment, snapshot) = server.attach(&pane.id).await?;
+    if memchr::memmem::find(&snapshot.screen, b"READY").is_none() {
+        tokio::time::timeout(Duration::from_secs(10), attachment.until(b"READY")).await??;
+    }
+    let idle = echo(&mut attachment, KEYS).await?;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let loader = {
+        let (mut git, ws, stop) = (git.clone(), ws.clone(), stop.clone());
+        tokio::spawn(async move {
+            let mut runs = 0u32;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                git.get_workspace_diff(GetWorkspaceDiffRequest {
+                    workspace_id: ws.clone(),
+                })
+                .await?;
+                runs += 1;
+            }
+            anyhow::Ok(runs)
+        })
+    };
+    let loaded = echo(&mut attachment, KEYS).await?;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let diffs_during = loader.await??;
+
+    let (diff_ms, numstat_ms) = (median_ms(&diff), median_ms(&numstat));
+    let (dirty_ms, status_ms) = (median_ms(&dirty), median_ms(&status));
+    let p = |v: &[Duration], q: f64| stats::percentile(&stats::millis(v), q).unwrap_or(0.0);
+    let rows = vec![
+        Row::new(format!(
+            "GetWorkspaceDiff, {FILES} files / {CHANGED} changed (median)"
+        ))
+        .signaltty(ms(diff_ms))
+        .raw(format!("git diff --numstat HEAD {}", ms(numstat_ms)))
+        .ratio(format!("{} git", times(diff_ms / numstat_ms)))
+        .target("≤ git".to_owned(), Some(diff_ms <= numstat_ms)),
+        Row::new("dirty check (RefreshGit, median)")
+            .signaltty(ms(dirty_ms))
+            .raw(format!("git status --porcelain {}", ms(status_ms)))
+            .ratio(format!("{} git", times(dirty_ms / status_ms)))
+            .target("≤ git".to_owned(), Some(dirty_ms <= status_ms)),
+        Row::new(format!(
+            "echo p50/p99 while diffs run ({diffs_during} diffs)"
+        ))
+        .signaltty(format!(
+            "{} / {}",
+            ms(p(&loaded, 50.0)),
+            ms(p(&loaded, 99.0))
+        ))
+        .raw(format!(
+            "idle {} / {}",
+            ms(p(&idle, 50.0)),
+            ms(p(&idle, 99.0))
+        )),
+    ];
+    Ok(SectionOutput {
+        rows,
+        details: json!({
+            "files": FILES,
+            "changed": CHANGED,
+            "diff_ms": stats::millis(&diff),
+            "git_diff_numstat_ms": stats::millis(&numstat),
+            "dirty_ms": stats::millis(&dirty),
+            "git_status_porcelain_ms": stats::millis(&status),
+            "echo_idle_ms": stats::millis(&idle),
+            "echo_during_diffs_ms": stats::millis(&loaded),
+            "diffs_during_echo": diffs_during,
+        }),
+        notes: vec![
+            "git: GetWorkspaceDiff and RefreshGit are timed end to end over gRPC (request → \
+             answer); git is timed as a process (spawn → exit). `git diff --numstat HEAD` \
+             compares with HEAD like GetWorkspaceDiff, which also reads untracked files and \
+             pairs renames. The dirty check ignores untracked files; `git status --porcelain` \
+             walks them too."
+                .into(),
+        ],
+    })
+}
+
+/// Runs git in `repo` and times it; fails when git does.
+async fn timed_git(repo: &Path, args: &[&str]) -> anyhow::Result<Duration> {
+    let started = Instant::now();
+    let out = tokio::process::Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(args)
+        .output()
+        .await
+        .context("run git")?;
+    let took = started.elapsed();
+    if !out.status.success() {
+        bail!("git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    Ok(took)
+}
+
+/// Echo latencies of `count` keys typed one at a time into a raw `cat`.
+async fn echo(attachment: &mut Attachment, count: usize) -> anyhow::Result<Vec<Duration>> {
+    let mut latencies = Vec::with_capacity(count);
+    for i in 0..count {
+        let key = b"vwxyz"[i % 5];
+        let keystroke: Vec<u8> = if i % 60 == 59 {
+            vec![b'\r', key]
+        } else {
+            vec![key]
+        };
+        let start = Instant::now();
+        attachment.input(&keystroke).await?;
+        let wait = async {
+            loop {
+                match attachment.next().await? {
+                    Kind::Output(o) if memchr::memchr(key, &o.data).is_some() => break,
+                    Kind::Snapshot(s) if memchr::memchr(key, &s.screen).is_some() => break,
+                    _ => {}
+                }
+            }
+            anyhow::Ok(())
+        };
+        tokio::time::timeout(Duration::from_secs(10), wait).await??;
+        latencies.push(start.elapsed());
+    }
+    Ok(latencies)
+}
+
+/// `git init`, FILES files of 40 lines in 100 directories, one commit, then CHANGED files edited
+/// (two lines replaced, one added each).
+fn generate(repo: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(repo)?;
+    let git = |args: &[&str]| -> anyhow::Result<()> {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(repo)
+            .args(args)
+            .env("GIT_AUTHOR_NAME", "bench")
+            .env("GIT_AUTHOR_EMAIL", "bench@localhost")
+            .env("GIT_COMMITTER_NAME", "bench")
+            .env("GIT_COMMITTER_EMAIL", "bench@localhost")
+            .output()?;
+        if !out.status.success() {
+            bail!("git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        Ok(())
+    };
+    git(&["init", "-q", "-b", "main"])?;
+    let body = |i: usize| -> String {
+        (0..40)
+            .map(|l| format!("file {i} line {l}: some source text of a typical length\n"))
+            .collect()
+    };
+    for i in 0..FILES {
+        let dir = repo.join(format!("d{:02}", i % 100));
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(dir.join(format!("f{i}.txt")), body(i))?;
+    }
+    git(&["add", "-A"])?;
+    git(&["commit", "-q", "-m", "generated"])?;
+    for i in (0..FILES).step_by(FILES / CHANGED) {
+        let text = body(i)
+            .replace("line 10:", "LINE 10:")
+            .replace("line 30:", "LINE 30:")
+            + "an added line\n";
+        std::fs::write(repo.join(format!("d{:02}/f{i}.txt", i % 100)), text)?;
+    }
+    // Let the index's stat data settle as after a normal edit session: one `git status` (git's
+    // own runs would refresh it anyway).
+    git(&["status", "--porcelain"])?;
+    Ok(())
+}

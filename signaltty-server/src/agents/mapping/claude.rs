@@ -1,0 +1,214 @@
+//! Claude Code and Codex hooks (they share event names and payload shapes).
+//!
+//! | event | lifecycle / attention | notes |
+//! |---|---|---|
+//! | SessionStart | idle | `source: compact` (a restart mid-turn) changes nothing |
+//! | UserPromptSubmit | working / none | settles anything pending |
+//! | PermissionRequest | blocked / permission_required | a permission ask: raced by Claude's main session, awaited first by Codex and by Claude's sub-agents (`agent_id` in the payload) |
+//! | PreToolUse | – | settles a request about another tool call |
+//! | PostToolUse, PostToolUseFailure | – | settle a request about the same tool call |
+//! | PermissionDenied (claude) | – | the request was refused without a prompt: settled |
+//! | Notification (claude) | by `notification_type`: `permission_prompt` → blocked / permission_required; `elicitation_dialog` → blocked / input_required; `elicitation_complete`, `elicitation_response` settle it; `idle_prompt`, `auth_success`, `agent_completed` and unknown types change nothing | |
+//! | Elicitation (claude) | blocked / input_required | an MCP server asks the user |
+//! | ElicitationResult (claude) | – | settles it |
+//! | Stop, `agent-turn-complete` (codex `notify`) | done / unread | |
+//! | StopFailure (claude) | failed / error | the turn ended on an API error; its text is the message |
+//! | Interrupt (codex) | idle / none | the user pressed Esc |
+//! | SessionEnd | done / unread | only a restatement after Stop |
+//! | SubagentStart, SubagentStop, PreCompact, PostCompact and others | – | never clear a block |
+
+use serde_json::{Map, Value};
+
+use super::{
+    AskKind, HookEffect, HookError, HookNotice, Settle, ToolRef, ask, str_field, summary,
+    tool_detail,
+};
+use crate::agents::AgentKind;
+use crate::agents::payload::type_error;
+use crate::model::lifecycle::{Attention, Lifecycle};
+use crate::model::notification::{Severity, sanitize_text};
+
+pub(super) fn map(
+    kind: AgentKind,
+    event: &str,
+    obj: Option<&Map<String, Value>>,
+) -> Result<HookEffect, HookError> {
+    let is_claude = kind == AgentKind::Claude;
+    Ok(match event {
+        "SessionStart" => {
+            // A restart after compaction happens mid-turn; going idle there would be a lie.
+            if str_field(obj, "source")? == Some("compact") {
+                HookEffect::default()
+            } else {
+                HookEffect {
+                    settles: Settle::No,
+                    ..HookEffect::state(Lifecycle::Idle, None)
+                }
+            }
+        }
+        "UserPromptSubmit" => HookEffect::state(Lifecycle::Working, Some(Attention::None)),
+        "PermissionRequest" => permission_request(kind, obj)?,
+        "PreToolUse" => HookEffect::settling(Settle::OtherTool, Some(tool_ref(obj)?)),
+        "PostToolUse" | "PostToolUseFailure" => {
+            HookEffect::settling(Settle::SameTool, Some(tool_ref(obj)?))
+        }
+        "PermissionDenied" if is_claude => {
+            HookEffect::settling(Settle::SameTool, Some(tool_ref(obj)?))
+        }
+        "Notification" if is_claude => notification(obj)?,
+        "Elicitation" if is_claude => {
+            let mut e = HookEffect::state(Lifecycle::Blocked, Some(Attention::InputRequired));
+            e.settles = Settle::No;
+            e.message = match str_field(obj, "mcp_server_name")? {
+                Some(server) => summary(&format!("{server} asks for input")),
+                None => Some("An MCP server asks for input".to_owned()),
+            };
+            e
+        }
+        "ElicitationResult" if is_claude => HookEffect::settling(Settle::Any, None),
+        "Stop" => {
+            let mut e = HookEffect::state(Lifecycle::Done, Some(Attention::Unread));
+            e.message = str_field(obj, "last_assistant_message")?.and_then(summary);
+            e
+        }
+        "StopFailure" if is_claude => {
+            let mut e = HookEffect::state(Lifecycle::Failed, Some(Attention::Error));
+            let text = stop_failure_text(obj)?;
+            e.message = summary(&text);
+            e.notice = Some(HookNotice {
+                title: "Claude stopped on an error".to_owned(),
+                body: text,
+                severity: Severity::Error,
+            });
+            e
+        }
+        "Interrupt" if !is_claude => {
+            let mut e = HookEffect::state(Lifecycle::Idle, Some(Attention::None));
+            e.message = Some("interrupted".to_owned());
+            e
+        }
+        // Codex's legacy `notify` program: the event is the payload's `type`.
+        "agent-turn-complete" if !is_claude => turn_complete(obj)?,
+        "notify" if !is_claude => match str_field(obj, "type")? {
+            Some("agent-turn-complete") => turn_complete(obj)?,
+            _ => HookEffect::default(),
+        },
+        "SessionEnd" => {
+            let mut e = HookEffect::state(Lifecycle::Done, Some(Attention::Unread));
+            e.skip_if_finished = true;
+            e.message = Some(
+                match str_field(obj, "reason")?.map(|r| sanitize_text(r, 80)) {
+                    Some(r) if !r.is_empty() => format!("session ended ({r})"),
+                    _ => "session ended".to_owned(),
+                },
+            );
+            e
+        }
+        // SubagentStart, SubagentStop, PreCompact, PostCompact and anything new: no change, and
+        // in particular a blocked pane stays blocked.
+        _ => HookEffect::default(),
+    })
+}
+
+fn turn_complete(obj: Option<&Map<String, Value>>) -> Result<HookEffect, HookError> {
+    let mut e = HookEffect::state(Lifecycle::Done, Some(Attention::Unread));
+    e.message = str_field(obj, "last-assistant-message")?.and_then(summary);
+    Ok(e)
+}
+
+fn permission_request(
+    kind: AgentKind,
+    obj: Option<&Map<String, Value>>,
+) -> Result<HookEffect, HookError> {
+    let tool = str_field(obj, "tool_name")?.map(|t| sanitize_text(t, 200));
+    let Some(tool_name) = tool.filter(|t| !t.is_empty()) else {
+        let mut e = HookEffect::state(Lifecycle::Blocked, Some(Attention::PermissionRequired));
+        e.settles = Settle::No;
+        return Ok(e);
+    };
+    let detail = tool_detail(obj.and_then(|o| o.get("tool_input")));
+    // Claude's main session shows its dialog while the hook runs; a sub-agent (its hooks carry
+    // `agent_id`) and Codex wait for the hook before showing anything.
+    let sub_agent = str_field(obj, "agent_id")?.is_some_and(|a| !a.is_empty());
+    let (agent, ask_kind) = match kind {
+        AgentKind::Claude if !sub_agent => ("Claude", AskKind::Raced),
+        AgentKind::Claude => ("Claude", AskKind::AwaitedFirst),
+        _ => ("Codex", AskKind::AwaitedFirst),
+    };
+    let mut e = ask(agent, tool_name, detail, ask_kind);
+    e.tool = Some(tool_ref(obj)?);
+    Ok(e)
+}
+
+/// Claude's Notification, by `notification_type`. Older versions send no type; their permission
+/// text says "permission".
+fn notification(obj: Option<&Map<String, Value>>) -> Result<HookEffect, HookError> {
+    let message = str_field(obj, "message")?;
+    let kind = match str_field(obj, "notification_type")? {
+        Some(t) => t.to_owned(),
+        None if message.is_some_and(|m| m.to_ascii_lowercase().contains("permission")) => {
+            "permission_prompt".to_owned()
+        }
+        None => String::new(),
+    };
+    let mut e = match kind.as_str() {
+        "permission_prompt" => {
+            HookEffect::state(Lifecycle::Blocked, Some(Attention::PermissionRequired))
+        }
+        "elicitation_dialog" => {
+            HookEffect::state(Lifecycle::Blocked, Some(Attention::InputRequired))
+        }
+        // The dialog was answered: whatever it asked is settled.
+        "elicitation_complete" | "elicitation_response" => {
+            return Ok(HookEffect::settling(Settle::Any, None));
+        }
+        // `idle_prompt` comes ~60 s after the turn ended: the pane already says done, and
+        // nothing new is asked. `auth_success`, `agent_completed` and types we do not know are
+        // information only.
+        _ => return Ok(HookEffect::default()),
+    };
+    e.settles = Settle::No;
+    e.message = message.and_then(summary);
+    Ok(e)
+}
+
+/// The text of a StopFailure: the error details, else the error type, else a generic line.
+fn stop_failure_text(obj: Option<&Map<String, Value>>) -> Result<String, HookError> {
+    for key in ["error_details", "error_message", "message"] {
+        if let Some(t) = str_field(obj, key)?.filter(|t| !t.trim().is_empty()) {
+            let kind = error_kind(obj)?;
+            return Ok(match kind {
+                Some(k) => format!("{k}: {t}"),
+                None => t.to_owned(),
+            });
+        }
+    }
+    Ok(error_kind(obj)?.map_or_else(
+        || "the turn ended on an API error".to_owned(),
+        |k| format!("the turn ended on an API error ({k})"),
+    ))
+}
+
+/// `error` as a string, or an object's `type`/`message`.
+fn error_kind(obj: Option<&Map<String, Value>>) -> Result<Option<String>, HookError> {
+    match obj.and_then(|o| o.get("error")) {
+        None | Some(Value::Null) => Ok(str_field(obj, "error_type")?.map(str::to_owned)),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(Value::Object(m)) => Ok(str_field(Some(m), "type")?
+            .or(str_field(Some(m), "message")?)
+            .map(str::to_owned)),
+        Some(_) => Err(type_error("error", "a string or an object")),
+    }
+}
+
+/// The tool call a payload names: `tool_name` and `tool_use_id`.
+pub(super) fn tool_ref(obj: Option<&Map<String, Value>>) -> Result<ToolRef, HookError> {
+    Ok(ToolRef {
+        name: str_field(obj, "tool_name")?
+            .map(|t| sanitize_text(t, 200))
+            .filter(|t| !t.is_empty()),
+        use_id: str_field(obj, "tool_use_id")?
+            .filter(|t| !t.is_empty())
+            .map(|t| t.chars().take(200).collect()),
+    })
+}

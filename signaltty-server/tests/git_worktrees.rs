@@ -1,0 +1,305 @@
+//! GitService worktrees against real repositories: list (with the workspaces on each), create
+//! (new and existing branch, default sibling path), open (reusing an open workspace), and remove
+//! with each of its refusals; closing a workspace keeps its checkout and branch.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod clients;
+mod common;
+
+use common::repo::Repo;
+use common::{TestServer, assert_error};
+use signaltty_proto::v1 as pb;
+use tonic::Code;
+
+async fn list(srv: &TestServer, ws: &str) -> Vec<pb::Worktree> {
+    srv.git()
+        .list_worktrees(pb::ListWorktreesRequest {
+            workspace_id: ws.into(),
+        })
+        .await
+        .expect("ListWorktrees")
+        .into_inner()
+        .worktrees
+}
+
+async fn create(
+    srv: &TestServer,
+    ws: &str,
+    path: &str,
+    branch: &str,
+) -> pb::CreateWorktreeResponse {
+    srv.git()
+        .create_worktree(pb::CreateWorktreeRequest {
+            workspace_id: ws.into(),
+            path: path.into(),
+            branch: branch.into(),
+            ..Default::default()
+        })
+        .await
+        .expect("CreateWorktree")
+        .into_inner()
+}
+
+async fn remove(
+    srv: &TestServer,
+    ws: &str,
+    path: &str,
+) -> Result<tonic::Response<pb::RemoveWorktreeResponse>, tonic::Status> {
+    srv.git()
+        .remove_worktree(pb::RemoveWorktreeRequest {
+            workspace_id: ws.into(),
+            path: path.into(),
+        })
+        .await
+}
+
+async fn close(srv: &TestServer, ws: &str) {
+    srv.workspaces()
+        .close_workspace(pb::CloseWorkspaceRequest {
+            workspace_id: ws.into(),
+        })
+        .await
+        .expect("close");
+}
+
+fn repo_with_commit(srv: &TestServer) -> Repo {
+    let repo = Repo::init(&srv.dir_path().join("proj"));
+    repo.write("a.txt", "a\n");
+    repo.commit_all("init");
+    repo
+}
+
+#[tokio::test]
+async fn create_list_open_close_and_remove_a_worktree() {
+    let srv = TestServer::start().await;
+    let repo = repo_with_commit(&srv);
+    let main_ws = repo.workspace(&srv).await;
+    let mut events = srv.subscribe(&[pb::EventKind::Git]).await;
+
+    let trees = list(&srv, &main_ws.id).await;
+    assert_eq!(trees.len(), 1);
+    assert!(trees[0].is_main);
+    assert_eq!(trees[0].branch, "main");
+    assert_eq!(trees[0].workspace_ids, std::slice::from_ref(&main_ws.id));
+
+    // A new branch at the default path: `<repo>-worktrees/<branch>` with `/` as `-`.
+    let created = create(&srv, &main_ws.id, "", "agent/one").await;
+    assert!(created.created_branch);
+    let expected = srv.dir_path().join("proj-worktrees/agent-one");
+    let expected = std::fs::canonicalize(expected).unwrap();
+    let tree = created.worktree.unwrap();
+    assert_eq!(tree.path, expected.display().to_string());
+    assert_eq!(tree.branch, "agent/one");
+    assert!(!tree.is_main);
+    let ws = created.workspace.unwrap();
+    assert_eq!(ws.cwd, tree.path);
+    assert_eq!(ws.name, "agent/one");
+    assert_eq!(ws.git.as_ref().unwrap().branch, "agent/one");
+    assert_eq!(tree.workspace_ids, std::slice::from_ref(&ws.id));
+    loop {
+        let msg = common::next(&mut events).await;
+        if let Some(pb::subscribe_response::Kind::Event(e)) = msg.kind
+            && let Some(pb::event::Kind::WorktreeChanged(w)) = e.kind
+        {
+            assert_eq!(w.repo_root, repo.path.display().to_string());
+            break;
+        }
+    }
+
+    // Listed from git, main first, each with its workspaces.
+    let trees = list(&srv, &ws.id).await;
+    assert_eq!(trees.len(), 2);
+    assert!(trees[0].is_main);
+    assert_eq!(trees[0].workspace_ids, std::slice::from_ref(&main_ws.id));
+    assert_eq!(trees[1].workspace_ids, std::slice::from_ref(&ws.id));
+    assert!(repo.git(&["worktree", "list"]).contains("agent-one"));
+
+    // Opening reuses the open workspace.
+    let opened = srv
+        .git()
+        .open_worktree(pb::OpenWorktreeRequest {
+            workspace_id: main_ws.id.clone(),
+            path: tree.path.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(opened.reused);
+    assert_eq!(opened.workspace.unwrap().id, ws.id);
+
+    // Closing keeps the checkout and the branch; opening again makes a new workspace.
+    close(&srv, &ws.id).await;
+    assert!(expected.join("a.txt").exists());
+    assert!(
+        repo.git(&["branch", "--list", "agent/one"])
+            .contains("agent/one")
+    );
+    let opened = srv
+        .git()
+        .open_worktree(pb::OpenWorktreeRequest {
+            workspace_id: main_ws.id.clone(),
+            path: tree.path.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!opened.reused);
+    let reopened = opened.workspace.unwrap();
+    assert_eq!(reopened.cwd, tree.path);
+    close(&srv, &reopened.id).await;
+
+    // Removal: the checkout goes, the branch stays.
+    remove(&srv, &main_ws.id, &tree.path).await.expect("remove");
+    assert!(!expected.exists());
+    assert!(
+        repo.git(&["branch", "--list", "agent/one"])
+            .contains("agent/one")
+    );
+    assert_eq!(list(&srv, &main_ws.id).await.len(), 1);
+}
+
+#[tokio::test]
+async fn an_existing_branch_is_checked_out_and_a_busy_one_refused() {
+    let srv = TestServer::start().await;
+    let repo = repo_with_commit(&srv);
+    repo.git(&["branch", "existing"]);
+    let ws = repo.workspace(&srv).await;
+    let path = srv.dir_path().join("elsewhere/ex");
+    let created = create(&srv, &ws.id, path.to_str().unwrap(), "existing").await;
+    assert!(!created.created_branch);
+    assert_eq!(created.worktree.unwrap().branch, "existing");
+    // `main` is checked out in the main checkout: git refuses, and says why.
+    let other = srv.dir_path().join("elsewhere/m");
+    assert_error(
+        srv.git()
+            .create_worktree(pb::CreateWorktreeRequest {
+                workspace_id: ws.id.clone(),
+                path: other.display().to_string(),
+                branch: "main".into(),
+                ..Default::default()
+            })
+            .await,
+        Code::FailedPrecondition,
+        "GIT_FAILED",
+    );
+    assert!(!other.exists());
+    // Bad requests change nothing.
+    for (path, branch) in [("relative/path", "b1"), ("", ""), ("", "-rf")] {
+        assert_error(
+            srv.git()
+                .create_worktree(pb::CreateWorktreeRequest {
+                    workspace_id: ws.id.clone(),
+                    path: path.into(),
+                    branch: branch.into(),
+                    ..Default::default()
+                })
+                .await,
+            Code::InvalidArgument,
+            "BAD_PARAMS",
+        );
+    }
+    // An existing path is refused before git runs.
+    assert_error(
+        srv.git()
+            .create_worktree(pb::CreateWorktreeRequest {
+                workspace_id: ws.id.clone(),
+                path: repo.path.display().to_string(),
+                branch: "b2".into(),
+                ..Default::default()
+            })
+            .await,
+        Code::InvalidArgument,
+        "BAD_PARAMS",
+    );
+    assert!(!repo.git(&["branch", "--list", "b2"]).contains("b2"));
+}
+
+#[tokio::test]
+async fn removal_refuses_main_in_use_dirty_and_locked_checkouts() {
+    let srv = TestServer::start().await;
+    let repo = repo_with_commit(&srv);
+    let main_ws = repo.workspace(&srv).await;
+    let created = create(&srv, &main_ws.id, "", "work").await;
+    let tree = created.worktree.unwrap();
+    let ws = created.workspace.unwrap();
+    let path = tree.path.clone();
+
+    assert_error(
+        remove(&srv, &main_ws.id, &repo.path.display().to_string()).await,
+        Code::FailedPrecondition,
+        "WORKTREE_IS_MAIN",
+    );
+    assert_error(
+        remove(&srv, &main_ws.id, &path).await,
+        Code::FailedPrecondition,
+        "WORKTREE_IN_USE",
+    );
+    close(&srv, &ws.id).await;
+
+    // A live pane running there (from another workspace) also holds it.
+    let pane = srv
+        .panes()
+        .spawn_pane(pb::SpawnPaneRequest {
+            workspace_id: main_ws.id.clone(),
+            argv: vec!["sleep".into(), "60".into()],
+            cwd: path.clone(),
+            cols: 80,
+            rows: 24,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .pane
+        .unwrap();
+    assert_error(
+        remove(&srv, &main_ws.id, &path).await,
+        Code::FailedPrecondition,
+        "WORKTREE_IN_USE",
+    );
+    srv.panes()
+        .close_pane(pb::ClosePaneRequest {
+            pane_id: pane.id.clone(),
+        })
+        .await
+        .unwrap();
+
+    // Untracked files count as dirty: git would lose them.
+    std::fs::write(std::path::Path::new(&path).join("notes.txt"), "wip\n").unwrap();
+    assert_error(
+        remove(&srv, &main_ws.id, &path).await,
+        Code::FailedPrecondition,
+        "WORKTREE_DIRTY",
+    );
+    std::fs::remove_file(std::path::Path::new(&path).join("notes.txt")).unwrap();
+    std::fs::write(std::path::Path::new(&path).join("a.txt"), "edited\n").unwrap();
+    assert_error(
+        remove(&srv, &main_ws.id, &path).await,
+        Code::FailedPrecondition,
+        "WORKTREE_DIRTY",
+    );
+    std::fs::write(std::path::Path::new(&path).join("a.txt"), "a\n").unwrap();
+
+    repo.git(&["worktree", "lock", "--reason", "agent running", &path]);
+    let locked = list(&srv, &main_ws.id).await;
+    assert!(locked[1].locked);
+    assert_eq!(locked[1].lock_reason, "agent running");
+    assert_error(
+        remove(&srv, &main_ws.id, &path).await,
+        Code::FailedPrecondition,
+        "WORKTREE_LOCKED",
+    );
+    repo.git(&["worktree", "unlock", &path]);
+
+    // Unknown paths are a bad request, not a removal.
+    assert_error(
+        remove(&srv, &main_ws.id, "/nowhere/at/all").await,
+        Code::InvalidArgument,
+        "BAD_PARAMS",
+    );
+    remove(&srv, &main_ws.id, &path)
+        .await
+        .expect("clean, unlocked, unused: removed");
+    assert!(repo.git(&["branch", "--list", "work"]).contains("work"));
+}
