@@ -49,7 +49,7 @@ pub enum Section {
 
 impl Section {
     /// Every section, in the order a run takes them (cheap ones first).
-    pub const ALL: [Section; 6] = [
+    pub const ALL: [Section; 7] = [
         Self::Startup,
         Self::Echo,
         Self::Panes,
