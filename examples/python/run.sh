@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs the Python example against a real server: a venv with pinned grpcio, stubs generated from
 # proto/ (grpcio-tools bundles protoc), a server on a private temp socket. Exit 0 = it worked.
-# Needs target/debug/signaltty-server (cargo build -p signaltty-server).
+# The server binary: see ../find-server.sh (build it first: cargo build -p signaltty-server).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
+server="$("$here/../find-server.sh")"
 venv="$root/.venv"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"
@@ -16,9 +17,11 @@ trap cleanup EXIT
 mkdir -p "$tmp/gen" "$tmp/ws"
 "$venv/bin/python" -m grpc_tools.protoc -I "$root/proto" --python_out="$tmp/gen" \
   --grpc_python_out="$tmp/gen" "$root"/proto/signaltty/v1/*.proto
-"$root/target/debug/signaltty-server" --socket "$tmp/s.sock" --state-dir "$tmp/state" \
-  --log-file "$tmp/server.log" &
+# A private config location: the user's own config file must not change the example's server.
+XDG_CONFIG_HOME="$tmp/config" SIGNALTTY_CONFIG="" \
+  "$server" --socket "$tmp/s.sock" --state-dir "$tmp/state" --log-file "$tmp/server.log" &
 server_pid=$!
 for _ in $(seq 1 200); do [ -S "$tmp/s.sock" ] && break; sleep 0.05; done
-PYTHONPATH="$tmp/gen" "$venv/bin/python" "$here/client.py" "$tmp/s.sock" "$tmp/ws"
+printf 'hello from python\nsecond line\n' |
+  PYTHONPATH="$tmp/gen" "$venv/bin/python" "$here/client.py" "$tmp/s.sock" "$tmp/ws"
 echo "python example: ok"

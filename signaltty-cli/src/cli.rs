@@ -10,7 +10,7 @@ use crate::cmd::{self, Ctx};
 use crate::error::CliResult;
 use crate::output::{Format, Output};
 
-/// signaltty: a terminal multiplexer server for AI coding agents and shells.
+/// A terminal multiplexer server for AI coding agents and shells.
 ///
 /// Any command except `server stop`, `server status` and `hook-event` starts the server in the
 /// background when none answers on the socket.
@@ -43,8 +43,11 @@ pub enum Command {
     Pane(cmd::pane::PaneArgs),
     /// Follow the server's event stream.
     Events(cmd::events::EventsArgs),
-    /// Open a workspace for a directory with one pane, and attach to it.
+    /// Open a workspace for a directory with one pane, and attach to it (reuses the
+    /// directory's open workspace unless --new).
     New(cmd::new::NewArgs),
+    /// List workspaces, their tabs and panes as a tree, with status.
+    Ls(cmd::ls::LsArgs),
     /// Attach this terminal to a pane (detach with Ctrl-\).
     ///
     /// The terminal goes raw and shows the pane; what you type goes to the pane. Press the
@@ -67,6 +70,12 @@ pub enum Command {
     Decision(cmd::decision::DecisionArgs),
     /// Install, remove or check signaltty's hooks in the agents' configuration.
     Integration(cmd::integration::IntegrationArgs),
+    /// Check the config file (`$XDG_CONFIG_HOME/signaltty/config.toml`).
+    Config(cmd::config::ConfigArgs),
+    /// Print a shell completion script (e.g. `signaltty completions bash > ~/.local/share/bash-completion/completions/signaltty`).
+    Completions(cmd::completions::CompletionsArgs),
+    /// Print the man page, or write one page per command with --dir.
+    Man(cmd::completions::ManArgs),
     /// Git worktrees of a workspace's repository: one checkout per agent.
     #[command(visible_alias = "wt")]
     Worktree(cmd::worktree::WorktreeArgs),
@@ -91,6 +100,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Pane(args) => cmd::pane::cmd_pane(&ctx, args).await,
         Command::Events(args) => cmd::events::cmd_events(&ctx, args).await,
         Command::New(args) => cmd::new::cmd_new(&ctx, args).await,
+        Command::Ls(args) => cmd::ls::cmd_ls(&ctx, args).await,
         Command::Attach(args) => cmd::attach::cmd_attach(&ctx, args).await,
         Command::HookEvent(args) => cmd::hook_event::cmd_hook_event(&ctx, args).await,
         Command::Notify(args) => cmd::notify::cmd_notify(&ctx, args).await,
@@ -99,6 +109,9 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::NextUnread(args) => cmd::notify::cmd_next_unread(&ctx, args).await,
         Command::Decision(args) => cmd::decision::cmd_decision(&ctx, args).await,
         Command::Integration(args) => cmd::integration::cmd_integration(&ctx, args).await,
+        Command::Config(args) => cmd::config::cmd_config(&ctx, args).await,
+        Command::Completions(args) => cmd::completions::cmd_completions(&ctx, args),
+        Command::Man(args) => cmd::completions::cmd_man(&ctx, args),
         Command::Worktree(args) => cmd::worktree::cmd_worktree(&ctx, args).await,
         Command::Diff(args) => cmd::diff::cmd_diff(&ctx, args).await,
     }

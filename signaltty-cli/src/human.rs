@@ -79,8 +79,17 @@ pub fn tab_details(t: &pb::Tab) -> String {
 
 /// A table of panes with their status and the two state axes.
 pub fn pane_table(panes: &[pb::Pane]) -> String {
+    pane_table_with_workspaces(panes, &std::collections::HashMap::new())
+}
+
+/// Panes as a table with their workspace's name (`workspaces`: id → name; the id when absent).
+pub fn pane_table_with_workspaces(
+    panes: &[pb::Pane],
+    workspaces: &std::collections::HashMap<String, String>,
+) -> String {
     let mut table = Table::new(&[
         "ID",
+        "WORKSPACE",
         "TAB",
         "TITLE",
         "STATUS",
@@ -89,11 +98,17 @@ pub fn pane_table(panes: &[pb::Pane]) -> String {
         "SINCE",
         "MESSAGE",
     ])
-    .max_width(2, 24)
-    .max_width(7, 40);
+    .max_width(1, 24)
+    .max_width(3, 24)
+    .max_width(8, 40);
     for p in panes {
+        let workspace = workspaces
+            .get(&p.workspace_id)
+            .cloned()
+            .unwrap_or_else(|| p.workspace_id.clone());
         table.row([
             p.id.clone(),
+            workspace,
             p.tab_id.clone(),
             p.title.clone(),
             status(p),
@@ -108,6 +123,11 @@ pub fn pane_table(panes: &[pb::Pane]) -> String {
 
 /// One pane's details, with its agent and pending decision.
 pub fn pane_details(p: &pb::Pane) -> String {
+    pane_details_with(p, None)
+}
+
+/// One pane's details, with its cursor and modes when known (`(row, col)`, mode names).
+pub fn pane_details_with(p: &pb::Pane, screen: Option<((u16, u16), &[&str])>) -> String {
     let mut pairs = vec![
         ("id", p.id.clone()),
         ("workspace", p.workspace_id.clone()),
@@ -146,6 +166,17 @@ pub fn pane_details(p: &pb::Pane) -> String {
     }
     if let Some(d) = &p.pending_decision {
         pairs.push(("decision", decision_summary(d)));
+    }
+    if let Some(((row, col), modes)) = screen {
+        pairs.push(("cursor", format!("row {row}, column {col} (from 0)")));
+        pairs.push((
+            "modes",
+            if modes.is_empty() {
+                "-".to_owned()
+            } else {
+                modes.join(" ")
+            },
+        ));
     }
     key_values(&pairs)
 }

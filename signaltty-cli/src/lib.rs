@@ -12,6 +12,7 @@ pub mod cmd;
 pub mod error;
 pub mod human;
 pub mod output;
+pub mod resolve;
 pub mod table;
 
 use std::process::ExitCode;

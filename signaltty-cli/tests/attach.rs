@@ -68,6 +68,10 @@ struct Attached {
 }
 
 fn attach(env: &TestEnv, pane: &str) -> Attached {
+    attach_with(env, &["attach", pane])
+}
+
+fn attach_with(env: &TestEnv, args: &[&str]) -> Attached {
     let size = Winsize {
         ws_row: 24,
         ws_col: 80,
@@ -77,7 +81,7 @@ fn attach(env: &TestEnv, pane: &str) -> Attached {
     let OpenptyResult { master, slave } = openpty(Some(&size), None).expect("openpty");
     let slave_io = |fd: &OwnedFd| Stdio::from(fd.try_clone().expect("dup slave"));
     let child = env
-        .command(&["attach", pane])
+        .command(args)
         .stdin(slave_io(&slave))
         .stdout(slave_io(&slave))
         .stderr(slave_io(&slave))
@@ -165,4 +169,32 @@ fn losing_the_server_restores_the_terminal_and_exits_3() {
         cooked(&a.slave),
         "the terminal is restored when the server goes away"
     );
+}
+
+#[test]
+fn attach_takes_a_short_id_and_without_one_reattaches_to_the_last_pane() {
+    let env = TestEnv::new();
+    let pane = cat_pane(&env);
+    let short = &pane["pane_".len().."pane_".len() + 6];
+    let mut a = attach_with(&env, &["attach", short]);
+    a.master_writer.write_all(b"first\r").expect("type");
+    a.screen.wait_for("first", 2, Duration::from_secs(10));
+    a.master_writer.write_all(&[0x1c]).expect("detach key");
+    assert_eq!(wait_exit(&mut a.child, Duration::from_secs(10)), Some(0));
+    // The detach says which pane and how to come back.
+    a.screen.wait_for(
+        &format!("[detached] {pane} keeps running; come back with: signaltty attach"),
+        1,
+        Duration::from_secs(5),
+    );
+    // Another pane used meanwhile does not change what `attach` alone comes back to.
+    let ws = env.workspace("other");
+    env.json(&["pane", "spawn", &ws, "--", "sleep", "600"]);
+    let mut b = attach_with(&env, &["attach"]);
+    b.master_writer.write_all(b"second\r").expect("type");
+    b.screen.wait_for("second", 2, Duration::from_secs(10));
+    b.master_writer.write_all(&[0x1c]).expect("detach key");
+    assert_eq!(wait_exit(&mut b.child, Duration::from_secs(10)), Some(0));
+    b.screen
+        .wait_for(&format!("[detached] {pane}"), 1, Duration::from_secs(5));
 }

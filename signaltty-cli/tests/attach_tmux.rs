@@ -221,3 +221,25 @@ exec cat"#;
     );
     assert_eq!(tmux.title(), "outer", "the pane's title stayed");
 }
+
+#[test]
+fn the_config_files_detach_key_detaches() {
+    if tmux_missing() {
+        return;
+    }
+    let env = TestEnv::new();
+    // The tmux shell has only HOME, so the config file is $HOME/.config/signaltty/config.toml.
+    let dir = env.home.join(".config/signaltty");
+    std::fs::create_dir_all(&dir).expect("config dir");
+    std::fs::write(dir.join("config.toml"), "[attach]\ndetach_key = \"C-a\"\n").expect("config");
+    let ws = env.workspace("detach-key");
+    let pane_id = spawned(&env, &ws, &["cat"]);
+    let tmux = tmux_with_shell(&env);
+    type_attach(&env, &tmux, &pane_id);
+    tmux.cmd(&["send-keys", "-t", "t", "-l", "typed"]);
+    tmux.cmd(&["send-keys", "-t", "t", "Enter"]);
+    tmux.wait_screen("cat's echo", |s| s.matches("typed").count() >= 2);
+    // Ctrl-\ is now an ordinary key for the pane; Ctrl-A detaches.
+    tmux.cmd(&["send-keys", "-t", "t", "C-a"]);
+    tmux.wait_screen("detach message", |s| s.contains("[detached]"));
+}

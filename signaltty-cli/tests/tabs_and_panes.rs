@@ -259,7 +259,8 @@ fn new_without_a_terminal_prints_the_pane_id() {
     ]);
     assert_eq!(ws["workspace"]["name"], "proj");
 
-    let made = env.json(&["new", "--detach"]);
+    // `--new`: a fresh workspace even though this directory has one.
+    let made = env.json(&["new", "--new", "--detach"]);
     assert_eq!(
         made["pane"]["argv"],
         json!(["/bin/sh"]),

@@ -1,4 +1,4 @@
-//! The server's command line. Three optional flags, read by hand: the server is started by the
+//! The server's command line. Four optional flags, read by hand: the server is started by the
 //! CLI (or a test, or a service manager) with a fixed set of flags, and a parser library's code
 //! would be ~170 KiB of the server's resident memory for that (clap stays in the CLI, whose
 //! command line is large and user-facing).
@@ -24,13 +24,15 @@ pub struct Args {
     pub state_dir: Option<PathBuf>,
     /// `--log-file PATH`: log here instead of stderr.
     pub log_file: Option<PathBuf>,
+    /// `--config PATH`: the user config file (must exist when given).
+    pub config: Option<PathBuf>,
 }
 
 /// Usage text for `--help` and errors.
 pub const USAGE: &str = "\
 The signaltty server: owns every PTY and serves the gRPC API on a Unix socket.
 
-Usage: signaltty-server [--socket PATH] [--state-dir DIR] [--log-file PATH]
+Usage: signaltty-server [--socket PATH] [--state-dir DIR] [--log-file PATH] [--config PATH]
 
 Options:
   --socket PATH     Unix socket to listen on [default: $SIGNALTTY_SOCKET, else
@@ -38,6 +40,10 @@ Options:
   --state-dir DIR   Directory for the snapshot, tails and logs [default: $XDG_STATE_HOME/signaltty]
   --log-file PATH   Log to this file instead of stderr [default: stderr when it is a terminal,
                     else <state-dir>/server.log]
+  --config PATH     The config file [default: $SIGNALTTY_CONFIG, else
+                    $XDG_CONFIG_HOME/signaltty/config.toml, else ~/.config/signaltty/config.toml;
+                    a missing default file means the defaults]. A file with mistakes stops the
+                    start with every mistake listed (check one with `signaltty config check`)
   -h, --help        Print this help
   -V, --version     Print the version
 
@@ -66,6 +72,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocation, Str
             "--socket" => &mut parsed.socket,
             "--state-dir" => &mut parsed.state_dir,
             "--log-file" => &mut parsed.log_file,
+            "--config" => &mut parsed.config,
             _ => return Err(format!("unexpected argument {text:?}")),
         };
         if slot.is_some() {
@@ -95,11 +102,19 @@ mod tests {
     fn flags_with_separate_or_inline_values() {
         assert_eq!(run(&[]), Ok(Invocation::Run(Args::default())));
         assert_eq!(
-            run(&["--socket", "/s", "--state-dir=/d", "--log-file", "/l"]),
+            run(&[
+                "--socket",
+                "/s",
+                "--state-dir=/d",
+                "--log-file",
+                "/l",
+                "--config=/c"
+            ]),
             Ok(Invocation::Run(Args {
                 socket: Some("/s".into()),
                 state_dir: Some("/d".into()),
                 log_file: Some("/l".into()),
+                config: Some("/c".into()),
             }))
         );
     }

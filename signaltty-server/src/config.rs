@@ -1,4 +1,5 @@
-//! Server configuration: paths and limits. Built from the command line and environment by the
+//! Server configuration: paths and limits. Built from the command line, the environment and
+//! the user's config file (`signaltty_config`, applied with [`Config::apply_user`]) by the
 //! binary, or directly by tests.
 
 use std::path::PathBuf;
@@ -42,6 +43,11 @@ pub struct Config {
     /// A connection whose peer does not answer a ping within this is closed
     /// (`server.keepalive_timeout_secs`).
     pub keepalive_timeout: Duration,
+    /// The program a pane runs when no command is given; `None` = `$SHELL`, else `/bin/sh`.
+    pub default_shell: Option<String>,
+    /// The user's config file as read at start. The limits above are already applied from it;
+    /// the rest (`[agents.*]` hook waiting, `[policy]`) is kept here for the parts that use it.
+    pub user: signaltty_config::Config,
     /// How long the dirty check of a workspace's git context may take before it reports
     /// "unknown" (a very large checkout must not hold a refresh, or the blocking pool, long).
     pub git_dirty_deadline: Duration,
@@ -127,10 +133,50 @@ impl Config {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             keepalive_interval: Duration::from_secs(60),
             keepalive_timeout: Duration::from_secs(20),
+            default_shell: None,
+            user: signaltty_config::Config::default(),
             git_dirty_deadline: Duration::from_secs(2),
             git_diff_deadline: Duration::from_secs(30),
             answer_policy: AnswerPolicy::default(),
         }
+    }
+
+    /// Applies the `[server]` keys the user's config file sets and keeps the whole file.
+    pub fn apply_user(&mut self, user: signaltty_config::Config) {
+        let server = &user.server;
+        if let Some(lines) = server.scrollback_lines {
+            self.scrollback_lines = lines;
+        }
+        if let Some(bytes) = server.scrollback_bytes {
+            self.scrollback_bytes = bytes;
+        }
+        if let Some(ring) = server.event_ring {
+            self.event_ring = ring;
+        }
+        if let Some(close) = server.close_tab_on_last_pane {
+            self.close_tab_on_last_pane = close;
+        }
+        if let Some(shell) = &server.default_shell {
+            self.default_shell = Some(shell.clone());
+        }
+        // `[agents.<kind>] wait_for_answer = true` holds that agent's permission hook in every
+        // workspace; the hold is the longest `wait_timeout_ms` among them (clamped by `hold`).
+        let held: Vec<_> = user
+            .agents
+            .iter()
+            .filter(|(_, agent)| agent.wait_for_answer == Some(true))
+            .collect();
+        for (kind, _) in &held {
+            if let Ok(kind) = crate::agents::AgentKind::parse(kind.name())
+                && !self.answer_policy.agents.contains(&kind)
+            {
+                self.answer_policy.agents.push(kind);
+            }
+        }
+        if let Some(ms) = held.iter().filter_map(|(_, a)| a.wait_timeout_ms).max() {
+            self.answer_policy.timeout = Duration::from_millis(ms);
+        }
+        self.user = user;
     }
 }
 
@@ -141,4 +187,44 @@ pub fn default_state_dir() -> PathBuf {
     }
     let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
     home.join(".local/state/signaltty")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_user_file_overrides_only_what_it_sets() {
+        let mut config = Config::new("/s".into(), "/d".into());
+        let user =
+            signaltty_config::parse("[server]\nscrollback_lines = 50\ndefault_shell = \"zsh\"\n")
+                .expect("valid");
+        config.apply_user(user.clone());
+        assert_eq!(config.scrollback_lines, 50);
+        assert_eq!(config.default_shell.as_deref(), Some("zsh"));
+        let defaults = Config::new("/s".into(), "/d".into());
+        assert_eq!(config.scrollback_bytes, defaults.scrollback_bytes);
+        assert_eq!(config.event_ring, defaults.event_ring);
+        assert_eq!(
+            config.close_tab_on_last_pane,
+            defaults.close_tab_on_last_pane
+        );
+        assert_eq!(config.user, user);
+    }
+
+    #[test]
+    fn agents_that_wait_for_answers_become_the_answer_policy() {
+        let mut config = Config::new("/s".into(), "/d".into());
+        let user = signaltty_config::parse(
+            "[agents.codex]\nwait_for_answer = true\nwait_timeout_ms = 15000\n\
+             [agents.cursor]\nwait_for_answer = false\nwait_timeout_ms = 90000\n",
+        )
+        .expect("valid");
+        config.apply_user(user);
+        assert_eq!(
+            config.answer_policy.agents,
+            [crate::agents::AgentKind::Codex]
+        );
+        assert_eq!(config.answer_policy.timeout, Duration::from_secs(15));
+    }
 }

@@ -187,3 +187,26 @@ impl Error {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// Every reason [`super::Error::reason`] can return is documented in docs/api.md's table (read
+    /// from this file's source, so a new variant cannot be forgotten there).
+    #[test]
+    fn every_reason_is_documented_in_the_api_guide() {
+        let source = include_str!("error.rs");
+        let doc = include_str!("../../docs/api.md");
+        let reasons: Vec<&str> = source
+            .lines()
+            .filter_map(|line| line.trim().split_once("=> \""))
+            .filter_map(|(_, rest)| rest.split_once('"').map(|(reason, _)| reason))
+            .collect();
+        assert!(reasons.len() >= 17, "{reasons:?}");
+        for reason in reasons {
+            assert!(
+                doc.contains(&format!("| `{reason}` |")),
+                "docs/api.md does not document the error reason {reason}"
+            );
+        }
+    }
+}

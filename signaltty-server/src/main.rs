@@ -1,4 +1,5 @@
-//! `signaltty-server`: parses flags, sets up logging, runs the daemon until a signal or Shutdown.
+//! `signaltty-server`: parses flags, reads the user's config file, sets up logging, runs the
+//! daemon until a signal or Shutdown.
 
 use signaltty_server::args::{self, Invocation, USAGE};
 use signaltty_server::config::{Config, default_state_dir};
@@ -17,6 +18,15 @@ fn main() -> std::process::ExitCode {
         Err(e) => {
             eprintln!("signaltty-server: {e}\n\n{USAGE}");
             return std::process::ExitCode::from(2);
+        }
+    };
+    // Before logging: a config file with mistakes stops the start, and the CLI that started us
+    // shows what we print on stderr.
+    let user = match read_user_config(args.config.as_deref()) {
+        Ok(user) => user,
+        Err(problems) => {
+            eprintln!("signaltty-server: the config file has mistakes:\n{problems}");
+            return std::process::ExitCode::FAILURE;
         }
     };
     let socket = signaltty_proto::resolve_socket_path(args.socket.as_deref());
@@ -47,7 +57,12 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(Config::new(socket, state_dir))) {
+    if let Some(path) = &user.path {
+        tracing::info!("config file: {}", path.display());
+    }
+    let mut config = Config::new(socket, state_dir);
+    config.apply_user(user.config);
+    match runtime.block_on(run(config)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("signaltty-server: {e}");
@@ -69,6 +84,19 @@ async fn run(config: Config) -> anyhow::Result<()> {
     daemon.hub().shutdown(true, "signal").await?;
     daemon.wait().await;
     Ok(())
+}
+
+/// The file named by `--config` (it must exist), else the default location (absent = defaults).
+fn read_user_config(
+    explicit: Option<&std::path::Path>,
+) -> Result<signaltty_config::Loaded, signaltty_config::Problems> {
+    match explicit {
+        Some(path) => signaltty_config::load(path, signaltty_config::Missing::Required),
+        None => signaltty_config::load(
+            &signaltty_config::default_path(),
+            signaltty_config::Missing::Default,
+        ),
+    }
 }
 
 fn init_logging(

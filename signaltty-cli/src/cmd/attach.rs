@@ -24,48 +24,45 @@ use tokio::signal::unix::{SignalKind, signal};
 
 use super::{Ctx, terminal_size};
 use crate::error::{CliError, CliResult, ErrorKind};
+use crate::resolve::Kind;
 
 /// Ctrl-\ (FS), tmux-free and rarely used by programs.
-pub const DEFAULT_DETACH_KEY: u8 = 0x1c;
+pub const DEFAULT_DETACH_KEY: u8 = signaltty_config::detach_key::DEFAULT.0;
 
 /// `signaltty attach`
 #[derive(Debug, Args)]
 pub struct AttachArgs {
-    /// The pane's id.
-    pane: String,
+    /// The pane: an id, a unique id prefix or title [default: the pane attached to last].
+    pane: Option<String>,
     /// Watch only: typing is not sent and this terminal's size does not count.
     #[arg(long)]
     read_only: bool,
-    /// The key that detaches: ctrl-X, C-X or ^X (X in A-Z @ [ \ ] ^ _), or 0xNN.
-    #[arg(long, value_name = "KEY", default_value = "ctrl-\\", value_parser = parse_detach_key)]
-    detach_key: DetachKey,
+    /// The key that detaches: ctrl-X, C-X or ^X (X in A-Z @ [ \ ] ^ _), or 0xNN [default: the
+    /// config file's [attach] detach_key, else ctrl-\].
+    #[arg(long, value_name = "KEY", value_parser = parse_detach_key)]
+    detach_key: Option<DetachKey>,
     /// Do not clear the pane's attention on attach.
     #[arg(long)]
     no_mark_seen: bool,
 }
 
-/// The byte that detaches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DetachKey(pub u8);
+/// The byte that detaches (the config file's type, so both spell keys the same way).
+pub use signaltty_config::DetachKey;
 
 /// Parses `ctrl-\`, `C-a`, `^]`, `0x1d`.
 pub fn parse_detach_key(text: &str) -> Result<DetachKey, String> {
-    let lower = text.to_ascii_lowercase();
-    if let Some(hex) = lower.strip_prefix("0x") {
-        return u8::from_str_radix(hex, 16)
-            .map(DetachKey)
-            .map_err(|_| format!("bad byte {text:?}: expected 0x00–0xff"));
-    }
-    let key = ["ctrl-", "ctrl+", "c-", "^"]
-        .iter()
-        .find_map(|prefix| lower.strip_prefix(prefix))
-        .ok_or_else(|| format!("bad detach key {text:?}: expected ctrl-X, C-X, ^X or 0xNN"))?;
-    match key.as_bytes() {
-        [c @ (b'a'..=b'z')] => Ok(DetachKey(c - b'a' + 1)),
-        [c @ (b'@' | b'[' | b'\\' | b']' | b'^' | b'_')] => Ok(DetachKey(c ^ 0x40)),
-        _ => Err(format!(
-            "bad detach key {text:?}: no control key for {key:?}"
-        )),
+    text.parse()
+}
+
+/// The detach key of the config file's `[attach]` section, else the default. A config file with
+/// mistakes is an error here as at the server's start: `signaltty config check` lists them.
+pub fn configured_detach_key() -> CliResult<DetachKey> {
+    let path = signaltty_config::default_path();
+    match signaltty_config::load(&path, signaltty_config::Missing::Default) {
+        Ok(loaded) => Ok(loaded.config.attach.detach_key.unwrap_or_default()),
+        Err(problems) => Err(CliError::usage(format!(
+            "the config file has mistakes (see `signaltty config check`):\n{problems}"
+        ))),
     }
 }
 
@@ -102,16 +99,32 @@ enum AttachEnd {
 
 /// Runs `signaltty attach`.
 pub async fn cmd_attach(ctx: &Ctx, args: AttachArgs) -> CliResult {
+    let detach_key = match args.detach_key {
+        Some(key) => key,
+        None => configured_detach_key()?,
+    };
     let options = AttachOptions {
         read_only: args.read_only,
-        detach_key: args.detach_key,
+        detach_key,
         mark_seen: !args.no_mark_seen,
     };
-    attach(&ctx.client().await?, &args.pane, options).await
+    let client = ctx.client().await?;
+    let pane = match args.pane.as_deref() {
+        // tmux's `attach` habit: no argument reattaches to the last pane attached to.
+        None | Some("-") => crate::resolve::last_used(&ctx.target)
+            .attached
+            .ok_or_else(|| {
+                CliError::usage(
+                    "no pane attached to yet from this CLI: name one (`signaltty ls` lists them)",
+                )
+            })?,
+        Some(word) => ctx.resolve(&client, Kind::Pane, Some(word)).await?,
+    };
+    attach(ctx, &client, &pane, options).await
 }
 
 /// Attaches this terminal to `pane` until detached; restores the terminal whatever happens.
-pub async fn attach(client: &Client, pane: &str, options: AttachOptions) -> CliResult {
+pub async fn attach(ctx: &Ctx, client: &Client, pane: &str, options: AttachOptions) -> CliResult {
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(CliError::usage(
             "attach needs a terminal on stdin and stdout",
@@ -126,6 +139,14 @@ pub async fn attach(client: &Client, pane: &str, options: AttachOptions) -> CliR
     // Waits for the server's first message before touching the terminal: a bad pane id fails
     // here with the terminal as it was.
     let (mut events, input) = client.attach(start).await?.split();
+    crate::resolve::remember(
+        &ctx.target,
+        crate::resolve::LastUsed {
+            pane: Some(pane.to_owned()),
+            attached: Some(pane.to_owned()),
+            ..Default::default()
+        },
+    );
 
     let mut sigwinch = signal(SignalKind::window_change())?;
     let mut sigterm = signal(SignalKind::terminate())?;
@@ -180,7 +201,9 @@ pub async fn attach(client: &Client, pane: &str, options: AttachOptions) -> CliR
     let park = "\x1b[999;1H\r\n";
     match end {
         AttachEnd::Detached => {
-            print_stdout(&format!("{park}[detached]\n"));
+            print_stdout(&format!(
+                "{park}[detached] {pane} keeps running; come back with: signaltty attach\n"
+            ));
             Ok(())
         }
         AttachEnd::Exited(code) => {
@@ -283,6 +306,7 @@ mod tests {
         let Command::Attach(args) = cli.command else {
             panic!("attach")
         };
-        assert_eq!(args.detach_key, DetachKey(0x1c));
+        assert_eq!(args.detach_key, None, "the config file's key, else ctrl-\\");
+        assert_eq!(DetachKey::default(), DetachKey(0x1c));
     }
 }

@@ -1,5 +1,7 @@
-//! `signaltty decision list | decision answer PANE DECISION OPTION [--message M]`: agents'
-//! pending permission requests, answerable from any terminal.
+//! `signaltty decision list | decision answer DECISION OPTION [--message M]`: agents'
+//! pending permission requests, answerable from any terminal. The decision is named by its id
+//! or a unique prefix of it; its pane is looked up (the older form `answer PANE DECISION
+//! OPTION` still works).
 
 use clap::{Args, Subcommand};
 use signaltty_client::present::json::{self, JsonDecision};
@@ -9,7 +11,7 @@ use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::decision_service_client::DecisionServiceClient;
 
 use super::Ctx;
-use crate::error::CliResult;
+use crate::error::{CliError, CliResult, ErrorKind};
 use crate::table::Table;
 
 /// `signaltty decision …`
@@ -30,12 +32,13 @@ enum DecisionCommand {
     },
     /// Answer a pending decision with one of its options (e.g. once, deny).
     Answer {
-        /// The pane whose decision it is.
-        pane: String,
-        /// The decision's id.
+        /// The decision: its id or a unique prefix of it (`decision list` shows them).
         decision: String,
-        /// The option's id.
+        /// The option's id (e.g. once, deny).
         option: String,
+        /// With three words, the older form PANE DECISION OPTION.
+        #[arg(hide = true)]
+        legacy_option: Option<String>,
         /// A message passed to the agent with a deny.
         #[arg(long)]
         message: Option<String>,
@@ -44,12 +47,18 @@ enum DecisionCommand {
 
 /// Runs `signaltty decision …`.
 pub async fn cmd_decision(ctx: &Ctx, args: DecisionArgs) -> CliResult {
-    let mut client = DecisionServiceClient::new(ctx.channel().await?);
+    let conn = ctx.client().await?;
+    let mut client = DecisionServiceClient::new(conn.channel());
     match args.command {
         DecisionCommand::List { workspace } => {
-            let request = pb::ListPendingDecisionsRequest {
-                workspace_id: workspace.unwrap_or_default(),
+            let workspace_id = match workspace {
+                Some(word) => {
+                    ctx.resolve(&conn, crate::resolve::Kind::Workspace, Some(&word))
+                        .await?
+                }
+                None => String::new(),
             };
+            let request = pb::ListPendingDecisionsRequest { workspace_id };
             let decisions = client
                 .list_pending_decisions(request)
                 .await?
@@ -83,11 +92,23 @@ pub async fn cmd_decision(ctx: &Ctx, args: DecisionArgs) -> CliResult {
             ctx.out.text(&table.render())
         }
         DecisionCommand::Answer {
-            pane,
             decision,
             option,
+            legacy_option,
             message,
         } => {
+            let (pane, decision, option) = match legacy_option {
+                Some(third) => (decision, option, third),
+                None => {
+                    let pending = client
+                        .list_pending_decisions(pb::ListPendingDecisionsRequest::default())
+                        .await?
+                        .into_inner()
+                        .decisions;
+                    let found = find_decision(&pending, &decision)?;
+                    (found.pane_id.clone(), found.id.clone(), option)
+                }
+            };
             let request = pb::AnswerDecisionRequest {
                 pane_id: pane,
                 decision_id: decision.clone(),
@@ -103,5 +124,34 @@ pub async fn cmd_decision(ctx: &Ctx, args: DecisionArgs) -> CliResult {
             }
             ctx.out.line(format_args!("{decision}: {verdict}"))
         }
+    }
+}
+
+/// The pending decision `word` names (its id, or a unique prefix with or without `dec_`).
+fn find_decision<'a>(pending: &'a [pb::Decision], word: &str) -> CliResult<&'a pb::Decision> {
+    let full = if word.starts_with("dec_") {
+        word.to_owned()
+    } else {
+        format!("dec_{word}")
+    };
+    if let Some(exact) = pending.iter().find(|d| d.id == word) {
+        return Ok(exact);
+    }
+    let matches: Vec<&pb::Decision> = pending.iter().filter(|d| d.id.starts_with(&full)).collect();
+    match matches.as_slice() {
+        [one] => Ok(one),
+        [] => Err(CliError::with_reason(
+            ErrorKind::Server,
+            format!("no pending decision {word}; list pending ones with `signaltty decision list`"),
+            "NO_SUCH_DECISION",
+        )),
+        many => Err(CliError::usage(format!(
+            "{word:?} names {} pending decisions; give more of the id: {}",
+            many.len(),
+            many.iter()
+                .map(|d| d.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
     }
 }

@@ -3,17 +3,22 @@
 
 pub mod arrange;
 pub mod attach;
+pub mod completions;
+pub mod config;
 pub mod decision;
 pub mod diff;
 pub mod events;
 pub mod hook_event;
 pub mod integration;
+pub mod ls;
 pub mod new;
 pub mod notify;
 pub mod pane;
 pub mod pane_io;
+pub mod screen_state;
 pub mod server;
 pub mod size;
+pub mod stream;
 pub mod tab;
 pub mod workspace;
 pub mod worktree;
@@ -45,6 +50,26 @@ impl Ctx {
     /// A connection to a server that must already run.
     pub async fn existing_client(&self) -> CliResult<Client> {
         Ok(connect::connect(&self.target, AutoStart::No).await?)
+    }
+
+    /// The id a command-line word names (`None`/`-`: the last used), remembered as the last
+    /// used of its kind. See [`crate::resolve`].
+    pub async fn resolve(
+        &self,
+        client: &Client,
+        kind: crate::resolve::Kind,
+        word: Option<&str>,
+    ) -> CliResult<String> {
+        use crate::resolve::{Kind, LastUsed, remember, resolve};
+        let id = resolve(client, &self.target, kind, word).await?;
+        let mut last = LastUsed::default();
+        match kind {
+            Kind::Workspace => last.workspace = Some(id.clone()),
+            Kind::Tab => last.tab = Some(id.clone()),
+            Kind::Pane => last.pane = Some(id.clone()),
+        }
+        remember(&self.target, last);
+        Ok(id)
     }
 
     /// A channel to the server, starting one if none answers.

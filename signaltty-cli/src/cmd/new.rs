@@ -1,5 +1,11 @@
-//! `signaltty new [--name N] [--cwd DIR] [--detach] [-- CMD…]`: a workspace for a directory
-//! (default: the current one) with one pane running CMD or `$SHELL`, then an attach to it.
+//! `signaltty new [--name N] [--cwd DIR] [--detach] [--new] [-- CMD…]`: a workspace for a
+//! directory (default: the current one) with one pane running CMD or `$SHELL`, then an attach to
+//! it.
+//!
+//! When a workspace is already open on that directory (and has that name, with `--name`), `new`
+//! reuses it instead of making a second one: without CMD it attaches to the workspace's active
+//! pane (spawning one if it has none); with CMD it starts CMD in a new tab of it. `--new` always
+//! makes a fresh workspace.
 //!
 //! It does not attach with `--detach`, with `--json`, or when stdin or stdout is not a terminal;
 //! it prints the pane id (or workspace, pane and tab as JSON) instead.
@@ -28,6 +34,9 @@ pub struct NewArgs {
     /// Do not attach; print the pane's id.
     #[arg(long, short = 'd')]
     detach: bool,
+    /// Make a new workspace even if one is open on the directory.
+    #[arg(long)]
+    new: bool,
     /// The command [default: $SHELL].
     #[arg(last = true, value_name = "CMD")]
     command: Vec<String>,
@@ -42,9 +51,44 @@ struct JsonNew {
 
 /// Runs `signaltty new`.
 pub async fn cmd_new(ctx: &Ctx, args: NewArgs) -> CliResult {
+    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let attach_after = !(args.detach || ctx.out.is_json() || !interactive);
+    // Read before anything is created: a config file with mistakes changes nothing.
+    let options = AttachOptions {
+        detach_key: if attach_after {
+            super::attach::configured_detach_key()?
+        } else {
+            AttachOptions::default().detach_key
+        },
+        ..AttachOptions::default()
+    };
     let client = ctx.client().await?;
     let mut workspaces = client.workspaces();
-    let ws = workspace::create(&mut workspaces, args.name, args.cwd.as_deref()).await?;
+    let existing = if args.new {
+        None
+    } else {
+        existing_workspace(&client, args.name.as_deref(), args.cwd.as_deref()).await?
+    };
+    if let Some((ws, Some(pane))) = &existing
+        && args.command.is_empty()
+    {
+        crate::resolve::remember_pane(&ctx.target, pane);
+        if !attach_after {
+            if ctx.out.is_json() {
+                return ctx.out.json(&JsonNew {
+                    workspace: JsonWorkspace::from(ws),
+                    pane: Some(JsonPane::from(pane)),
+                    tab: None,
+                });
+            }
+            return ctx.out.line(&pane.id);
+        }
+        return attach(ctx, &client, &pane.id, options).await;
+    }
+    let ws = match existing {
+        Some((ws, _)) => ws,
+        None => workspace::create(&mut workspaces, args.name, args.cwd.as_deref()).await?,
+    };
     let argv = if args.command.is_empty() {
         // The user's shell, not the server's: they may differ when the server was started by
         // another tool.
@@ -72,9 +116,9 @@ pub async fn cmd_new(ctx: &Ctx, args: NewArgs) -> CliResult {
         .pane
         .as_ref()
         .ok_or_else(|| CliError::local("the server's reply carried no pane"))?;
+    crate::resolve::remember_pane(&ctx.target, pane);
 
-    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-    if args.detach || ctx.out.is_json() || !interactive {
+    if !attach_after {
         if ctx.out.is_json() {
             return ctx.out.json(&JsonNew {
                 workspace: JsonWorkspace::from(&ws),
@@ -84,7 +128,50 @@ pub async fn cmd_new(ctx: &Ctx, args: NewArgs) -> CliResult {
         }
         return ctx.out.line(&pane.id);
     }
-    attach(&client, &pane.id, AttachOptions::default()).await
+    attach(ctx, &client, &pane.id, options).await
+}
+
+/// The workspace open on the directory (with that name, when given), and the pane to attach to:
+/// its active tab's active pane, else its first live pane, else its first pane.
+async fn existing_workspace(
+    client: &signaltty_client::Client,
+    name: Option<&str>,
+    cwd: Option<&std::path::Path>,
+) -> CliResult<Option<(pb::Workspace, Option<pb::Pane>)>> {
+    let dir = super::absolute_dir(cwd)?;
+    let all = client
+        .workspaces()
+        .list_workspaces(pb::ListWorkspacesRequest {})
+        .await?
+        .into_inner()
+        .workspaces;
+    let Some(ws) = all
+        .into_iter()
+        .find(|w| w.cwd == dir && name.is_none_or(|n| n == w.name))
+    else {
+        return Ok(None);
+    };
+    let got = client
+        .workspaces()
+        .get_workspace(pb::GetWorkspaceRequest {
+            workspace_id: ws.id.clone(),
+        })
+        .await?
+        .into_inner();
+    let active = got
+        .tabs
+        .iter()
+        .find(|t| t.id == ws.active_tab_id)
+        .map(|t| t.active_pane_id.clone());
+    let live = |p: &&pb::Pane| p.status == pb::PaneStatus::Live as i32;
+    let pane = got
+        .panes
+        .iter()
+        .find(|p| Some(&p.id) == active.as_ref())
+        .or_else(|| got.panes.iter().find(live))
+        .or_else(|| got.panes.first())
+        .cloned();
+    Ok(Some((ws, pane)))
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use signaltty_proto::v1::notification_service_client::NotificationServiceClient;
 use super::Ctx;
 use super::hook_event::PANE_ENV;
 use crate::error::CliResult;
+use crate::resolve::Kind;
 use crate::table::Table;
 
 /// `signaltty notify`
@@ -70,12 +71,14 @@ pub struct NextUnreadArgs {
 
 /// Runs `signaltty notify`.
 pub async fn cmd_notify(ctx: &Ctx, args: NotifyArgs) -> CliResult {
-    let mut client = NotificationServiceClient::new(ctx.channel().await?);
+    let conn = ctx.client().await?;
+    let mut client = NotificationServiceClient::new(conn.channel());
+    let pane_id = match args.pane {
+        Some(word) => ctx.resolve(&conn, Kind::Pane, Some(&word)).await?,
+        None => std::env::var(PANE_ENV).unwrap_or_default(),
+    };
     let request = pb::NotifyRequest {
-        pane_id: args
-            .pane
-            .or_else(|| std::env::var(PANE_ENV).ok())
-            .unwrap_or_default(),
+        pane_id,
         title: args.title.unwrap_or_default(),
         body: args.body.join(" "),
         severity: args.severity.map(|s| s as i32).unwrap_or_default(),
@@ -89,8 +92,11 @@ pub async fn cmd_notify(ctx: &Ctx, args: NotifyArgs) -> CliResult {
 }
 
 /// Runs `signaltty notifications`.
-pub async fn cmd_notifications(ctx: &Ctx, args: NotificationsArgs) -> CliResult {
-    let mut client = NotificationServiceClient::new(ctx.channel().await?);
+pub async fn cmd_notifications(ctx: &Ctx, mut args: NotificationsArgs) -> CliResult {
+    let conn = ctx.client().await?;
+    let mut client = NotificationServiceClient::new(conn.channel());
+    args.pane = resolve_opt(ctx, &conn, Kind::Pane, args.pane).await?;
+    args.workspace = resolve_opt(ctx, &conn, Kind::Workspace, args.workspace).await?;
     let request = pb::ListNotificationsRequest {
         unread_only: args.unread,
         pane_id: args.pane.unwrap_or_default(),
@@ -123,8 +129,10 @@ pub async fn cmd_notifications(ctx: &Ctx, args: NotificationsArgs) -> CliResult 
 }
 
 /// Runs `signaltty mark-read`.
-pub async fn cmd_mark_read(ctx: &Ctx, args: MarkReadArgs) -> CliResult {
-    let mut client = NotificationServiceClient::new(ctx.channel().await?);
+pub async fn cmd_mark_read(ctx: &Ctx, mut args: MarkReadArgs) -> CliResult {
+    let conn = ctx.client().await?;
+    let mut client = NotificationServiceClient::new(conn.channel());
+    args.pane = resolve_opt(ctx, &conn, Kind::Pane, args.pane).await?;
     let request = pb::MarkNotificationReadRequest {
         notification_id: args.id.unwrap_or_default(),
         pane_id: args.pane.unwrap_or_default(),
@@ -147,8 +155,10 @@ struct JsonNextUnread {
 }
 
 /// Runs `signaltty next-unread`.
-pub async fn cmd_next_unread(ctx: &Ctx, args: NextUnreadArgs) -> CliResult {
-    let mut client = NotificationServiceClient::new(ctx.channel().await?);
+pub async fn cmd_next_unread(ctx: &Ctx, mut args: NextUnreadArgs) -> CliResult {
+    let conn = ctx.client().await?;
+    let mut client = NotificationServiceClient::new(conn.channel());
+    args.workspace = resolve_opt(ctx, &conn, Kind::Workspace, args.workspace).await?;
     let request = pb::NextUnreadRequest {
         workspace_id: args.workspace.unwrap_or_default(),
     };
@@ -178,6 +188,19 @@ pub async fn cmd_next_unread(ctx: &Ctx, args: NextUnreadArgs) -> CliResult {
         message,
     ]);
     ctx.out.text(&table.render())
+}
+
+/// Resolves an optional id argument (names, prefixes, `-`); `None` stays `None`.
+async fn resolve_opt(
+    ctx: &Ctx,
+    conn: &signaltty_client::Client,
+    kind: Kind,
+    word: Option<String>,
+) -> CliResult<Option<String>> {
+    match word {
+        Some(word) => Ok(Some(ctx.resolve(conn, kind, Some(&word)).await?)),
+        None => Ok(None),
+    }
 }
 
 #[cfg(test)]

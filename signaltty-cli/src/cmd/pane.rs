@@ -15,6 +15,7 @@ use super::pane_io::{self, ReadArgs, SendArgs, WaitArgs};
 use super::{Ctx, absolute_dir};
 use crate::error::{CliError, CliResult};
 use crate::human;
+use crate::resolve::Kind;
 
 /// `signaltty pane …`
 #[derive(Debug, Args)]
@@ -32,32 +33,33 @@ enum PaneCommand {
     /// List panes with their status, lifecycle and attention.
     #[command(visible_alias = "ls")]
     List {
-        /// Only this workspace's panes.
+        /// Only this workspace's panes (an id, a unique id prefix or name, or `-`).
         #[arg(long, value_name = "WS")]
         workspace: Option<String>,
-        /// Only this tab's panes.
+        /// Only this tab's panes (an id, a unique id prefix or title, or `-`).
         #[arg(long, value_name = "TAB")]
         tab: Option<String>,
     },
     /// Show one pane.
     Get {
-        /// The pane's id.
-        pane: String,
+        /// The pane: an id, a unique id prefix or title, or `-`/nothing for the last one used.
+        pane: Option<String>,
     },
     /// Type text into a pane, followed by Enter.
     Send(SendArgs),
-    /// Set a pane's terminal size.
+    /// Set a pane's terminal size: `pane resize PANE 120x40` (as `pane get` prints it) or
+    /// `pane resize PANE 120 40`.
     Resize {
-        /// The pane's id.
+        /// The pane: an id, a unique id prefix or title, or `-` for the last one used.
         pane: String,
-        /// Width in columns.
-        cols: u32,
-        /// Height in rows.
-        rows: u32,
+        /// COLSxROWS, or the width in columns when ROWS follows.
+        size: String,
+        /// Height in rows (with a bare width).
+        rows: Option<u32>,
     },
     /// Send a signal (INT TERM KILL HUP QUIT WINCH USR1 USR2) to the pane's process.
     Signal {
-        /// The pane's id.
+        /// The pane: an id, a unique id prefix or title, or `-` for the last one used.
         pane: String,
         /// The signal's name, e.g. INT or SIGTERM.
         signal: String,
@@ -67,26 +69,26 @@ enum PaneCommand {
     },
     /// Set a pane's title.
     Rename {
-        /// The pane's id.
+        /// The pane: an id, a unique id prefix or title, or `-` for the last one used.
         pane: String,
         /// The new title.
         title: String,
     },
     /// End a pane's process and remove the pane.
     Close {
-        /// The pane's id.
+        /// The pane: an id, a unique id prefix or title, or `-` for the last one used.
         pane: String,
     },
     /// Print a pane's screen (or scrollback) as text.
     Read(ReadArgs),
     /// Clear a pane's attention (a pending decision keeps its own).
     Seen {
-        /// The pane's id.
+        /// The pane: an id, a unique id prefix or title, or `-` for the last one used.
         pane: String,
     },
     /// Re-spawn a restored pane from its agent's session (or its command with --respawn).
     Resume {
-        /// The pane's id.
+        /// The pane: an id, a unique id prefix or title, or `-` for the last one used.
         pane: String,
         /// Start the pane's original command instead of resuming the agent session.
         #[arg(long)]
@@ -94,7 +96,7 @@ enum PaneCommand {
     },
     /// Re-spawn a restored or exited pane from its original command (= resume --respawn).
     Respawn {
-        /// The pane's id.
+        /// The pane: an id, a unique id prefix or title, or `-` for the last one used.
         pane: String,
     },
     /// Wait until a pane reaches one of the given states.
@@ -103,14 +105,16 @@ enum PaneCommand {
     Focus(super::arrange::PaneFocusArgs),
     /// Move a pane, still running, to another tab (--to-tab) or a new one (--new-tab).
     Move(super::arrange::PaneMoveArgs),
+    /// Copy a pane's output to stdout as raw bytes until it exits (for a pipe or a file).
+    Stream(super::stream::StreamArgs),
 }
 
 /// `signaltty pane spawn`
 #[derive(Debug, Args)]
 pub struct SpawnArgs {
-    /// The workspace's id.
+    /// The workspace: an id, a unique id prefix or name, or `-` for the last one used.
     workspace: String,
-    /// Put the pane in this tab [default: a new tab].
+    /// Put the pane in this tab (an id, a unique id prefix or title) [default: a new tab].
     #[arg(long)]
     tab: Option<String>,
     /// Terminal size, e.g. 120x40 [default: 80x24; clamped to 20–500 × 5–200].
@@ -124,7 +128,7 @@ pub struct SpawnArgs {
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("direction").required(true).args(["right", "down"])))]
 pub struct SplitArgs {
-    /// The pane to split.
+    /// The pane to split: an id, a unique id prefix or title, or `-` for the last one used.
     pane: String,
     /// Put the new pane on the right.
     #[arg(long)]
@@ -187,14 +191,29 @@ pub struct JsonSpawned {
 
 /// Runs `signaltty pane …`.
 pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
-    let mut client = PaneServiceClient::new(ctx.channel().await?);
+    if let PaneCommand::Stream(args) = args.command {
+        return super::stream::cmd_stream(ctx, args).await;
+    }
+    let conn = ctx.client().await?;
+    let mut client = conn.panes();
+    let pane_id = |word: String| {
+        let conn = conn.clone();
+        async move { ctx.resolve(&conn, Kind::Pane, Some(&word)).await }
+    };
     match args.command {
         PaneCommand::Focus(args) => super::arrange::cmd_pane_focus(ctx, &mut client, args).await,
         PaneCommand::Move(args) => super::arrange::cmd_pane_move(ctx, &mut client, args).await,
         PaneCommand::Spawn(args) => {
+            let workspace_id = ctx
+                .resolve(&conn, Kind::Workspace, Some(&args.workspace))
+                .await?;
+            let tab_id = match &args.tab {
+                Some(tab) => ctx.resolve(&conn, Kind::Tab, Some(tab)).await?,
+                None => String::new(),
+            };
             let request = pb::SpawnPaneRequest {
-                workspace_id: args.workspace,
-                tab_id: args.tab.unwrap_or_default(),
+                workspace_id,
+                tab_id,
                 argv: args.common.command.clone(),
                 cwd: args.common.cwd()?,
                 env: args.common.env(),
@@ -204,6 +223,7 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
                 skip_hook_install: args.common.skip_hook_install,
             };
             let reply = client.spawn_pane(request).await?.into_inner();
+            remember_new(ctx, reply.pane.as_ref());
             print_spawned(ctx, reply.pane.as_ref(), reply.tab.as_ref())
         }
         PaneCommand::Split(args) => {
@@ -213,7 +233,7 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
                 pb::Direction::Right
             };
             let request = pb::SplitPaneRequest {
-                pane_id: args.pane,
+                pane_id: pane_id(args.pane).await?,
                 direction: direction as i32,
                 argv: args.common.command.clone(),
                 cwd: args.common.cwd()?,
@@ -222,27 +242,62 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
                 skip_hook_install: args.common.skip_hook_install,
             };
             let reply = client.split_pane(request).await?.into_inner();
+            remember_new(ctx, reply.pane.as_ref());
             print_spawned(ctx, reply.pane.as_ref(), reply.tab.as_ref())
         }
         PaneCommand::List { workspace, tab } => {
+            let workspace_id = match &workspace {
+                Some(ws) => ctx.resolve(&conn, Kind::Workspace, Some(ws)).await?,
+                None => String::new(),
+            };
+            let tab_id = match &tab {
+                Some(tab) => ctx.resolve(&conn, Kind::Tab, Some(tab)).await?,
+                None => String::new(),
+            };
             let request = pb::ListPanesRequest {
-                workspace_id: workspace.unwrap_or_default(),
-                tab_id: tab.unwrap_or_default(),
+                workspace_id,
+                tab_id,
             };
             let panes = client.list_panes(request).await?.into_inner().panes;
             if ctx.out.is_json() {
                 return ctx.out.json(&json::list::<_, JsonPane>(&panes));
             }
-            ctx.out.text(&human::pane_table(&panes))
+            let names = workspace_names(&conn).await?;
+            ctx.out
+                .text(&human::pane_table_with_workspaces(&panes, &names))
         }
         PaneCommand::Get { pane } => {
+            let pane = ctx.resolve(&conn, Kind::Pane, pane.as_deref()).await?;
             let reply = client
-                .get_pane(pb::GetPaneRequest { pane_id: pane })
+                .get_pane(pb::GetPaneRequest {
+                    pane_id: pane.clone(),
+                })
                 .await?;
-            print_pane(ctx, reply.into_inner().pane)
+            let pane_record = reply
+                .into_inner()
+                .pane
+                .ok_or_else(|| CliError::local("the server's reply carried no pane"))?;
+            let screen = super::screen_state::screen_state(&conn, &pane).await;
+            if ctx.out.is_json() {
+                let mut value = serde_json::to_value(JsonPane::from(&pane_record))?;
+                if let (Some(object), Some(screen)) = (value.as_object_mut(), &screen) {
+                    object.insert("cursor".into(), cursor_json(screen));
+                    object.insert("modes".into(), serde_json::json!(screen.modes));
+                }
+                return ctx.out.json(&value);
+            }
+            let shown = screen
+                .as_ref()
+                .map(|s| ((s.cursor_row, s.cursor_col), s.modes.as_slice()));
+            ctx.out.text(&human::pane_details_with(&pane_record, shown))
         }
-        PaneCommand::Send(args) => pane_io::send(ctx, &mut client, args).await,
-        PaneCommand::Resize { pane, cols, rows } => {
+        PaneCommand::Send(mut args) => {
+            args.pane = pane_id(args.pane).await?;
+            pane_io::send(ctx, &mut client, args).await
+        }
+        PaneCommand::Resize { pane, size, rows } => {
+            let (cols, rows) = parse_size(&size, rows).map_err(CliError::usage)?;
+            let pane = pane_id(pane).await?;
             let request = pb::ResizePaneRequest {
                 pane_id: pane.clone(),
                 cols,
@@ -262,6 +317,7 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
             signal,
             group,
         } => {
+            let pane = pane_id(pane).await?;
             let request = pb::SignalPaneRequest {
                 pane_id: pane.clone(),
                 signal: signal.clone(),
@@ -278,13 +334,14 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
         PaneCommand::Rename { pane, title } => {
             let reply = client
                 .rename_pane(pb::RenamePaneRequest {
-                    pane_id: pane,
+                    pane_id: pane_id(pane).await?,
                     title,
                 })
                 .await?;
             print_pane(ctx, reply.into_inner().pane)
         }
         PaneCommand::Close { pane } => {
+            let pane = pane_id(pane).await?;
             let reply = client
                 .close_pane(pb::ClosePaneRequest {
                     pane_id: pane.clone(),
@@ -305,16 +362,33 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
                 }
             ))
         }
-        PaneCommand::Read(args) => pane_io::read(ctx, &mut client, args).await,
+        PaneCommand::Read(args) => {
+            let pane = ctx.resolve(&conn, Kind::Pane, args.pane.as_deref()).await?;
+            let screen = if ctx.out.is_json() {
+                super::screen_state::screen_state(&conn, &pane).await
+            } else {
+                None
+            };
+            pane_io::read(ctx, &mut client, pane, args, screen).await
+        }
         PaneCommand::Seen { pane } => {
             let reply = client
-                .mark_seen(pb::MarkSeenRequest { pane_id: pane })
+                .mark_seen(pb::MarkSeenRequest {
+                    pane_id: pane_id(pane).await?,
+                })
                 .await?;
             print_pane(ctx, reply.into_inner().pane)
         }
-        PaneCommand::Resume { pane, respawn } => resume(ctx, &mut client, pane, respawn).await,
-        PaneCommand::Respawn { pane } => resume(ctx, &mut client, pane, true).await,
-        PaneCommand::Wait(args) => pane_io::wait(ctx, &mut client, args).await,
+        PaneCommand::Resume { pane, respawn } => {
+            resume(ctx, &mut client, pane_id(pane).await?, respawn).await
+        }
+        PaneCommand::Respawn { pane } => resume(ctx, &mut client, pane_id(pane).await?, true).await,
+        PaneCommand::Wait(mut args) => {
+            args.pane = pane_id(args.pane).await?;
+            pane_io::wait(ctx, &mut client, args).await
+        }
+        // Handled before connecting (it needs no PaneService client of its own).
+        PaneCommand::Stream(_) => Ok(()),
     }
 }
 
@@ -336,6 +410,46 @@ async fn resume(
         })
         .await?;
     print_pane(ctx, reply.into_inner().pane)
+}
+
+/// Parses `120x40` (or `120` with `rows` given separately) into columns and rows.
+pub fn parse_size(size: &str, rows: Option<u32>) -> Result<(u32, u32), String> {
+    let bad = || format!("bad size {size:?}: expected COLSxROWS (e.g. 120x40) or COLS ROWS");
+    match (size.split_once(['x', 'X']), rows) {
+        (Some((c, r)), None) => Ok((
+            c.trim().parse().map_err(|_| bad())?,
+            r.trim().parse().map_err(|_| bad())?,
+        )),
+        (None, Some(rows)) => Ok((size.trim().parse().map_err(|_| bad())?, rows)),
+        _ => Err(bad()),
+    }
+}
+
+/// `{"row": …, "col": …}` for `--json`.
+pub fn cursor_json(screen: &super::screen_state::ScreenState) -> serde_json::Value {
+    serde_json::json!({ "row": screen.cursor_row, "col": screen.cursor_col })
+}
+
+/// Remembers a new pane as the last used one.
+fn remember_new(ctx: &Ctx, pane: Option<&pb::Pane>) {
+    if let Some(pane) = pane {
+        crate::resolve::remember_pane(&ctx.target, pane);
+    }
+}
+
+/// Workspace names by id, for tables.
+pub async fn workspace_names(
+    conn: &signaltty_client::Client,
+) -> CliResult<HashMap<String, String>> {
+    Ok(conn
+        .workspaces()
+        .list_workspaces(pb::ListWorkspacesRequest {})
+        .await?
+        .into_inner()
+        .workspaces
+        .into_iter()
+        .map(|w| (w.id, w.name))
+        .collect())
 }
 
 /// Prints one pane (details, or JSON).

@@ -27,10 +27,14 @@ const ENTER: &str = "\r";
 
 /// `signaltty pane send`
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("input").required(true).args(["text", "stdin"])))]
+#[command(
+    group(ArgGroup::new("input").required(true).args(["text", "stdin"])),
+    // clap would list the required group before PANE; this is the order it accepts.
+    override_usage = "signaltty pane send [OPTIONS] <PANE> <TEXT>...\n       signaltty pane send [OPTIONS] --stdin <PANE>"
+)]
 pub struct SendArgs {
-    /// The pane's id.
-    pane: String,
+    /// The pane: an id, a unique id prefix or title, or `-` for the last one used.
+    pub(crate) pane: String,
     /// The text; several words are joined with spaces (put text starting with `-` after `--`).
     text: Vec<String>,
     /// Do not press Enter after the text.
@@ -44,12 +48,12 @@ pub struct SendArgs {
 /// `signaltty pane read`
 #[derive(Debug, Args)]
 pub struct ReadArgs {
-    /// The pane's id.
-    pane: String,
+    /// The pane: an id, a unique id prefix or title, or `-`/nothing for the last one used.
+    pub(crate) pane: Option<String>,
     /// The scrollback history followed by the screen, instead of the screen only.
     #[arg(long)]
     scrollback: bool,
-    /// With --scrollback, only the last N lines.
+    /// Only the last N lines of the scrollback and screen (implies --scrollback).
     #[arg(long, value_name = "N")]
     lines: Option<u32>,
     /// Keep colours and attributes as ANSI escape sequences.
@@ -61,8 +65,8 @@ pub struct ReadArgs {
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("states").required(true).multiple(true).args(["until", "attention"])))]
 pub struct WaitArgs {
-    /// The pane's id.
-    pane: String,
+    /// The pane: an id, a unique id prefix or title, or `-` for the last one used.
+    pub(crate) pane: String,
     /// States to wait for, comma-separated: lifecycles (unknown idle working blocked done failed
     /// exited) or attentions (none unread warning input_required permission_required error).
     #[arg(long, value_name = "STATES", value_parser = parse_states)]
@@ -164,6 +168,11 @@ struct JsonRead {
     output_offset: u64,
     cols: u32,
     rows: u32,
+    /// The cursor (`{"row", "col"}`, from 0) and the modes that are on, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cursor: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    modes: Option<Vec<&'static str>>,
 }
 
 /// Largest ReadPane reply the CLI accepts: well above a full scrollback (the server keeps at most
@@ -171,14 +180,20 @@ struct JsonRead {
 const READ_REPLY_LIMIT: usize = 64 * 1024 * 1024;
 
 /// `pane read`.
-pub async fn read(ctx: &Ctx, client: &mut PaneServiceClient<Channel>, args: ReadArgs) -> CliResult {
-    let mode = if args.scrollback {
+pub async fn read(
+    ctx: &Ctx,
+    client: &mut PaneServiceClient<Channel>,
+    pane: String,
+    args: ReadArgs,
+    screen: Option<super::screen_state::ScreenState>,
+) -> CliResult {
+    let mode = if args.scrollback || args.lines.is_some() {
         pb::ReadMode::Scrollback
     } else {
         pb::ReadMode::Screen
     };
     let request = pb::ReadPaneRequest {
-        pane_id: args.pane.clone(),
+        pane_id: pane.clone(),
         mode: mode as i32,
         lines: args.lines.unwrap_or(0),
         keep_ansi: args.ansi,
@@ -190,11 +205,13 @@ pub async fn read(ctx: &Ctx, client: &mut PaneServiceClient<Channel>, args: Read
     let reply = client.read_pane(request).await?.into_inner();
     if ctx.out.is_json() {
         return ctx.out.json(&JsonRead {
-            pane_id: args.pane,
+            pane_id: pane,
             lines: reply.lines,
             output_offset: reply.output_offset,
             cols: reply.cols,
             rows: reply.rows,
+            cursor: screen.as_ref().map(super::pane::cursor_json),
+            modes: screen.map(|s| s.modes),
         });
     }
     let mut text = reply.lines.join("\n");

@@ -11,7 +11,6 @@ use clap::{Args, Subcommand};
 use signaltty_client::present::json::JsonTab;
 use signaltty_client::present::layout as layout_json;
 use signaltty_proto::v1 as pb;
-use signaltty_proto::v1::tab_service_client::TabServiceClient;
 
 use super::Ctx;
 use crate::error::{CliError, CliResult};
@@ -28,7 +27,7 @@ pub struct TabArgs {
 enum TabCommand {
     /// Add an empty tab to a workspace.
     Create {
-        /// The workspace's id.
+        /// The workspace: an id, a unique id prefix or name, or `-` for the last one used.
         workspace: String,
         /// Title [default: "tab N"].
         #[arg(long)]
@@ -36,20 +35,20 @@ enum TabCommand {
     },
     /// Rename a tab.
     Rename {
-        /// The tab's id.
+        /// The tab: an id, a unique id prefix or title, or `-` for the last one used.
         tab: String,
         /// The new title.
         title: String,
     },
     /// Close a tab and end every pane in it.
     Close {
-        /// The tab's id.
+        /// The tab: an id, a unique id prefix or title, or `-` for the last one used.
         tab: String,
     },
     /// Replace a tab's layout with a JSON tree from --file or stdin, e.g.
     /// {"split":{"direction":"right","ratio":0.5,"first":{"pane":"pane_a"},"second":{"pane":"pane_b"}}}
     SetLayout {
-        /// The tab's id.
+        /// The tab: an id, a unique id prefix or title, or `-` for the last one used.
         tab: String,
         /// Read the layout from this file instead of stdin.
         #[arg(long, value_name = "FILE")]
@@ -57,7 +56,7 @@ enum TabCommand {
     },
     /// Move one divider: the split at --path gets RATIO (clamped to 0.05–0.95).
     SetRatio {
-        /// The tab's id.
+        /// The tab: an id, a unique id prefix or title, or `-` for the last one used.
         tab: String,
         /// Steps from the root to the split, comma-separated first/second [default: the root].
         #[arg(long, value_name = "STEPS", value_parser = parse_path)]
@@ -98,8 +97,26 @@ pub async fn cmd_tab(ctx: &Ctx, args: TabArgs) -> CliResult {
         TabCommand::SetLayout { file, .. } => Some(read_layout(file.as_deref())?),
         _ => None,
     };
-    let mut client = TabServiceClient::new(ctx.channel().await?);
-    let tab = match args.command {
+    let conn = ctx.client().await?;
+    let mut client = conn.tabs();
+    let mut command = args.command;
+    match &mut command {
+        TabCommand::Focus(_) | TabCommand::Move(_) => {}
+        TabCommand::Create { workspace, .. } => {
+            *workspace = ctx
+                .resolve(&conn, crate::resolve::Kind::Workspace, Some(workspace))
+                .await?;
+        }
+        TabCommand::Rename { tab, .. }
+        | TabCommand::Close { tab }
+        | TabCommand::SetLayout { tab, .. }
+        | TabCommand::SetRatio { tab, .. } => {
+            *tab = ctx
+                .resolve(&conn, crate::resolve::Kind::Tab, Some(tab))
+                .await?;
+        }
+    }
+    let tab = match command {
         TabCommand::Focus(args) => return super::arrange::cmd_tab_focus(ctx, args).await,
         TabCommand::Move(args) => return super::arrange::cmd_tab_move(ctx, args).await,
         TabCommand::Create { workspace, title } => {

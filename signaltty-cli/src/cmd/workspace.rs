@@ -36,34 +36,52 @@ enum WorkspaceCommand {
     List,
     /// Show a workspace with its tabs and panes.
     Get {
-        /// The workspace's id.
+        /// The workspace: an id, a unique id prefix or name, or `-` for the last one used.
         workspace: String,
     },
     /// Rename a workspace.
     Rename {
-        /// The workspace's id.
+        /// The workspace: an id, a unique id prefix or name, or `-` for the last one used.
         workspace: String,
         /// The new name.
         name: String,
     },
     /// Close a workspace and end every pane in it.
     Close {
-        /// The workspace's id.
+        /// The workspace: an id, a unique id prefix or name, or `-` for the last one used.
         workspace: String,
     },
     /// Re-read the workspace's git context now.
     RefreshGit {
-        /// The workspace's id.
+        /// The workspace: an id, a unique id prefix or name, or `-` for the last one used.
         workspace: String,
     },
 }
 
 /// Runs `signaltty workspace …`.
 pub async fn cmd_workspace(ctx: &Ctx, args: WorkspaceArgs) -> CliResult {
-    let mut client = WorkspaceServiceClient::new(ctx.channel().await?);
-    match args.command {
+    let conn = ctx.client().await?;
+    let mut client = conn.workspaces();
+    let mut command = args.command;
+    if let WorkspaceCommand::Get { workspace }
+    | WorkspaceCommand::Rename { workspace, .. }
+    | WorkspaceCommand::Close { workspace }
+    | WorkspaceCommand::RefreshGit { workspace } = &mut command
+    {
+        *workspace = ctx
+            .resolve(&conn, crate::resolve::Kind::Workspace, Some(workspace))
+            .await?;
+    }
+    match command {
         WorkspaceCommand::Create { name, cwd } => {
             let workspace = create(&mut client, name, cwd.as_deref()).await?;
+            crate::resolve::remember(
+                &ctx.target,
+                crate::resolve::LastUsed {
+                    workspace: Some(workspace.id.clone()),
+                    ..Default::default()
+                },
+            );
             print_workspace(ctx, &workspace)
         }
         WorkspaceCommand::List => {

@@ -101,6 +101,7 @@ impl TestEnv {
             .env("SHELL", "/bin/sh")
             // The tests may themselves run inside a signaltty pane.
             .env_remove("SIGNALTTY_SOCKET")
+            .env_remove("SIGNALTTY_CONFIG")
             .env_remove("SIGNALTTY_PANE");
         cmd
     }
@@ -193,6 +194,16 @@ impl TestEnv {
             &self.dir_str(),
         ]);
         ws["id"].as_str().expect("workspace id").to_string()
+    }
+
+    /// Writes the user config file where this env's CLI and server look for it
+    /// (`$XDG_CONFIG_HOME/signaltty/config.toml`); returns its path.
+    pub fn write_config(&self, text: &str) -> PathBuf {
+        let dir = self.dir.path().join("xdg-config/signaltty");
+        std::fs::create_dir_all(&dir).expect("config dir");
+        let path = dir.join("config.toml");
+        std::fs::write(&path, text).expect("write config");
+        path
     }
 
     pub fn dir_str(&self) -> String {

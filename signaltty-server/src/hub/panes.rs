@@ -97,6 +97,7 @@ impl Capture {
     }
 }
 
+/// `$SHELL`, else `/bin/sh` (when the config file names no `default_shell`).
 fn default_shell() -> String {
     std::env::var("SHELL")
         .ok()
@@ -203,7 +204,12 @@ impl Hub {
             checked_dir(&launch.cwd)?
         };
         let argv = if launch.argv.is_empty() {
-            vec![default_shell()]
+            vec![
+                self.config()
+                    .default_shell
+                    .clone()
+                    .unwrap_or_else(default_shell),
+            ]
         } else {
             launch.argv
         };

@@ -1,0 +1,176 @@
+//! The user configuration file of signaltty, `$XDG_CONFIG_HOME/signaltty/config.toml`.
+//!
+//! Every key is optional: a missing key keeps the built-in default, so an empty or absent file
+//! is a valid configuration. [`parse`] reads the whole file and returns either a [`Config`] or
+//! every [`Problem`] it found (syntax errors, unknown keys, wrong types, values out of range),
+//! each with its line and column — never just the first one, so one `signaltty config check`
+//! shows everything to fix. The schema, with each key's meaning and default, is [`schema::KEYS`];
+//! `docs/guide.md` documents the same keys (a test checks that it names every one).
+//!
+//! Sections:
+//! - `[server]` — limits and defaults of the server (read once at its start).
+//! - `[agents.<kind>]` — per-agent hook policy (`claude`, `codex`, `opencode`, `cursor`,
+//!   `generic`).
+//! - `[policy]` — what programs running inside panes may do through the API.
+//! - `[attach]` — the CLI's attach (the detach key).
+//! - `[tui]` — kept as an opaque table: the TUI validates its own keys (see [`Config::tui`]).
+//!
+//! This crate has no I/O beyond reading the file and no async runtime: the server, the CLI and
+//! the TUI all link it.
+
+pub mod detach_key;
+mod problem;
+pub mod schema;
+mod walk;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+pub use detach_key::DetachKey;
+pub use problem::{Problem, Problems};
+pub use schema::AgentKind;
+
+/// Environment variable naming the config file (overrides the XDG location).
+pub const CONFIG_ENV: &str = "SIGNALTTY_CONFIG";
+
+/// The whole configuration. `None` everywhere means "not set: use the built-in default".
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Config {
+    /// `[server]`
+    pub server: ServerConfig,
+    /// `[agents.<kind>]`, one entry per agent kind the file mentions.
+    pub agents: BTreeMap<AgentKind, AgentConfig>,
+    /// `[policy]`
+    pub policy: PolicyConfig,
+    /// `[attach]`
+    pub attach: AttachConfig,
+    /// `[tui]`, unvalidated here. The TUI checks its own keys; to report them with line
+    /// numbers it can re-read the file's text ([`Loaded::source`]) with its own spanned types.
+    pub tui: toml::Table,
+}
+
+/// `[server]`: read by the server when it starts.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ServerConfig {
+    /// Scrollback lines kept per pane.
+    pub scrollback_lines: Option<usize>,
+    /// Scrollback bytes kept per pane (a hard cap on top of the lines).
+    pub scrollback_bytes: Option<usize>,
+    /// Events kept for replay to subscribers that reconnect (`Subscribe` with `from_seq`).
+    pub event_ring: Option<usize>,
+    /// The program a pane runs when no command is given (else `$SHELL`, else `/bin/sh`).
+    pub default_shell: Option<String>,
+    /// Close a tab when its last pane closes.
+    pub close_tab_on_last_pane: Option<bool>,
+}
+
+/// `[agents.<kind>]`: how the hooks of one agent kind behave.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct AgentConfig {
+    /// Hold this agent's permission hook so that its request can be answered through
+    /// signaltty, in every workspace (`false`/unset: the hook reports the request and returns at
+    /// once; the agent asks in its pane).
+    pub wait_for_answer: Option<bool>,
+    /// How long a held hook waits, in milliseconds, before the agent asks in its pane (the
+    /// server takes the longest among held agents and holds at most 25 s).
+    pub wait_timeout_ms: Option<u64>,
+}
+
+/// `[policy]`: what programs running inside panes (clients whose process is in a pane) may do
+/// through the API. Unset keeps the server's built-in rule.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PolicyConfig {
+    /// Answer agents' permission requests (`AnswerDecision`).
+    pub pane_clients_may_answer_decisions: Option<bool>,
+    /// Report hook events or notifications for a pane other than their own.
+    pub pane_clients_may_report_for_other_panes: Option<bool>,
+    /// Create, change, close or type into anything outside their own workspace.
+    pub pane_clients_may_control_other_workspaces: Option<bool>,
+}
+
+/// `[attach]`: the CLI's `signaltty attach`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct AttachConfig {
+    /// The key that detaches (`--detach-key` overrides it).
+    pub detach_key: Option<DetachKey>,
+}
+
+impl Config {
+    /// The policy of one agent kind (all unset when the file does not mention it).
+    pub fn agent(&self, kind: AgentKind) -> AgentConfig {
+        self.agents.get(&kind).cloned().unwrap_or_default()
+    }
+}
+
+/// A configuration read from a file, with what it was read from.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Loaded {
+    /// The parsed configuration.
+    pub config: Config,
+    /// The file, `None` when there was none (the defaults).
+    pub path: Option<PathBuf>,
+    /// The file's text (empty without a file).
+    pub source: String,
+}
+
+/// Parses a configuration file's text. `Err` lists every problem, in file order.
+pub fn parse(text: &str) -> Result<Config, Vec<Problem>> {
+    walk::parse(text)
+}
+
+/// Where the config file is: `$SIGNALTTY_CONFIG`, else `$XDG_CONFIG_HOME/signaltty/config.toml`,
+/// else `~/.config/signaltty/config.toml`.
+pub fn default_path() -> PathBuf {
+    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(path) = env(CONFIG_ENV) {
+        return PathBuf::from(path);
+    }
+    let base = env("XDG_CONFIG_HOME").map_or_else(
+        || {
+            env("HOME")
+                .map_or_else(|| PathBuf::from("/"), PathBuf::from)
+                .join(".config")
+        },
+        PathBuf::from,
+    );
+    base.join("signaltty").join("config.toml")
+}
+
+/// Reads and parses `path`. A file that does not exist is the default configuration when
+/// `missing_ok` (the default location), an error otherwise (a path the user named).
+pub fn load(path: &Path, missing: Missing) -> Result<Loaded, Problems> {
+    let source = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound && missing == Missing::Default => {
+            return Ok(Loaded::default());
+        }
+        Err(err) => {
+            return Err(Problems {
+                path: path.to_path_buf(),
+                problems: vec![Problem::whole_file(format!("cannot read it: {err}"))],
+            });
+        }
+    };
+    match parse(&source) {
+        Ok(config) => Ok(Loaded {
+            config,
+            path: Some(path.to_path_buf()),
+            source,
+        }),
+        Err(problems) => Err(Problems {
+            path: path.to_path_buf(),
+            problems,
+        }),
+    }
+}
+
+/// What [`load`] makes of a file that does not exist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Missing {
+    /// The default location: no file means the defaults.
+    Default,
+    /// A path given explicitly: it must exist.
+    Required,
+}

@@ -1,0 +1,236 @@
+//! The parser: TOML with spans (`toml::de::DeTable`, which keeps every key's and value's byte
+//! range and recovers from syntax errors), walked against [`crate::schema::KEYS`]. Problems are
+//! collected rather than returned at the first one, and sorted by position.
+
+use serde::Deserialize;
+use toml::Spanned;
+use toml::de::{DeTable, DeValue, ValueDeserializer};
+
+use crate::schema::{self, AgentKind, Kind, SECTIONS};
+use crate::{AgentConfig, AttachConfig, Config, PolicyConfig, Problem, ServerConfig};
+
+type SpannedKey<'i> = Spanned<std::borrow::Cow<'i, str>>;
+type SpannedValue<'i> = Spanned<DeValue<'i>>;
+
+/// A value that passed its key's check.
+enum Checked {
+    Bool(bool),
+    Integer(u64),
+    Text(String),
+    DetachKey(crate::DetachKey),
+}
+
+struct Walker<'s> {
+    source: &'s str,
+    problems: Vec<Problem>,
+}
+
+pub(crate) fn parse(text: &str) -> Result<Config, Vec<Problem>> {
+    let (doc, errors) = DeTable::parse_recoverable(text);
+    let mut w = Walker {
+        source: text,
+        problems: Vec::new(),
+    };
+    for err in errors {
+        let offset = err.span().map_or(0, |span| span.start);
+        w.problems
+            .push(Problem::at(text, offset, "", err.message().trim_end()));
+    }
+    let mut config = Config::default();
+    for (key, value) in doc.get_ref() {
+        let name = key.get_ref().as_ref();
+        match name {
+            "server" => {
+                if let Some(table) = w.table(name, value) {
+                    w.server(table, &mut config.server);
+                }
+            }
+            "agents" => {
+                if let Some(table) = w.table(name, value) {
+                    w.agents(table, &mut config);
+                }
+            }
+            "policy" => {
+                if let Some(table) = w.table(name, value) {
+                    w.policy(table, &mut config.policy);
+                }
+            }
+            "attach" => {
+                if let Some(table) = w.table(name, value) {
+                    w.attach(table, &mut config.attach);
+                }
+            }
+            "tui" => {
+                if w.table(name, value).is_some() {
+                    match toml::Table::deserialize(ValueDeserializer::from(value.clone())) {
+                        Ok(table) => config.tui = table,
+                        Err(err) => w.at(value, name, err.message().to_owned()),
+                    }
+                }
+            }
+            _ => w.unknown(key, "", &SECTIONS),
+        }
+    }
+    // A value recovered from a syntax error is a guess: say nothing more about its line.
+    let syntax_lines: Vec<usize> = w
+        .problems
+        .iter()
+        .filter(|p| p.key.is_empty())
+        .map(|p| p.line)
+        .collect();
+    w.problems
+        .retain(|p| p.key.is_empty() || !syntax_lines.contains(&p.line));
+    w.problems.sort_by_key(|p| (p.line, p.column));
+    if w.problems.is_empty() {
+        Ok(config)
+    } else {
+        Err(w.problems)
+    }
+}
+
+impl Walker<'_> {
+    fn at(&mut self, value: &SpannedValue<'_>, key: &str, message: String) {
+        self.problems
+            .push(Problem::at(self.source, value.span().start, key, message));
+    }
+
+    fn unknown(&mut self, key: &SpannedKey<'_>, section: &str, expected: &[&str]) {
+        let name = key.get_ref();
+        let dotted = dotted(section, name);
+        let message = format!("unknown key; expected one of: {}", expected.join(", "));
+        self.problems
+            .push(Problem::at(self.source, key.span().start, &dotted, message));
+    }
+
+    /// The value as a table, or a problem saying it must be one.
+    fn table<'v, 'i>(&mut self, key: &str, value: &'v SpannedValue<'i>) -> Option<&'v DeTable<'i>> {
+        match value.get_ref() {
+            DeValue::Table(table) => Some(table),
+            other => {
+                let message = format!("expected a table ([{key}]), found {}", other.type_str());
+                self.at(value, key, message);
+                None
+            }
+        }
+    }
+
+    /// Checks each key of `table` against the schema's keys for `section`; calls `set` with the
+    /// name and the checked value of every valid one.
+    fn section(&mut self, section: &str, table: &DeTable<'_>, mut set: impl FnMut(&str, Checked)) {
+        let known: Vec<&'static str> = schema::keys_of(section).map(|k| k.name).collect();
+        for (key, value) in table {
+            let name = key.get_ref().as_ref();
+            let Some(spec) = schema::keys_of(section).find(|k| k.name == name) else {
+                self.unknown(key, section, &known);
+                continue;
+            };
+            match check(spec.kind, value.get_ref()) {
+                Ok(checked) => set(name, checked),
+                Err(message) => self.at(value, &dotted(section, name), message),
+            }
+        }
+    }
+
+    fn server(&mut self, table: &DeTable<'_>, out: &mut ServerConfig) {
+        self.section("server", table, |name, value| match (name, value) {
+            ("scrollback_lines", Checked::Integer(n)) => out.scrollback_lines = Some(usize(n)),
+            ("scrollback_bytes", Checked::Integer(n)) => out.scrollback_bytes = Some(usize(n)),
+            ("event_ring", Checked::Integer(n)) => out.event_ring = Some(usize(n)),
+            ("default_shell", Checked::Text(s)) => out.default_shell = Some(s),
+            ("close_tab_on_last_pane", Checked::Bool(b)) => out.close_tab_on_last_pane = Some(b),
+            _ => {}
+        });
+    }
+
+    fn agents(&mut self, table: &DeTable<'_>, config: &mut Config) {
+        let names: Vec<&str> = AgentKind::ALL.iter().map(|k| k.name()).collect();
+        for (key, value) in table {
+            let Some(kind) = AgentKind::from_name(key.get_ref()) else {
+                self.unknown(key, "agents", &names);
+                continue;
+            };
+            let section = format!("agents.{kind}");
+            let Some(agent_table) = self.table(&section, value) else {
+                continue;
+            };
+            let mut agent = AgentConfig::default();
+            self.section(&section, agent_table, |name, value| match (name, value) {
+                ("wait_for_answer", Checked::Bool(b)) => agent.wait_for_answer = Some(b),
+                ("wait_timeout_ms", Checked::Integer(n)) => agent.wait_timeout_ms = Some(n),
+                _ => {}
+            });
+            config.agents.insert(kind, agent);
+        }
+    }
+
+    fn policy(&mut self, table: &DeTable<'_>, out: &mut PolicyConfig) {
+        self.section("policy", table, |name, value| {
+            let Checked::Bool(b) = value else { return };
+            match name {
+                "pane_clients_may_answer_decisions" => {
+                    out.pane_clients_may_answer_decisions = Some(b);
+                }
+                "pane_clients_may_report_for_other_panes" => {
+                    out.pane_clients_may_report_for_other_panes = Some(b);
+                }
+                "pane_clients_may_control_other_workspaces" => {
+                    out.pane_clients_may_control_other_workspaces = Some(b);
+                }
+                _ => {}
+            }
+        });
+    }
+
+    fn attach(&mut self, table: &DeTable<'_>, out: &mut AttachConfig) {
+        self.section("attach", table, |name, value| {
+            if let ("detach_key", Checked::DetachKey(key)) = (name, value) {
+                out.detach_key = Some(key);
+            }
+        });
+    }
+}
+
+/// Checks one value against its kind.
+fn check(kind: Kind, value: &DeValue<'_>) -> Result<Checked, String> {
+    let found = || format!("expected {kind}, found {}", describe(value));
+    match (kind, value) {
+        (Kind::Bool, DeValue::Boolean(b)) => Ok(Checked::Bool(*b)),
+        (Kind::Integer { min, max }, DeValue::Integer(i)) => {
+            let n = i64::from_str_radix(i.as_str(), i.radix()).map_err(|_| found())?;
+            match u64::try_from(n) {
+                Ok(n) if (min..=max).contains(&n) => Ok(Checked::Integer(n)),
+                _ => Err(format!("{n} is out of range: expected {kind}")),
+            }
+        }
+        (Kind::Text, DeValue::String(s)) if !s.trim().is_empty() && !s.contains('\0') => {
+            Ok(Checked::Text(s.to_string()))
+        }
+        (Kind::DetachKey, DeValue::String(s)) => s.parse().map(Checked::DetachKey),
+        _ => Err(found()),
+    }
+}
+
+/// How a value is named in "found …".
+fn describe(value: &DeValue<'_>) -> String {
+    match value {
+        DeValue::String(s) if s.trim().is_empty() => "an empty string".to_owned(),
+        DeValue::String(s) if s.contains('\0') => "a string with a NUL byte".to_owned(),
+        DeValue::String(s) => format!("the string {s:?}"),
+        DeValue::Integer(i) => format!("the integer {i}"),
+        DeValue::Boolean(b) => format!("{b}"),
+        other => other.type_str().to_owned(),
+    }
+}
+
+fn dotted(section: &str, name: &str) -> String {
+    if section.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{section}.{name}")
+    }
+}
+
+/// Schema ranges are far below `usize::MAX` on every target we build for.
+fn usize(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
