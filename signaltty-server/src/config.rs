@@ -64,13 +64,13 @@ pub struct Config {
 /// Clients outside every pane (the user's shell, the TUI) are never restricted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PaneClientPolicy {
-    /// May answer permission decisions (config key `security.pane_clients_may_answer_decisions`).
+    /// May answer permission decisions (config key `policy.pane_clients_may_answer_decisions`).
     pub may_answer_decisions: bool,
     /// May report hook events and sessions for panes other than its own
-    /// (`security.pane_clients_may_report_for_other_panes`).
+    /// (`policy.pane_clients_may_report_for_other_panes`).
     pub may_report_for_other_panes: bool,
     /// May write input to, attach with input to, signal or close panes (and close tabs and
-    /// workspaces) of other workspaces (`security.pane_clients_may_control_other_workspaces`).
+    /// workspaces) of other workspaces (`policy.pane_clients_may_control_other_workspaces`).
     pub may_control_other_workspaces: bool,
 }
 
@@ -176,6 +176,17 @@ impl Config {
         if let Some(ms) = held.iter().filter_map(|(_, a)| a.wait_timeout_ms).max() {
             self.answer_policy.timeout = Duration::from_millis(ms);
         }
+        // `[policy]` relaxes, rule by rule, what programs inside panes may do (docs/security.md).
+        let policy = &user.policy;
+        if let Some(may) = policy.pane_clients_may_answer_decisions {
+            self.pane_clients.may_answer_decisions = may;
+        }
+        if let Some(may) = policy.pane_clients_may_report_for_other_panes {
+            self.pane_clients.may_report_for_other_panes = may;
+        }
+        if let Some(may) = policy.pane_clients_may_control_other_workspaces {
+            self.pane_clients.may_control_other_workspaces = may;
+        }
         self.user = user;
     }
 }
@@ -192,6 +203,18 @@ pub fn default_state_dir() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_policy_section_relaxes_each_pane_client_rule_on_its_own() {
+        let mut config = Config::new("/s".into(), "/d".into());
+        assert!(!config.pane_clients.may_answer_decisions);
+        let user = signaltty_config::parse("[policy]\npane_clients_may_answer_decisions = true\n")
+            .expect("valid");
+        config.apply_user(user);
+        assert!(config.pane_clients.may_answer_decisions);
+        assert!(!config.pane_clients.may_report_for_other_panes);
+        assert!(!config.pane_clients.may_control_other_workspaces);
+    }
 
     #[test]
     fn the_user_file_overrides_only_what_it_sets() {

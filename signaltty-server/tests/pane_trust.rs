@@ -103,7 +103,7 @@ async fn a_program_in_a_pane_cannot_answer_even_after_a_double_fork_but_the_user
     assert!(!text.contains("rc=0"), "refused: {text}");
     assert!(
         text.contains("programs in panes may not answer permission decisions")
-            && text.contains("security.pane_clients_may_answer_decisions"),
+            && text.contains("policy.pane_clients_may_answer_decisions"),
         "the refusal says why and how to allow it: {text}"
     );
 

@@ -13,11 +13,11 @@ use crate::peer::Origin;
 use super::Hub;
 
 /// The key that relaxes answering decisions.
-pub const KEY_ANSWER: &str = "security.pane_clients_may_answer_decisions";
+pub const KEY_ANSWER: &str = "policy.pane_clients_may_answer_decisions";
 /// The key that relaxes reporting for other panes.
-pub const KEY_REPORT: &str = "security.pane_clients_may_report_for_other_panes";
+pub const KEY_REPORT: &str = "policy.pane_clients_may_report_for_other_panes";
 /// The key that relaxes controlling other workspaces.
-pub const KEY_CONTROL: &str = "security.pane_clients_may_control_other_workspaces";
+pub const KEY_CONTROL: &str = "policy.pane_clients_may_control_other_workspaces";
 
 fn where_from(origin: &Origin) -> String {
     match origin {
