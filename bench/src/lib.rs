@@ -160,6 +160,9 @@ pub struct Options {
     pub with_signaltty: bool,
     /// The `signaltty-server` binary.
     pub server_bin: PathBuf,
+    /// The `signaltty` CLI binary, whose `attach` is the user's client in the echo and
+    /// throughput sections.
+    pub cli_bin: PathBuf,
     /// Where to make the run's temp dir (default: the system temp dir).
     pub work_dir: Option<PathBuf>,
 }
@@ -172,6 +175,8 @@ pub struct Bench {
     pub with_signaltty: bool,
     /// The `signaltty-server` binary.
     pub server_bin: PathBuf,
+    /// The `signaltty` CLI binary.
+    pub cli_bin: PathBuf,
     /// The run's temp dir (sockets, state dirs, logs, input files).
     pub dir: PathBuf,
     /// The tmux config file every tmux server loads.
@@ -242,6 +247,7 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
         sizes: options.sizes.clone(),
         with_signaltty: options.with_signaltty,
         server_bin: options.server_bin.clone(),
+        cli_bin: options.cli_bin.clone(),
         dir,
         tmux_config,
         corpus,
@@ -299,10 +305,19 @@ fn raise_open_file_limit() {
 
 /// The `signaltty-server` next to this binary (both live in `target/release`).
 pub fn default_server_bin() -> PathBuf {
+    sibling_bin("signaltty-server")
+}
+
+/// The `signaltty` CLI next to this binary.
+pub fn default_cli_bin() -> PathBuf {
+    sibling_bin("signaltty")
+}
+
+fn sibling_bin(name: &str) -> PathBuf {
     std::env::current_exe()
         .ok()
-        .and_then(|exe| exe.parent().map(|dir| dir.join("signaltty-server")))
-        .unwrap_or_else(|| Path::new("signaltty-server").to_path_buf())
+        .and_then(|exe| exe.parent().map(|dir| dir.join(name)))
+        .unwrap_or_else(|| Path::new(name).to_path_buf())
 }
 
 /// Runs `section` to completion on a thread of its own with a one-thread runtime, like the

@@ -27,6 +27,9 @@ struct Args {
     /// The signaltty-server binary [default: next to this binary].
     #[arg(long)]
     server_bin: Option<PathBuf>,
+    /// The signaltty CLI binary, the attached client [default: next to this binary].
+    #[arg(long)]
+    cli_bin: Option<PathBuf>,
     /// Make the run's temp dir inside this directory.
     #[arg(long)]
     work_dir: Option<PathBuf>,
@@ -78,6 +81,9 @@ async fn run(args: Args) -> i32 {
         server_bin: args
             .server_bin
             .unwrap_or_else(signaltty_bench::default_server_bin),
+        cli_bin: args
+            .cli_bin
+            .unwrap_or_else(signaltty_bench::default_cli_bin),
         work_dir: args.work_dir,
     };
     let command: Vec<String> = std::env::args().collect();

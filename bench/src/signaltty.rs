@@ -23,7 +23,7 @@ use tokio::sync::mpsc;
 use tonic::Streaming;
 use tonic::transport::Channel;
 
-use crate::pty::TERM_SIZE;
+use crate::pty::{PtyChild, TERM_SIZE};
 
 /// A running signaltty server and a channel to it.
 pub struct SignalttyServer {
@@ -104,6 +104,21 @@ impl SignalttyServer {
             },
             first_answer,
         ))
+    }
+
+    /// Starts the real client, `signaltty attach PANE`, on a fresh 80×24 PTY that the caller
+    /// types into and drains, exactly as a `tmux attach` client is driven.
+    pub fn attach_cli(&self, cli_bin: &Path, pane_id: &str) -> anyhow::Result<PtyChild> {
+        PtyChild::spawn(
+            &[
+                cli_bin.display().to_string(),
+                "--socket".into(),
+                self.socket.display().to_string(),
+                "attach".into(),
+                pane_id.into(),
+            ],
+            TERM_SIZE,
+        )
     }
 
     /// The server's socket.

@@ -35,6 +35,7 @@
 
 pub mod attach;
 pub mod autostart;
+pub mod catalog;
 pub mod client;
 pub mod connect;
 pub mod error;

@@ -39,8 +39,14 @@ fn main() -> std::process::ExitCode {
     // CPU to wake up (with two workers tokio woke the idle one on most echoes; p50 and p99 fell
     // 15–30 % with one). What needs a CPU for long — reading and parsing a flooding pane's
     // output, saving, git — runs on the blocking pool, so typing never queues behind it.
+    //
+    // Blocking-pool threads end 1 s after their last job (tokio's default is 10 s): an idle
+    // thread waits with that timeout and wakes once to exit, so with the default a server that
+    // had just created panes still woke up to 10 s later, and idle was not idle. A new thread
+    // costs tens of microseconds, beside the millisecond of a fork or a save that needs it.
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
+        .thread_keep_alive(std::time::Duration::from_secs(1))
         .enable_all()
         .build()
     {

@@ -358,3 +358,46 @@ async fn bad_focus_and_move_requests_are_refused_and_change_nothing() {
     assert_eq!(get(&srv, &ws.id).await, before, "nothing changed");
     assert_eq!(srv.head().await, head, "no event was emitted");
 }
+
+/// After a restart a pane has no process: attaching says so on the screen, with the command
+/// that starts it, and typed keys bring the notice back instead of vanishing silently.
+#[tokio::test]
+async fn attaching_to_a_restored_pane_says_how_to_resume_it() {
+    let srv = TestServer::start().await;
+    let ws = srv.workspace("w").await;
+    let a = spawn(&srv, &ws.id, &["/bin/cat"]).await;
+    let srv = srv.restart().await;
+    assert_eq!(
+        srv.pane(&a.id).await.status,
+        pb::PaneStatus::Restored as i32
+    );
+
+    let hint = format!("signaltty pane resume {} --respawn", a.id);
+    let (mut attached, snap) = attach(&srv, &a.id, 120, 24, false).await;
+    let mut screen = signaltty_server::term::Screen::new(snap.cols as u16, snap.rows as u16);
+    screen.feed(&snap.screen);
+    let text = screen.contents(false);
+    let last_row = text.lines().last().unwrap_or_default().to_owned();
+    assert_eq!(
+        text.lines().count(),
+        snap.rows as usize,
+        "on the last row: {text}"
+    );
+    assert!(last_row.contains(&hint), "{last_row:?}");
+    assert!(text.contains("not running"), "{text}");
+
+    attached.input(b"hello\r").await;
+    attached
+        .until(|k| matches!(k, pb::attach_response::Kind::Resync(_)).then_some(()))
+        .await;
+    let again = attached
+        .until(|k| match k {
+            pb::attach_response::Kind::Snapshot(s) => Some(s.clone()),
+            _ => None,
+        })
+        .await;
+    assert!(String::from_utf8_lossy(&again.screen).contains(&hint));
+    // ReadPane still returns the pane's own screen, without the notice.
+    let lines = srv.read(&a.id, pb::ReadMode::Screen, 0, false).await;
+    assert!(!lines.join("\n").contains("not running"), "{lines:?}");
+}

@@ -623,3 +623,64 @@ async fn hooks_install_on_request_and_before_a_detected_agent_launches() {
     );
     assert!(text.contains("--wait-for-answer"), "{text}");
 }
+
+/// A launch of an agent that cannot start (no such program, or not executable) changes
+/// nothing: no hooks in the agent's config, no pane, no tab, no event.
+#[tokio::test]
+async fn an_agent_launch_that_cannot_start_installs_no_hooks_and_leaves_nothing() {
+    let srv = TestServer::start().await;
+    let ws = srv.workspace("w").await;
+    let bin = srv.dir_path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let not_executable = bin.join("codex");
+    std::fs::write(&not_executable, "#!/bin/sh\nexec sleep 600\n").unwrap();
+    let head = srv.head().await;
+    // (argv, env, what the error says)
+    type Case<'a> = (Vec<String>, Vec<(String, String)>, &'a str);
+    let cases: Vec<Case> = vec![
+        (
+            vec![bin.join("claude").display().to_string()],
+            vec![],
+            "No such file",
+        ),
+        (
+            vec!["claude".into()],
+            vec![("PATH".into(), bin.display().to_string())],
+            "No such file",
+        ),
+        (
+            vec![not_executable.display().to_string()],
+            vec![],
+            "Permission denied",
+        ),
+    ];
+    for (argv, env, says) in cases {
+        let result = srv
+            .panes()
+            .spawn_pane(pb::SpawnPaneRequest {
+                workspace_id: ws.id.clone(),
+                argv: argv.clone(),
+                env: env.into_iter().collect(),
+                ..Default::default()
+            })
+            .await;
+        let message = result.as_ref().err().map(|s| s.message().to_owned());
+        assert_error(result, Code::FailedPrecondition, "SPAWN_FAILED");
+        assert!(message.unwrap_or_default().contains(says), "{argv:?}");
+    }
+    let home = srv.dir_path().join("home");
+    assert!(
+        !home.join(".claude").exists() && !home.join(".codex").exists(),
+        "no hooks were written"
+    );
+    let got = srv
+        .workspaces()
+        .get_workspace(pb::GetWorkspaceRequest {
+            workspace_id: ws.id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(got.tabs.is_empty() && got.panes.is_empty(), "{got:?}");
+    assert_eq!(srv.head().await, head, "no event");
+}

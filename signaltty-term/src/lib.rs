@@ -12,6 +12,7 @@ pub mod query_filter;
 mod render;
 pub mod sanitize;
 pub mod screen;
+pub mod view;
 pub mod vt;
 
 #[cfg(test)]

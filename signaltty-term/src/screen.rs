@@ -255,8 +255,7 @@ impl Screen {
         out
     }
 
-    /// The emulator, for tests that inspect cells and modes.
-    #[cfg(test)]
+    /// The emulator, for tests and for [`Screen::view`] (`view.rs`).
     pub(crate) fn term(&self) -> &Term {
         &self.term
     }

@@ -1,7 +1,8 @@
 //! Keystroke echo latency: one key at a time into `stty raw -echo; cat`, timed until the key
-//! comes back — through a bare PTY, through signaltty's Attach stream (Input → Output), and
-//! through a real `tmux attach` client on a PTY the benchmark drains. The keys are split into
-//! batches interleaved across the three systems; p50/p99 over all keys of each.
+//! comes back — through a bare PTY, through the real `signaltty attach` client on a PTY, through
+//! a real `tmux attach` client on a PTY (both typed into and drained the same way), and, as
+//! separate "API" rows, through an in-process gRPC Attach stream (Input → Output). The keys are
+//! split into batches interleaved across the systems; p50/p99 over all keys of each.
 
 use std::time::{Duration, Instant};
 
@@ -33,6 +34,27 @@ const TYPING_PAUSE: Duration = Duration::from_millis(20);
 /// What the flooding pane runs: output as fast as the terminal takes it.
 const FLOOD: &str = "yes 'a line of output from an agent that floods its pane 0123456789'";
 
+/// The clients one key goes through, in turn.
+struct Systems<'a> {
+    /// A bare PTY running the echoing program.
+    raw: PtyChild,
+    /// `tmux attach` on a PTY.
+    tmux: PtyChild,
+    /// `signaltty attach PANE` on a PTY: the user's client.
+    cli: Option<PtyChild>,
+    /// The in-process gRPC Attach stream (the API).
+    api: Option<&'a mut Attachment>,
+}
+
+/// Latencies per system.
+#[derive(Default)]
+struct Latencies {
+    raw: Vec<Duration>,
+    tmux: Vec<Duration>,
+    cli: Vec<Duration>,
+    api: Vec<Duration>,
+}
+
 /// Runs the section.
 pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
     let sizes = &bench.sizes;
@@ -50,7 +72,12 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
     (raw, _) = pty_echo(raw, &warmup).await?;
     (client, _) = pty_echo(client, &warmup).await?;
 
-    let signaltty = if bench.with_signaltty {
+    // The user's client (`signaltty attach` on a PTY) and the API client each type into a
+    // pane of their own on the same server.
+    let mut signaltty = None;
+    let mut api = None;
+    let mut cli = None;
+    if bench.with_signaltty {
         let (server, _) =
             SignalttyServer::start(&bench.server_bin, &bench.dir, &bench.unique("echo")).await?;
         let workspace = server.create_workspace(&bench.dir).await?;
@@ -60,131 +87,136 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
             tokio::time::timeout(Duration::from_secs(10), attachment.until(b"READY")).await??;
         }
         attach_echo(&mut attachment, &warmup).await?;
-        Some((server, attachment))
-    } else {
-        None
-    };
-    let mut signaltty = signaltty;
+        let cli_pane = server.spawn_pane(&workspace, &sh(SCRIPT)).await?;
+        let mut attached = server.attach_cli(&bench.cli_bin, &cli_pane.id)?;
+        (attached, _) = blocking(attached, move |p| p.drain_until(b"READY", deadline())).await?;
+        (attached, _) = pty_echo(attached, &warmup).await?;
+        cli = Some(attached);
+        signaltty = Some(server);
+        api = Some(attachment);
+    }
 
-    let (raw_lat, sig_lat, tmux_lat);
-    (raw, client, (raw_lat, sig_lat, tmux_lat)) = rotate(
+    let mut systems = Systems {
         raw,
-        client,
-        signaltty.as_mut().map(|(_, a)| a),
-        &keys,
-        (batch, Duration::ZERO),
-    )
-    .await?;
+        tmux: client,
+        cli,
+        api: api.as_mut(),
+    };
+    let batch_lat;
+    (systems, batch_lat) = rotate(systems, &keys, (batch, Duration::ZERO)).await?;
 
     // One key at a time after a pause, as a person types: every key finds the path asleep.
-    let mut typing_rows = Vec::new();
-    let (mut typing_raw, mut typing_sig, mut typing_tmux) = (Vec::new(), Vec::new(), Vec::new());
+    let mut typing = Latencies::default();
     if sizes.echo_typing_keys > 0 {
-        (raw, client, (typing_raw, typing_sig, typing_tmux)) = rotate(
-            raw,
-            client,
-            signaltty.as_mut().map(|(_, a)| a),
+        (systems, typing) = rotate(
+            systems,
             &keystrokes(sizes.echo_typing_keys),
             (1, TYPING_PAUSE),
         )
         .await?;
-        typing_rows = comparison_rows(
-            &format!(
-                "keys {} ms apart ({} keys)",
-                TYPING_PAUSE.as_millis(),
-                typing_tmux.len()
-            ),
-            (&typing_sig, &typing_tmux, Some(&typing_raw)),
-            bench.with_signaltty,
-        );
     }
 
-    // The same again while another pane in each multiplexer floods an attached client: typing
-    // must not wait for someone else's output (agents print a lot).
-    let mut flood_rows = Vec::new();
-    let (mut flood_sig, mut flood_tmux) = (Vec::new(), Vec::new());
+    // The same again while another pane in each multiplexer floods an attached client (a
+    // second `tmux attach`, a second `signaltty attach`, each on a drained PTY): typing must
+    // not wait for someone else's output (agents print a lot).
+    let mut flood = Latencies::default();
     if sizes.echo_flood_keys > 0 {
         tmux.new_session("flood", &sh(FLOOD)).await?;
         drain_in_background(tmux.attach("flood").await?);
-        if let Some((server, _)) = signaltty.as_ref() {
+        if let Some(server) = signaltty.as_ref() {
             let workspace = server.create_workspace(&bench.dir).await?;
             let flood = server.spawn_pane(&workspace, &sh(FLOOD)).await?;
-            drain_attach_in_background(server.socket().to_path_buf(), flood.id);
+            drain_in_background(server.attach_cli(&bench.cli_bin, &flood.id)?);
         }
-        (raw, client, (_, flood_sig, flood_tmux)) = rotate(
-            raw,
-            client,
-            signaltty.as_mut().map(|(_, a)| a),
+        (systems, flood) = rotate(
+            systems,
             &keystrokes(sizes.echo_flood_keys),
             (batch, Duration::ZERO),
         )
         .await?;
-        flood_rows = comparison_rows(
-            &format!("another pane flooding ({} keys)", flood_tmux.len()),
-            (&flood_sig, &flood_tmux, None),
-            bench.with_signaltty,
-        );
     }
-    drop((raw, client, signaltty));
+    drop(systems);
+    drop(api);
+    drop(signaltty);
 
-    let pct = percentile;
-    let mut rows = Vec::new();
-    for p in [50.0, 99.0] {
-        let (s, t, r) = (pct(&sig_lat, p), pct(&tmux_lat, p), pct(&raw_lat, p));
-        let mut row = Row::new(format!("echo latency p{p:.0} ({} keys)", raw_lat.len()))
-            .tmux(ms(t))
-            .raw(ms(r));
-        if bench.with_signaltty {
-            row = row.signaltty(ms(s)).ratio(format!("{} tmux", times(s / t)));
-            if p >= 99.0 {
-                row = row.target("≤ tmux p99", Some(s <= t));
-            }
-        }
-        rows.push(row);
+    let with = bench.with_signaltty;
+    let mut rows = comparison_rows(
+        &format!("batches of {batch} ({} keys)", batch_lat.raw.len()),
+        &batch_lat,
+        with,
+        true,
+    );
+    if sizes.echo_typing_keys > 0 {
+        rows.extend(comparison_rows(
+            &format!(
+                "keys {} ms apart ({} keys)",
+                TYPING_PAUSE.as_millis(),
+                typing.tmux.len()
+            ),
+            &typing,
+            with,
+            true,
+        ));
     }
-    rows.extend(typing_rows);
-    rows.extend(flood_rows);
+    if sizes.echo_flood_keys > 0 {
+        rows.extend(comparison_rows(
+            &format!("another pane flooding ({} keys)", flood.tmux.len()),
+            &flood,
+            with,
+            false,
+        ));
+    }
+    if with {
+        rows.extend(api_rows("batches", &batch_lat));
+        if sizes.echo_typing_keys > 0 {
+            rows.extend(api_rows("typing pace", &typing));
+        }
+    }
+    let ms_of = |l: &Latencies| {
+        json!({
+            "raw_ms": stats::millis(&l.raw),
+            "signaltty_attach_ms": stats::millis(&l.cli),
+            "api_ms": stats::millis(&l.api),
+            "tmux_ms": stats::millis(&l.tmux),
+        })
+    };
     Ok(SectionOutput {
         rows,
         details: json!({
-            "keys_per_system": raw_lat.len(),
+            "keys_per_system": batch_lat.raw.len(),
             "batch": batch,
-            "raw_ms": stats::millis(&raw_lat),
-            "signaltty_ms": stats::millis(&sig_lat),
-            "tmux_ms": stats::millis(&tmux_lat),
-            "flood_signaltty_ms": stats::millis(&flood_sig),
-            "flood_tmux_ms": stats::millis(&flood_tmux),
             "typing_pause_ms": TYPING_PAUSE.as_millis(),
-            "typing_raw_ms": stats::millis(&typing_raw),
-            "typing_signaltty_ms": stats::millis(&typing_sig),
-            "typing_tmux_ms": stats::millis(&typing_tmux),
+            "batches": ms_of(&batch_lat),
+            "typing": ms_of(&typing),
+            "flood": ms_of(&flood),
         }),
         notes: vec![format!(
             "echo: `stty raw -echo; cat`; one key at a time (every {LINE}th also sends CR), timed \
-             from write to the key's byte arriving: raw = bare PTY; signaltty = Attach Input → \
-             Output; tmux = key written to the PTY of a `tmux attach` client, until it appears \
-             in that client's output. Batches of {batch} keys rotate raw, signaltty, tmux, so \
-             all three see the same machine states (waking an idle vCPU of a VM is slow, which \
-             makes latencies bimodal). Typing pace: one key per system in turn, each after \
-             {} ms of rest, so every key finds the whole path asleep, as a person's do. \
-             Flooding: the same as the first, while another pane of each multiplexer runs \
-             `yes` with a client attached and drained (signaltty: a second connection; tmux: a \
-             second `tmux attach`).",
+             from write to the key's byte arriving. raw = bare PTY. signaltty = the real \
+             `signaltty attach PANE` client on a PTY: the key is written to that PTY and timed \
+             until it appears in that client's output (the user's path). tmux = the same with a \
+             `tmux attach` client. API rows = the benchmark's in-process gRPC Attach stream \
+             (Input → Output) on an open connection, no terminal; tmux's API is control mode, \
+             which this benchmark does not drive, so API rows are compared with `tmux attach` \
+             only for scale. Batches of {batch} keys rotate raw, signaltty attach, API, tmux, so \
+             all see the same machine states (waking an idle vCPU of a VM is slow, which makes \
+             latencies bimodal). Typing pace: one key per system in turn, each after {} ms of \
+             rest, so every key finds the whole path asleep, as a person's do. Flooding: the \
+             same as the batches, while another pane of each multiplexer runs `yes` with a \
+             real attached client on a drained PTY.",
             TYPING_PAUSE.as_millis()
         )],
     })
 }
 
-/// Latencies of (raw, signaltty, tmux) over `keys`, in batches of `batch` rotating between them,
-/// each batch after `pause` (a person's pace) or at once.
-async fn rotate(
-    mut raw: PtyChild,
-    mut client: PtyChild,
-    mut attachment: Option<&mut Attachment>,
+/// Latencies over `keys`, in batches of `batch` rotating between the systems, each batch after
+/// `pause` (a person's pace) or at once.
+async fn rotate<'a>(
+    mut systems: Systems<'a>,
     keys: &[Vec<u8>],
     (batch, pause): (usize, Duration),
-) -> anyhow::Result<(PtyChild, PtyChild, Latencies)> {
-    let (mut raw_lat, mut sig_lat, mut tmux_lat) = (Vec::new(), Vec::new(), Vec::new());
+) -> anyhow::Result<(Systems<'a>, Latencies)> {
+    let mut lat = Latencies::default();
     let rest = || async {
         if !pause.is_zero() {
             tokio::time::sleep(pause).await;
@@ -192,22 +224,26 @@ async fn rotate(
     };
     for chunk in keys.chunks(batch) {
         rest().await;
-        let lat;
-        (raw, lat) = pty_echo(raw, chunk).await?;
-        raw_lat.extend(lat);
-        if let Some(attachment) = attachment.as_deref_mut() {
+        let got;
+        (systems.raw, got) = pty_echo(systems.raw, chunk).await?;
+        lat.raw.extend(got);
+        if let Some(cli) = systems.cli.take() {
             rest().await;
-            sig_lat.extend(attach_echo(attachment, chunk).await?);
+            let (cli, got) = pty_echo(cli, chunk).await?;
+            systems.cli = Some(cli);
+            lat.cli.extend(got);
+        }
+        if let Some(api) = systems.api.as_deref_mut() {
+            rest().await;
+            lat.api.extend(attach_echo(api, chunk).await?);
         }
         rest().await;
-        let lat;
-        (client, lat) = pty_echo(client, chunk).await?;
-        tmux_lat.extend(lat);
+        let got;
+        (systems.tmux, got) = pty_echo(systems.tmux, chunk).await?;
+        lat.tmux.extend(got);
     }
-    Ok((raw, client, (raw_lat, sig_lat, tmux_lat)))
+    Ok((systems, lat))
 }
-
-type Latencies = (Vec<Duration>, Vec<Duration>, Vec<Duration>);
 
 /// Echo latencies of `keys` typed one by one into `pty` (on the blocking pool).
 async fn pty_echo(pty: PtyChild, keys: &[Vec<u8>]) -> anyhow::Result<(PtyChild, Vec<Duration>)> {
@@ -218,24 +254,40 @@ async fn pty_echo(pty: PtyChild, keys: &[Vec<u8>]) -> anyhow::Result<(PtyChild, 
     .await
 }
 
-/// p50 and p99 rows "echo pN, `what`" comparing signaltty with tmux (and the raw PTY, if given).
-fn comparison_rows(
-    what: &str,
-    (sig, tmux, raw): (&[Duration], &[Duration], Option<&[Duration]>),
-    with_signaltty: bool,
-) -> Vec<Row> {
+/// p50 and p99 rows "echo pN, `what`": the real `signaltty attach` against `tmux attach`
+/// (and the raw PTY when `with_raw`).
+fn comparison_rows(what: &str, lat: &Latencies, with_signaltty: bool, with_raw: bool) -> Vec<Row> {
     [50.0, 99.0]
         .into_iter()
         .map(|p| {
-            let (s, t) = (percentile(sig, p), percentile(tmux, p));
+            let (s, t) = (percentile(&lat.cli, p), percentile(&lat.tmux, p));
             let mut row = Row::new(format!("echo p{p:.0}, {what}")).tmux(ms(t));
-            if let Some(raw) = raw {
-                row = row.raw(ms(percentile(raw, p)));
+            if with_raw {
+                row = row.raw(ms(percentile(&lat.raw, p)));
             }
             if with_signaltty {
-                row = row.signaltty(ms(s)).ratio(format!("{} tmux", times(s / t)));
+                row = row
+                    .signaltty(ms(s))
+                    .ratio(format!("{} tmux", times(s / t)))
+                    .target("≤ tmux", Some(s <= t));
             }
             row
+        })
+        .collect()
+}
+
+/// p50 and p99 rows of the API client (in-process gRPC Attach, no terminal). tmux's API is
+/// control mode, which is not measured: the ratio is to `tmux attach`, for scale only.
+fn api_rows(what: &str, lat: &Latencies) -> Vec<Row> {
+    [50.0, 99.0]
+        .into_iter()
+        .map(|p| {
+            let (a, t) = (percentile(&lat.api, p), percentile(&lat.tmux, p));
+            Row::new(format!(
+                "API: echo p{p:.0}, {what} (gRPC Attach, no terminal)"
+            ))
+            .signaltty(ms(a))
+            .ratio(format!("{} tmux attach", times(a / t)))
         })
         .collect()
 }
@@ -251,25 +303,6 @@ fn drain_in_background(mut client: PtyChild) {
             .drain_until(b"\0never\0", Instant::now() + Duration::from_secs(3600))
             .is_ok()
         {}
-    });
-}
-
-/// Attaches to `pane` over a connection of its own, on a thread of its own (as another client
-/// process would), and reads until the server goes.
-fn drain_attach_in_background(socket: std::path::PathBuf, pane: String) {
-    std::thread::spawn(move || {
-        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        else {
-            return;
-        };
-        runtime.block_on(async move {
-            let Ok((mut attachment, _)) = SignalttyServer::attach_at(&socket, &pane).await else {
-                return;
-            };
-            while attachment.next().await.is_ok() {}
-        });
     });
 }
 

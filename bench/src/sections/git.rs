@@ -26,8 +26,10 @@ const FILES: usize = 10_000;
 const CHANGED: usize = 100;
 /// Timed rounds (each: one of every measurement).
 const ROUNDS: usize = 7;
-/// Keys typed for each echo measurement.
+/// Keys typed for the idle echo measurement.
 const KEYS: usize = 200;
+/// Diffs run back to back while keys are typed.
+const LOADED_DIFFS: u32 = 10;
 
 /// Runs the section.
 pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
@@ -93,24 +95,28 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         tokio::time::timeout(Duration::from_secs(10), attachment.until(b"READY")).await??;
     }
     let idle = echo(&mut attachment, KEYS).await?;
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // Keys typed 2 ms apart for as long as it takes the loader to finish LOADED_DIFFS diffs.
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
     let loader = {
-        let (mut git, ws, stop) = (git.clone(), ws.clone(), stop.clone());
+        let (mut git, ws, done) = (git.clone(), ws.clone(), done.clone());
         tokio::spawn(async move {
-            let mut runs = 0u32;
-            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            for _ in 0..LOADED_DIFFS {
                 git.get_workspace_diff(GetWorkspaceDiffRequest {
                     workspace_id: ws.clone(),
                 })
                 .await?;
-                runs += 1;
+                done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
-            anyhow::Ok(runs)
+            anyhow::Ok(())
         })
     };
-    let loaded = echo(&mut attachment, KEYS).await?;
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let diffs_during = loader.await??;
+    let mut loaded = Vec::new();
+    while done.load(std::sync::atomic::Ordering::Relaxed) < LOADED_DIFFS {
+        loaded.extend(echo(&mut attachment, 1).await?);
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    loader.await??;
+    let diffs_during = LOADED_DIFFS;
 
     let (diff_ms, numstat_ms) = (median_ms(&diff), median_ms(&numstat));
     let (dirty_ms, status_ms) = (median_ms(&dirty), median_ms(&status));

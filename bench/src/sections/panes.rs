@@ -243,7 +243,7 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
             .into(),
     );
     output.notes.push(
-        "idle: both servers idle at once over the same window (after 1 s to settle, no client \
+        "idle: both servers idle at once over the same window (after 5 s to settle: signaltty's save and pool threads, no client \
          attached); CPU = on-CPU time of all threads (schedstat, ns) and utime+stime of \
          /proc/<pid>/stat (clock ticks); wake-ups = voluntary context switches summed over \
          threads. Target: fewer wake-ups in the window than panes."
@@ -316,7 +316,9 @@ async fn printed_panes(
 
 /// Samples both servers' counters across one quiet window.
 async fn idle_window(signaltty: Option<u32>, tmux: u32, window: Duration) -> anyhow::Result<Idle> {
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    // Start-up settles: signaltty saves the new state up to 2 s after the last change, and its
+    // blocking-pool threads (forks, the save) end 1 s after their last job.
+    tokio::time::sleep(Duration::from_secs(5)).await;
     let sig_before = signaltty.map(ProcSample::read).transpose()?;
     let tmux_before = ProcSample::read(tmux)?;
     let started = Instant::now();

@@ -4,8 +4,10 @@
 //! screen" hold.
 //!
 //! - raw: the same command on a bare PTY, drained by a minimal reader in 64 KiB reads;
-//! - signaltty: SpawnPane + Attach; the marker must arrive in Output (or in a Snapshot after a
-//!   Resync, if the client lagged);
+//! - signaltty: SpawnPane, then the real `signaltty attach PANE` on a PTY the benchmark drains
+//!   the same way as raw; the marker must appear in that client's output;
+//! - API (rows of their own): SpawnPane + an in-process gRPC Attach; the marker must arrive in
+//!   Output (or in a Snapshot after a Resync, if the client lagged);
 //! - tmux: a real `tmux attach` client on a PTY the benchmark drains the same way as raw; the
 //!   marker must appear in that client's output (no capture-pane polling).
 //!
@@ -38,7 +40,10 @@ struct Transfer {
 #[derive(Debug)]
 struct Round {
     raw: Transfer,
+    /// Through the real `signaltty attach` on a drained PTY.
     signaltty: Option<Transfer>,
+    /// Through the in-process gRPC Attach stream (the API).
+    api: Option<Transfer>,
     tmux: Transfer,
 }
 
@@ -67,18 +72,23 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
             let marker = format!("BENCH-{n}-DONE");
             // The marker is assembled by printf, so the command line never contains it.
             let script = format!(
-                "read x; cat '{}'; printf 'BENCH-%s-DONE\\n' {n}; exec sleep 100000",
+                "printf READY; read x; cat '{}'; printf 'BENCH-%s-DONE\\n' {n}; exec sleep 100000",
                 path.display()
             );
             eprintln!("  round {} {name}: raw", round + 1);
             let raw =
                 pty_transfer(PtyChild::spawn(&sh(&script), TERM_SIZE)?, &marker, limit).await?;
-            let signaltty = match &signaltty {
+            let (signaltty, api) = match &signaltty {
                 Some((server, workspace)) => {
-                    eprintln!("  round {} {name}: signaltty", round + 1);
-                    Some(signaltty_transfer(server, workspace, &script, &marker, limit).await?)
+                    eprintln!("  round {} {name}: signaltty attach", round + 1);
+                    let attached =
+                        cli_transfer(server, &bench.cli_bin, workspace, &script, &marker, limit)
+                            .await?;
+                    eprintln!("  round {} {name}: API", round + 1);
+                    let api = api_transfer(server, workspace, &script, &marker, limit).await?;
+                    (Some(attached), Some(api))
                 }
-                None => None,
+                None => (None, None),
             };
             eprintln!("  round {} {name}: tmux", round + 1);
             let session = format!("tp{n}");
@@ -89,6 +99,7 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
             rounds[f].push(Round {
                 raw,
                 signaltty,
+                api,
                 tmux: tmux_transfer,
             });
         }
@@ -118,30 +129,40 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         .tmux(rate(&tmx));
         let tmux_cell = tmux_ratio.map_or(String::new(), |t| format!("tmux {}", times(t)));
         if let Some(s) = sig_ratio {
-            let resyncs: u64 = rounds
-                .iter()
-                .filter_map(|r| r.signaltty.map(|t| t.resyncs))
-                .sum();
             row = row
-                .signaltty(format!("{} ({resyncs} resyncs)", rate(&sig)))
+                .signaltty(format!("{} (attach)", rate(&sig)))
                 .ratio(format!("{} raw; {tmux_cell}", times(s)))
                 .target(format!("≤ {target}× raw"), Some(s <= *target));
         } else {
             row = row.ratio(format!("{tmux_cell} raw"));
         }
         output.rows.push(row);
+        let api = secs(&|r| r.api.map(|t| t.seconds));
+        let api_ratio = stats::median(&secs(&|r| r.api.map(|t| t.seconds / r.raw.seconds)));
+        if let Some(a) = api_ratio {
+            let resyncs: u64 = rounds.iter().filter_map(|r| r.api.map(|t| t.resyncs)).sum();
+            output.rows.push(
+                Row::new(format!(
+                    "API: throughput {name} (gRPC Attach, no terminal; median of {})",
+                    rounds.len()
+                ))
+                .signaltty(format!("{} ({resyncs} resyncs)", rate(&api)))
+                .ratio(format!("{} raw", times(a))),
+            );
+        }
         details.insert(
             (*name).into(),
             json!({
                 "bytes": corpus.bytes,
-                "raw_s": raw, "signaltty_s": sig, "tmux_s": tmx,
-                "signaltty_over_raw_median": sig_ratio, "tmux_over_raw_median": tmux_ratio,
+                "raw_s": raw, "signaltty_attach_s": sig, "api_s": api, "tmux_s": tmx,
+                "signaltty_attach_over_raw_median": sig_ratio, "api_over_raw_median": api_ratio, "tmux_over_raw_median": tmux_ratio,
                 "client_bytes": rounds.iter().map(|r| json!({
                     "raw": r.raw.received,
-                    "signaltty": r.signaltty.map(|t| t.received),
+                    "signaltty_attach": r.signaltty.map(|t| t.received),
+                    "api": r.api.map(|t| t.received),
                     "tmux": r.tmux.received,
                 })).collect::<Vec<_>>(),
-                "signaltty_resyncs": rounds.iter().filter_map(|r| r.signaltty.map(|t| t.resyncs)).collect::<Vec<_>>(),
+                "api_resyncs": rounds.iter().filter_map(|r| r.api.map(|t| t.resyncs)).collect::<Vec<_>>(),
             }),
         );
     }
@@ -149,10 +170,12 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
     output.notes.push(
         "throughput: time from typing the newline that starts `cat FILE; printf END-MARKER` to \
          the client receiving the marker; MB/s = file bytes / median time; ratio = median of \
-         per-round (time / raw time). raw: bare PTY, 64 KiB reads. signaltty: Attach Output, \
-         or the Snapshot after a Resync when the client lagged (resyncs summed over rounds). \
-         tmux: marker seen in the output of an attached `tmux attach` client on a drained PTY \
-         (not capture-pane polling). All panes 80×24."
+         per-round (time / raw time). raw: bare PTY, 64 KiB reads. signaltty: the marker seen \
+         in the output of the real `signaltty attach PANE` client on a PTY the benchmark \
+         drains like raw's (the user's path). tmux: the same with a `tmux attach` client (not \
+         capture-pane polling). API rows: the in-process gRPC Attach stream, no terminal — \
+         Output, or the Snapshot after a Resync when it lagged (resyncs summed over rounds); \
+         tmux's API (control mode) is not measured. All panes 80×24."
             .into(),
     );
     Ok(output)
@@ -177,8 +200,29 @@ async fn pty_transfer(pty: PtyChild, marker: &str, limit: Duration) -> anyhow::R
     Ok(transfer)
 }
 
-/// Spawns the pane, attaches, types the newline and reads the stream until `marker`.
-async fn signaltty_transfer(
+/// Spawns the pane, starts `signaltty attach` on a PTY, waits until it shows the pane, then
+/// types the newline into that PTY and drains it until `marker`.
+async fn cli_transfer(
+    server: &SignalttyServer,
+    cli_bin: &std::path::Path,
+    workspace: &str,
+    script: &str,
+    marker: &str,
+    limit: Duration,
+) -> anyhow::Result<Transfer> {
+    let pane = server.spawn_pane(workspace, &sh(script)).await?;
+    let attached = server.attach_cli(cli_bin, &pane.id)?;
+    let (attached, _) = blocking(attached, move |p| {
+        p.drain_until(b"READY", Instant::now() + Duration::from_secs(60))
+    })
+    .await?;
+    let transfer = pty_transfer(attached, marker, limit).await?;
+    server.close_pane(&pane.id).await?;
+    Ok(transfer)
+}
+
+/// Spawns the pane, attaches in-process, types the newline and reads the stream until `marker`.
+async fn api_transfer(
     server: &SignalttyServer,
     workspace: &str,
     script: &str,

@@ -1,6 +1,7 @@
 //! One module per command group, each with its `XxxArgs` (clap) and `cmd_xxx` (the work), plus
 //! the [`Ctx`] every command receives: where the server is and where output goes.
 
+pub mod arrange;
 pub mod attach;
 pub mod completions;
 pub mod config;
@@ -16,6 +17,7 @@ pub mod pane;
 pub mod pane_io;
 pub mod screen_state;
 pub mod server;
+pub mod size;
 pub mod stream;
 pub mod tab;
 pub mod workspace;

@@ -103,6 +103,10 @@ enum PaneCommand {
     Wait(WaitArgs),
     /// Copy a pane's output to stdout as raw bytes until it exits (for a pipe or a file).
     Stream(super::stream::StreamArgs),
+    /// Make a pane its tab's active pane (and its tab the workspace's active tab).
+    Focus(super::arrange::PaneFocusArgs),
+    /// Move a pane, still running, to another tab (--to-tab) or a new one (--new-tab).
+    Move(super::arrange::PaneMoveArgs),
 }
 
 /// `signaltty pane spawn`
@@ -113,6 +117,9 @@ pub struct SpawnArgs {
     /// Put the pane in this tab (an id, a unique id prefix or title) [default: a new tab].
     #[arg(long)]
     tab: Option<String>,
+    /// Terminal size, e.g. 120x40 [default: 80x24; clamped to 20–500 × 5–200].
+    #[arg(long, value_name = "COLSxROWS", value_parser = super::size::parse_size)]
+    size: Option<super::size::SizeArg>,
     #[command(flatten)]
     common: NewPaneArgs,
 }
@@ -194,6 +201,8 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
         async move { ctx.resolve(&conn, Kind::Pane, Some(&word)).await }
     };
     match args.command {
+        PaneCommand::Focus(args) => super::arrange::cmd_pane_focus(ctx, &mut client, args).await,
+        PaneCommand::Move(args) => super::arrange::cmd_pane_move(ctx, &mut client, args).await,
         PaneCommand::Spawn(args) => {
             let workspace_id = ctx
                 .resolve(&conn, Kind::Workspace, Some(&args.workspace))
@@ -208,8 +217,8 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
                 argv: args.common.command.clone(),
                 cwd: args.common.cwd()?,
                 env: args.common.env(),
-                cols: 0,
-                rows: 0,
+                cols: args.size.map_or(0, |s| s.cols),
+                rows: args.size.map_or(0, |s| s.rows),
                 title: args.common.title.clone().unwrap_or_default(),
                 skip_hook_install: args.common.skip_hook_install,
             };

@@ -65,6 +65,10 @@ enum TabCommand {
         #[arg(allow_negative_numbers = true)]
         ratio: f32,
     },
+    /// Make a tab its workspace's active tab.
+    Focus(super::arrange::TabFocusArgs),
+    /// Move a tab to another position in its workspace: --index N (0-based).
+    Move(super::arrange::TabMoveArgs),
 }
 
 /// Steps from a layout's root to one of its splits.
@@ -112,6 +116,8 @@ pub async fn cmd_tab(ctx: &Ctx, args: TabArgs) -> CliResult {
         }
     }
     let tab = match command {
+        TabCommand::Focus(args) => return super::arrange::cmd_tab_focus(ctx, args).await,
+        TabCommand::Move(args) => return super::arrange::cmd_tab_move(ctx, args).await,
         TabCommand::Create { workspace, title } => {
             client
                 .create_tab(pb::CreateTabRequest {

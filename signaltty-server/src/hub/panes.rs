@@ -7,8 +7,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
-use signaltty_proto::v1 as pb;
-
 use crate::agents::AgentKind;
 use crate::agents::session::remembered_env;
 use crate::error::{Error, Result};
@@ -25,7 +23,6 @@ use crate::pane::actor::{PaneHandle, Report, Reporter, StartOptions};
 use crate::pane::pty::{MAX_INPUT_BYTES, Pty, WriteError};
 use crate::pane::signal::{SignalScope, parse_signal};
 use crate::pane::spawn::{SpawnError, SpawnSpec};
-use crate::rpc::convert::{PaneLive, pane_to_pb};
 use crate::term::{HistoryLimits, TermEvent};
 
 use super::Hub;
@@ -39,6 +36,18 @@ impl Registry {
     pub(super) fn lock(&self) -> MutexGuard<'_, HashMap<PaneId, PaneHandle>> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+/// Live numbers of a pane that are not events (they change on every byte of output), read
+/// from its actor when a client asks for the pane.
+#[derive(Clone, Debug, Default)]
+pub struct PaneLive {
+    /// Bytes of output so far.
+    pub output_offset: u64,
+    /// Last output time.
+    pub last_activity_at: Option<SystemTime>,
+    /// The process's current directory (from `/proc`), when it runs.
+    pub cwd: Option<std::path::PathBuf>,
 }
 
 /// What to start in a new pane.
@@ -212,15 +221,8 @@ impl Hub {
         let size = Size::clamped(launch.cols, launch.rows);
         let agent = AgentKind::detect(&argv[0])
             .map(|kind| AgentInfo::new(kind, remembered_env(launch.env.iter().cloned(), &cwd)));
-        let mut hook_notice = None;
-        if let Some(agent) = &agent
-            && !launch.skip_hook_install
-        {
-            hook_notice = self
-                .install_hooks_for_launch(agent.kind, &launch.env, &cwd)
-                .await;
-        }
         let id = PaneId::new();
+        let mut hook_notice = None;
         let spec = SpawnSpec {
             argv: argv.clone(),
             cwd: cwd.clone(),
@@ -228,6 +230,18 @@ impl Hub {
             cols: size.cols,
             rows: size.rows,
         };
+        if let Some(agent) = &agent
+            && !launch.skip_hook_install
+        {
+            // A launch that cannot start changes nothing: no hooks for a program that is not
+            // there. The hooks must be in place before the agent starts and reads its config,
+            // so they cannot wait for the exec itself.
+            spec.validate().map_err(spawn_error)?;
+            crate::pane::spawn::check_program(&spec).map_err(spawn_error)?;
+            hook_notice = self
+                .install_hooks_for_launch(agent.kind, &spec.env, &spec.cwd)
+                .await;
+        }
         let (pty, events) = self.spawn_pty(&id, &spec).await?;
         let now = SystemTime::now();
         let record = Pane {
@@ -483,20 +497,19 @@ impl Hub {
         futures_util::future::join_all(waits).await;
     }
 
-    /// A pane record on the wire, with its live numbers.
-    pub fn pane_to_pb(&self, pane: &Pane) -> pb::Pane {
-        let live = self
-            .registry()
+    /// The live numbers of a pane (none for a pane without a process); the RPC edge puts them
+    /// next to the record when it encodes a pane.
+    pub fn pane_live(&self, id: &PaneId) -> PaneLive {
+        self.registry()
             .lock()
-            .get(&pane.id)
+            .get(id)
             .map(|h| PaneLive {
                 output_offset: h.offset(),
                 last_activity_at: h.last_activity(),
                 // Read when asked (no per-pane timer): one readlink of /proc/<pid>/cwd.
                 cwd: h.pty().cwd().ok(),
             })
-            .unwrap_or_default();
-        pane_to_pb(pane, live)
+            .unwrap_or_default()
     }
 }
 

@@ -109,6 +109,10 @@ pub struct RestoredView {
     pub snapshot: ScreenSnapshot,
     /// The pane's title.
     pub title: String,
+    /// What the user reads on an attached screen, line by line: that the pane is not running,
+    /// and the command that starts it (`signaltty pane resume ID`, with `--respawn` when there
+    /// is no agent session to resume).
+    pub notice: Vec<String>,
     /// Changes (closes) when the pane is resumed or closed.
     pub gone: watch::Receiver<()>,
 }
@@ -161,14 +165,32 @@ impl Hub {
     /// pane is not dormant.
     pub fn restored_view(&self, id: &PaneId) -> Option<RestoredView> {
         let (tail, gone) = self.dormant().watch(id)?;
-        let (size, title) = self
+        let (size, title, resumable) = self
             .store()
-            .read(|s| s.pane(id).map(|p| (p.size, p.title.clone())))
+            .read(|s| {
+                s.pane(id).map(|p| {
+                    let resumable = resumable::resume_argv(p).is_some();
+                    (p.size, p.title.clone(), resumable)
+                })
+            })
             .ok()?;
         let screen = tails::screen_of(&tail, size, self.history_limits());
+        let notice = if resumable {
+            vec![
+                "[signaltty] not running since a restart; to resume its agent session, run:"
+                    .to_owned(),
+                format!("signaltty pane resume {id}"),
+            ]
+        } else {
+            vec![
+                "[signaltty] not running since a restart; to start it again, run:".to_owned(),
+                format!("signaltty pane resume {id} --respawn"),
+            ]
+        };
         Some(RestoredView {
             snapshot: screen.snapshot(),
             title,
+            notice,
             gone,
         })
     }
@@ -200,8 +222,8 @@ impl Hub {
             ResumeMode::AgentSession => {
                 let argv = resumable::resume_argv(&pane).ok_or_else(|| {
                     Error::NotResumable(format!(
-                        "pane {id} has no agent session to resume; RESUME_MODE_RESPAWN_ARGV \
-                         starts its original command ({}) again",
+                        "pane {id} has no agent session to resume; start its original command \
+                         ({}) again with `signaltty pane resume {id} --respawn`",
                         pane.argv.join(" ")
                     ))
                 })?;

@@ -201,6 +201,51 @@ fn check_dir(path: &Path) -> Result<(), SpawnError> {
     }
 }
 
+/// Checks that `spec.argv[0]` names something exec can run, the way `Command` will look for it:
+/// a name with a slash relative to the spec's cwd, a bare name in the child's `PATH` (the
+/// request's when it sets one, else the server's). Run before anything is changed for a launch
+/// (hooks written into an agent's config), so that a command that is not there changes
+/// nothing. Exec itself still decides; this only catches the common "not found" early.
+pub fn check_program(spec: &SpawnSpec) -> Result<(), SpawnError> {
+    let program = spec.argv.first().map(String::as_str).unwrap_or_default();
+    let not_found = |errno| SpawnError::Exec {
+        program: program.to_owned(),
+        source: io::Error::from_raw_os_error(errno),
+    };
+    if program.contains('/') {
+        return match executable(&spec.cwd.join(program)) {
+            Some(true) => Ok(()),
+            Some(false) => Err(not_found(libc::EACCES)),
+            None => Err(not_found(libc::ENOENT)),
+        };
+    }
+    let path = spec
+        .env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| std::ffi::OsString::from(v))
+        .or_else(|| std::env::var_os("PATH"))
+        .unwrap_or_default();
+    let mut denied = false;
+    for dir in std::env::split_paths(&path) {
+        match executable(&spec.cwd.join(dir).join(program)) {
+            Some(true) => return Ok(()),
+            Some(false) => denied = true,
+            None => {}
+        }
+    }
+    Err(not_found(if denied { libc::EACCES } else { libc::ENOENT }))
+}
+
+/// `Some(true)`: a file with an execute bit; `Some(false)`: there, but not executable;
+/// `None`: nothing there.
+fn executable(path: &Path) -> Option<bool> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(path).ok()?;
+    Some(meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+}
+
 /// Builds the command for a validated spec: the server's environment, minus stale terminal
 /// variables, plus the request's (minus the refused ones), plus ours. `SIGNALTTY_PANE` and
 /// `SIGNALTTY_SOCKET` always come from the server, so a request cannot impersonate another pane.

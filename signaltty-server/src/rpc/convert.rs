@@ -6,6 +6,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use signaltty_proto::v1 as pb;
 
 use crate::error::{Error, Result};
+use crate::hub::Hub;
+use crate::hub::panes::PaneLive;
 use crate::model::event::{ChangeSource, Event, EventKind, Stamped};
 use crate::model::ids::{DecisionId, NotificationId, PaneId, TabId, WorkspaceId};
 use crate::model::layout::{Direction, Layout, PathStep, Ratio, Split};
@@ -290,15 +292,9 @@ pub fn source_to_pb(s: ChangeSource) -> pb::ChangeSource {
     }
 }
 
-/// Live numbers of a pane that are not events (they change on every byte of output).
-#[derive(Clone, Debug, Default)]
-pub struct PaneLive {
-    /// Bytes of output so far.
-    pub output_offset: u64,
-    /// Last output time.
-    pub last_activity_at: Option<SystemTime>,
-    /// The process's current directory (from `/proc`), when it runs.
-    pub cwd: Option<std::path::PathBuf>,
+/// A pane on the wire with its live numbers from the hub (offset, last activity, current cwd).
+pub fn pane_pb(hub: &Hub, p: &Pane) -> pb::Pane {
+    pane_to_pb(p, hub.pane_live(&p.id))
 }
 
 /// A pane on the wire.

@@ -15,7 +15,7 @@ use signaltty_proto::v1 as pb;
 use tokio::sync::broadcast::{self, error::RecvError};
 use tonic::{Request, Response, Status};
 
-use super::convert::{event_kind_from_pb, event_to_pb};
+use super::convert::{event_kind_from_pb, event_to_pb, pane_pb};
 use crate::hub::Hub;
 use crate::model::event::{EventKind, Stamped};
 
@@ -65,7 +65,7 @@ impl Live {
                     self.last_seen = e.seq;
                     if self.wanted(&e) {
                         let hub = self.hub.clone();
-                        let msg = event_to_pb(&e, &|p| hub.pane_to_pb(p));
+                        let msg = event_to_pb(&e, &|p| pane_pb(&hub, p));
                         return Some((message(pb::subscribe_response::Kind::Event(msg)), self));
                     }
                 }
@@ -110,7 +110,7 @@ impl pb::event_service_server::EventService for EventService {
         }
         for e in &sub.replay {
             if kinds.is_empty() || kinds.contains(&e.event.kind()) {
-                let msg = event_to_pb(e, &|p| self.hub.pane_to_pb(p));
+                let msg = event_to_pb(e, &|p| pane_pb(&self.hub, p));
                 prelude.push(message(pb::subscribe_response::Kind::Event(msg)));
             }
         }

@@ -4,7 +4,7 @@ use signaltty_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::convert::{
-    notification_id, notification_to_pb, optional, pane_id, severity_from_pb, workspace_id,
+    notification_id, notification_to_pb, optional, pane_id, pane_pb, severity_from_pb, workspace_id,
 };
 use crate::error::Error;
 use crate::hub::Hub;
@@ -83,7 +83,7 @@ impl pb::notification_service_server::NotificationService for NotificationServic
         let next = self.hub.next_unread(ws.as_ref())?;
         Ok(Response::new(match next {
             Some((pane, newest)) => pb::NextUnreadResponse {
-                pane: Some(self.hub.pane_to_pb(&pane)),
+                pane: Some(pane_pb(&self.hub, &pane)),
                 notification: newest.map(|(n, ws)| notification_to_pb(&n, ws.as_ref())),
             },
             None => pb::NextUnreadResponse::default(),

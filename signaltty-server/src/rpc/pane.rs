@@ -5,8 +5,8 @@ use tonic::{Request, Response, Status, Streaming};
 
 use super::attach::{self, AttachStream};
 use super::convert::{
-    attention_from_pb, direction_from_pb, lifecycle_from_pb, optional, pane_id, tab_id, tab_to_pb,
-    workspace_id,
+    attention_from_pb, direction_from_pb, lifecycle_from_pb, optional, pane_id, pane_pb, tab_id,
+    tab_to_pb, workspace_id,
 };
 use crate::error::Error;
 use crate::hub::Hub;
@@ -60,7 +60,7 @@ impl pb::pane_service_server::PaneService for PaneService {
         };
         let (pane, tab) = self.hub.spawn_pane(&ws, tab, launch).await?;
         Ok(Response::new(pb::SpawnPaneResponse {
-            pane: Some(self.hub.pane_to_pb(&pane)),
+            pane: Some(pane_pb(&self.hub, &pane)),
             tab: Some(tab_to_pb(&tab)),
         }))
     }
@@ -82,7 +82,7 @@ impl pb::pane_service_server::PaneService for PaneService {
         };
         let (pane, tab) = self.hub.split_pane(&target, direction, launch).await?;
         Ok(Response::new(pb::SplitPaneResponse {
-            pane: Some(self.hub.pane_to_pb(&pane)),
+            pane: Some(pane_pb(&self.hub, &pane)),
             tab: Some(tab_to_pb(&tab)),
         }))
     }
@@ -95,7 +95,7 @@ impl pb::pane_service_server::PaneService for PaneService {
             .read(|s| s.pane(&id).cloned())
             .map_err(Error::from)?;
         Ok(Response::new(pb::GetPaneResponse {
-            pane: Some(self.hub.pane_to_pb(&pane)),
+            pane: Some(pane_pb(&self.hub, &pane)),
         }))
     }
 
@@ -124,7 +124,7 @@ impl pb::pane_service_server::PaneService for PaneService {
         });
         let panes = panes.map_err(Error::from)?;
         Ok(Response::new(pb::ListPanesResponse {
-            panes: panes.iter().map(|p| self.hub.pane_to_pb(p)).collect(),
+            panes: panes.iter().map(|p| pane_pb(&self.hub, p)).collect(),
         }))
     }
 
@@ -180,7 +180,7 @@ impl pb::pane_service_server::PaneService for PaneService {
         let req = req.into_inner();
         let pane = self.hub.rename_pane(&pane_id(&req.pane_id)?, &req.title)?;
         Ok(Response::new(pb::RenamePaneResponse {
-            pane: Some(self.hub.pane_to_pb(&pane)),
+            pane: Some(pane_pb(&self.hub, &pane)),
         }))
     }
 
@@ -188,7 +188,7 @@ impl pb::pane_service_server::PaneService for PaneService {
         let id = pane_id(&req.into_inner().pane_id)?;
         let pane = self.hub.mark_seen(&id, ChangeSource::Api)?;
         Ok(Response::new(pb::MarkSeenResponse {
-            pane: Some(self.hub.pane_to_pb(&pane)),
+            pane: Some(pane_pb(&self.hub, &pane)),
         }))
     }
 
@@ -228,7 +228,7 @@ impl pb::pane_service_server::PaneService for PaneService {
         };
         let pane = self.hub.resume_pane(&id, mode).await?;
         Ok(Response::new(pb::ResumePaneResponse {
-            pane: Some(self.hub.pane_to_pb(&pane)),
+            pane: Some(pane_pb(&self.hub, &pane)),
         }))
     }
 
@@ -256,7 +256,7 @@ impl pb::pane_service_server::PaneService for PaneService {
             .wait_pane(&id, &target, req.after_seq, wait_timeout(req.timeout_ms))
             .await?;
         Ok(Response::new(pb::WaitPaneResponse {
-            pane: Some(self.hub.pane_to_pb(&pane)),
+            pane: Some(pane_pb(&self.hub, &pane)),
             seq,
         }))
     }
@@ -270,7 +270,7 @@ impl pb::pane_service_server::PaneService for PaneService {
             .hub
             .focus_pane(&pane_id(&req.pane_id)?, req.mark_seen)?;
         Ok(Response::new(pb::FocusPaneResponse {
-            pane: Some(self.hub.pane_to_pb(&pane)),
+            pane: Some(pane_pb(&self.hub, &pane)),
             tab: Some(tab_to_pb(&tab)),
         }))
     }
@@ -280,7 +280,7 @@ impl pb::pane_service_server::PaneService for PaneService {
         let id = pane_id(&req.pane_id)?;
         let moved = self.hub.move_pane(&id, move_destination(req)?)?;
         Ok(Response::new(pb::MovePaneResponse {
-            pane: Some(self.hub.pane_to_pb(&moved.pane)),
+            pane: Some(pane_pb(&self.hub, &moved.pane)),
             tab: Some(tab_to_pb(&moved.tab)),
             closed_tab_id: moved.closed_tab.map(|t| t.to_string()).unwrap_or_default(),
         }))

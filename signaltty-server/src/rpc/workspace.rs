@@ -4,7 +4,7 @@ use signaltty_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::convert::{
-    git_to_pb, settings_from_pb, tab_id, tab_to_pb, workspace_id, workspace_to_pb,
+    git_to_pb, pane_pb, settings_from_pb, tab_id, tab_to_pb, workspace_id, workspace_to_pb,
 };
 use crate::hub::Hub;
 
@@ -73,7 +73,7 @@ impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
                 ))
             })
             .map_err(crate::error::Error::from)?;
-        let panes = panes.iter().map(|p| self.hub.pane_to_pb(p)).collect();
+        let panes = panes.iter().map(|p| pane_pb(&self.hub, p)).collect();
         Ok(Response::new(pb::GetWorkspaceResponse {
             workspace: Some(workspace),
             tabs,

@@ -1,0 +1,345 @@
+//! What each [`Action`] does to the state, and which requests it makes. `at` is the pointer's
+//! cell for actions bound to mouse gestures.
+
+use std::time::Instant;
+
+use signaltty_client::geometry::{Axis, Dir, MAX_RATIO, MIN_RATIO, enclosing_split};
+use signaltty_proto::v1 as pb;
+
+use crate::action::{Action, Target};
+use crate::app::{
+    App, Confirm, Effect, Field, Focus, Mode, Overlay, Request, Row, ScrollView, SpawnForm,
+};
+use crate::regions::{self, tab_cells};
+use crate::update::{go_to, open_row, spawn_shell, start_drag};
+
+/// Carries out one action.
+pub fn perform(
+    app: &mut App,
+    action: Action,
+    at: Option<(u16, u16)>,
+    now: Instant,
+    fx: &mut Vec<Effect>,
+) {
+    // In the sidebar, motion keys move the highlight and "enter" opens.
+    let action = if app.focus == Focus::Sidebar {
+        match action {
+            Action::FocusPane(Dir::Down) => Action::SidebarDown,
+            Action::FocusPane(Dir::Up) => Action::SidebarUp,
+            Action::FocusPane(Dir::Right) | Action::EnterInsert => Action::AttachHighlighted,
+            Action::FocusPane(Dir::Left) => Action::ToggleAttachHighlighted,
+            other => other,
+        }
+    } else {
+        action
+    };
+    let focused = app.focused_pane().map(|p| p.id.clone());
+    match action {
+        Action::Noop => {}
+        Action::EnterInsert => {
+            if focused.is_some() {
+                app.mode = Mode::Insert;
+                app.focus = Focus::Panes;
+            }
+        }
+        Action::LeaveInsert => app.mode = Mode::Normal,
+        Action::SendLeader => {
+            if let (Some(pane_id), Some(key)) = (focused, crate::keys::event_of(&app.keymap.leader))
+            {
+                let bytes = crate::encode::key(&key, &Default::default());
+                fx.push(Effect::Input { pane_id, bytes });
+                app.mode = Mode::Insert;
+            }
+        }
+        Action::FocusSidebar => {
+            app.focus = match app.focus {
+                Focus::Sidebar => Focus::Panes,
+                Focus::Panes => {
+                    app.sidebar_visible = true;
+                    Focus::Sidebar
+                }
+            };
+            app.mode = Mode::Normal;
+        }
+        Action::FocusPane(dir) => {
+            if let (Some(from), Some((tab, placement))) = (focused, regions::placement(app))
+                && let Some(to) = placement.neighbour(&from, dir)
+            {
+                let (ws, tab) = (tab.workspace_id.clone(), tab.id.clone());
+                go_to(app, Some(ws), Some(tab), Some(to), fx);
+            }
+        }
+        Action::SidebarDown | Action::SidebarUp => {
+            let rows = app.sidebar_rows().len();
+            app.highlight = if action == Action::SidebarDown {
+                (app.highlight + 1).min(rows.saturating_sub(1))
+            } else {
+                app.highlight.saturating_sub(1)
+            };
+        }
+        Action::AttachHighlighted | Action::ToggleAttachHighlighted => {
+            let rows = app.sidebar_rows();
+            let Some(row) = rows.get(app.highlight) else {
+                return;
+            };
+            match (action, row) {
+                (Action::ToggleAttachHighlighted, Row::Workspace(id)) => {
+                    if !app.collapsed.remove(id) {
+                        app.collapsed.insert(id.clone());
+                    }
+                }
+                _ => open_row(app, row, fx),
+            }
+        }
+        Action::OpenSpawnModal => {
+            let workspace = app
+                .workspace
+                .as_ref()
+                .and_then(|id| app.catalog.workspaces.iter().position(|w| &w.id == id))
+                .unwrap_or(0);
+            app.overlay = Some(Overlay::Spawn(SpawnForm {
+                workspace,
+                field: 2,
+                ..SpawnForm::default()
+            }));
+        }
+        Action::KillHighlighted | Action::ClosePane => {
+            let target = match (app.focus, app.sidebar_rows().get(app.highlight)) {
+                (Focus::Sidebar, Some(Row::Pane(id))) if action == Action::KillHighlighted => {
+                    Some(id.clone())
+                }
+                _ => focused,
+            };
+            if let Some(id) = target {
+                app.overlay = Some(Overlay::Confirm(Confirm::ClosePane(id)));
+            }
+        }
+        Action::NewTab => {
+            if let Some(ws) = app.workspace.clone() {
+                fx.push(spawn_shell(app, ws, String::new()));
+            }
+        }
+        Action::CloseTab => {
+            if let Some(tab) = app.current_tab() {
+                app.overlay = Some(Overlay::Confirm(Confirm::CloseTab(tab.id.clone())));
+            }
+        }
+        Action::NextTab | Action::PrevTab => {
+            if let (Some(ws), Some(tab)) = (app.current_workspace(), app.current_tab()) {
+                let n = ws.tab_ids.len();
+                let i = ws.tab_ids.iter().position(|t| t == &tab.id).unwrap_or(0);
+                let j = if action == Action::NextTab {
+                    (i + 1) % n
+                } else {
+                    (i + n - 1) % n
+                };
+                let (ws_id, tab_id) = (ws.id.clone(), ws.tab_ids[j].clone());
+                go_to(app, Some(ws_id), Some(tab_id), None, fx);
+            }
+        }
+        Action::GotoTab(n) => {
+            // A pending decision on the focused pane takes the digits.
+            let decision = app.focused_pane().and_then(|p| p.pending_decision.as_ref());
+            if decision.is_some_and(|d| usize::from(n) <= d.options.len()) {
+                perform(app, Action::AnswerDecision(n), at, now, fx);
+            } else if let Some(ws) = app.current_workspace()
+                && let Some(tab) = ws.tab_ids.get(usize::from(n) - 1)
+            {
+                let (ws_id, tab_id) = (ws.id.clone(), tab.clone());
+                go_to(app, Some(ws_id), Some(tab_id), None, fx);
+            }
+        }
+        Action::AnswerDecision(n) => {
+            let pane = app.focused_pane();
+            match pane.and_then(|p| p.pending_decision.as_ref()) {
+                Some(d) => match d.options.get(usize::from(n) - 1) {
+                    Some(option) => fx.push(Effect::Request(Request::Answer {
+                        pane_id: d.pane_id.clone(),
+                        decision_id: d.id.clone(),
+                        option_id: option.id.clone(),
+                    })),
+                    None => app.toast(format!("this decision has no option {n}"), now),
+                },
+                None => app.toast("no pending decision on this pane", now),
+            }
+        }
+        Action::SplitHorizontal | Action::SplitVertical => {
+            if let Some(pane_id) = focused {
+                let direction = if action == Action::SplitHorizontal {
+                    pb::Direction::Right
+                } else {
+                    pb::Direction::Down
+                };
+                fx.push(Effect::Request(Request::Split { pane_id, direction }));
+            } else if let Some(ws) = app.workspace.clone() {
+                fx.push(spawn_shell(app, ws, String::new()));
+            }
+        }
+        Action::ResizePane(dir, cells) => resize(app, focused, dir, cells, fx),
+        Action::ToggleSidebar => {
+            app.sidebar_visible = !app.sidebar_visible;
+            if !app.sidebar_visible {
+                app.focus = Focus::Panes;
+            }
+        }
+        Action::ShowHelp => app.overlay = Some(Overlay::Help),
+        Action::ShowNotifications => app.overlay = Some(Overlay::Notifications),
+        Action::Quit => fx.push(Effect::Quit),
+        Action::NextAttention => next_attention(app, now, fx),
+        Action::MarkSeen => {
+            if let Some(id) = focused {
+                fx.push(Effect::Request(Request::MarkSeen(id)));
+            }
+        }
+        Action::Rename(target) => {
+            let current = match target {
+                Target::Pane => app.focused_pane().map(|p| (p.id.clone(), p.title.clone())),
+                Target::Tab => app.current_tab().map(|t| (t.id.clone(), t.title.clone())),
+                Target::Workspace => app
+                    .current_workspace()
+                    .map(|w| (w.id.clone(), w.name.clone())),
+            };
+            if let Some((id, text)) = current {
+                app.overlay = Some(Overlay::Rename {
+                    target,
+                    id,
+                    field: Field { text },
+                });
+            }
+        }
+        Action::ResumePane => match app.focused_pane() {
+            Some(p) if p.status != pb::PaneStatus::Live as i32 => {
+                fx.push(Effect::Request(Request::Resume(p.id.clone())));
+            }
+            Some(_) => app.toast("this pane is running", now),
+            None => {}
+        },
+        Action::ScrollBack => {
+            let pane = match at.and_then(|(x, y)| crate::update::region_at(app, x, y)) {
+                Some((_, Some(id))) => Some(id),
+                _ => focused,
+            };
+            if let Some(pane_id) = pane {
+                fx.push(Effect::Request(Request::ReadScrollback(pane_id.clone())));
+                app.overlay = Some(Overlay::Scroll(ScrollView {
+                    pane_id,
+                    ..ScrollView::default()
+                }));
+                app.mode = Mode::Normal;
+            }
+        }
+        Action::MovePane => {
+            if let Some(id) = focused {
+                fx.push(Effect::Request(Request::MoveToNewTab(id)));
+            }
+        }
+        Action::FocusPaneAtCursor => {
+            if let Some((x, y)) = at
+                && let Some((_, Some(pane))) = crate::update::region_at(app, x, y)
+                && let Some(tab) = app.current_tab()
+            {
+                let (ws, tab) = (tab.workspace_id.clone(), tab.id.clone());
+                go_to(app, Some(ws), Some(tab), Some(pane), fx);
+                app.focus = Focus::Panes;
+            }
+        }
+        Action::GotoTabAtCursor => {
+            if let Some((x, _)) = at
+                && let Some((tab, ..)) = tab_cells(app)
+                    .into_iter()
+                    .find(|(_, _, tx, w)| x >= *tx && x < tx + w)
+                && let Some(ws) = app.workspace.clone()
+            {
+                go_to(app, Some(ws), Some(tab), None, fx);
+            }
+        }
+        Action::HighlightSidebarRow => {
+            if let Some((_, y)) = at {
+                let rows = app.sidebar_rows().len();
+                let row = usize::from(y).saturating_sub(1);
+                if row < rows {
+                    app.highlight = row;
+                    app.focus = Focus::Sidebar;
+                }
+            }
+        }
+        Action::ResizePaneByDrag => {
+            if let Some((x, y)) = at {
+                start_drag(app, x, y);
+            }
+        }
+    }
+}
+
+/// Moves the divider nearest the focused pane on `dir`'s axis by `cells`: `Left`/`Up` move it
+/// left/up, `Right`/`Down` right/down.
+fn resize(app: &mut App, focused: Option<String>, dir: Dir, cells: u8, fx: &mut Vec<Effect>) {
+    let Some(pane) = focused else { return };
+    let Some((tab, placement)) = regions::placement(app) else {
+        return;
+    };
+    let Some(layout) = tab.layout.as_ref() else {
+        return;
+    };
+    let axis = match dir {
+        Dir::Left | Dir::Right => Axis::Columns,
+        Dir::Up | Dir::Down => Axis::Rows,
+    };
+    let Some((path, _, ratio)) = enclosing_split(layout, &pane, axis) else {
+        return;
+    };
+    let Some(divider) = placement.dividers.iter().find(|d| d.path == path) else {
+        return;
+    };
+    let extent = match axis {
+        Axis::Columns => divider.split_area.width,
+        Axis::Rows => divider.split_area.height,
+    };
+    let step = f32::from(cells) / f32::from(extent.saturating_sub(1).max(1));
+    let ratio = match dir {
+        Dir::Left | Dir::Up => ratio - step,
+        Dir::Right | Dir::Down => ratio + step,
+    }
+    .clamp(MIN_RATIO, MAX_RATIO);
+    fx.push(Effect::Request(Request::SetRatio {
+        tab_id: tab.id.clone(),
+        path,
+        ratio,
+    }));
+}
+
+/// Focuses the pane that most needs the user: highest attention, then the longest waiting.
+fn next_attention(app: &mut App, now: Instant, fx: &mut Vec<Effect>) {
+    let best = app
+        .catalog
+        .panes
+        .values()
+        .filter(|p| p.attention > pb::Attention::None as i32)
+        .max_by_key(|p| {
+            let since = p
+                .lifecycle_since
+                .map(|t| (-t.seconds, -t.nanos))
+                .unwrap_or((0, 0));
+            (attention_rank(p.attention), since)
+        })
+        .map(|p| (p.workspace_id.clone(), p.tab_id.clone(), p.id.clone()));
+    match best {
+        Some((ws, tab, pane)) => {
+            go_to(app, Some(ws), Some(tab), Some(pane), fx);
+            app.focus = Focus::Panes;
+        }
+        None => app.toast("nothing needs you", now),
+    }
+}
+
+/// Attention severity for ordering (permission first, as it blocks an agent).
+pub fn attention_rank(attention: i32) -> u8 {
+    match pb::Attention::try_from(attention).unwrap_or(pb::Attention::Unspecified) {
+        pb::Attention::PermissionRequired => 6,
+        pb::Attention::InputRequired => 5,
+        pb::Attention::Error => 4,
+        pb::Attention::Warning => 3,
+        pb::Attention::Unread => 2,
+        pb::Attention::None | pb::Attention::Unspecified => 0,
+    }
+}

@@ -1,0 +1,581 @@
+//! The TUI's whole state ([`App`]), what can happen to it ([`Msg`]) and what it asks the
+//! runtime to do ([`Effect`]). No I/O here: terminal models ([`Screen`]) are plain data fed
+//! by `update`.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyEvent, MouseEvent};
+use signaltty_client::catalog::{Catalog, FeedMsg};
+use signaltty_client::geometry::{Divider, SplitPath};
+use signaltty_proto::v1 as pb;
+use signaltty_term::Screen;
+
+use crate::action::Target;
+use crate::keymap::{Chord, Keymap};
+
+/// How long a toast stays.
+pub const TOAST_TTL: Duration = Duration::from_secs(5);
+/// Width of the sidebar, border included.
+pub const SIDEBAR_WIDTH: u16 = 28;
+
+/// Input mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The TUI's own keys.
+    Normal,
+    /// Keys go to the focused pane, except the leader.
+    Insert,
+}
+
+/// Where keyboard focus is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Focus {
+    /// The pane area (the focused pane of the current tab).
+    Panes,
+    /// The sidebar tree.
+    Sidebar,
+}
+
+/// The connection to the server, as the event feed reports it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Link {
+    /// Waiting for the first load.
+    Connecting,
+    /// Loaded and following events.
+    Live,
+    /// The stream dropped; the last frame stays on screen under a notice.
+    Reconnecting {
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+/// A text field being edited.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Field {
+    /// The text.
+    pub text: String,
+}
+
+/// The spawn form.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SpawnForm {
+    /// Index into the catalog's workspaces.
+    pub workspace: usize,
+    /// Working directory (the workspace's when empty).
+    pub cwd: Field,
+    /// Command line, split on whitespace (a shell when empty).
+    pub command: Field,
+    /// Title.
+    pub label: Field,
+    /// `KEY=VALUE` pairs separated by spaces.
+    pub env: Field,
+    /// Which field has the cursor: 0 workspace, 1 cwd, 2 command, 3 label, 4 env.
+    pub field: usize,
+}
+
+/// The scroll view over a pane's history (from `ReadPane`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScrollView {
+    /// The pane.
+    pub pane_id: String,
+    /// Its lines, oldest first (empty until loaded).
+    pub lines: Vec<String>,
+    /// Lines scrolled up from the bottom.
+    pub offset: usize,
+    /// The search being typed, when `/` was pressed.
+    pub search: Option<Field>,
+    /// The last search, for `n`.
+    pub last_search: String,
+    /// Whether the lines arrived.
+    pub loaded: bool,
+}
+
+/// What the confirmation is for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Confirm {
+    /// Close a pane (ends its process).
+    ClosePane(String),
+    /// Close a tab and all its panes.
+    CloseTab(String),
+}
+
+/// A modal overlay; it takes every key until dismissed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Overlay {
+    /// The bindings.
+    Help,
+    /// The spawn form.
+    Spawn(SpawnForm),
+    /// y/n before something destructive (no binding can skip it).
+    Confirm(Confirm),
+    /// A rename prompt.
+    Rename {
+        /// What is renamed.
+        target: Target,
+        /// Its id.
+        id: String,
+        /// The new name so far.
+        field: Field,
+    },
+    /// Unread notifications.
+    Notifications,
+    /// The scroll view.
+    Scroll(ScrollView),
+}
+
+/// A short message in the status line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Toast {
+    /// The text.
+    pub text: String,
+    /// When it goes away.
+    pub until: Instant,
+}
+
+/// One row of the sidebar tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Row {
+    /// A workspace.
+    Workspace(String),
+    /// A tab.
+    Tab(String),
+    /// A pane.
+    Pane(String),
+}
+
+/// The state of one attachment as the runtime was last asked for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Attachment {
+    /// Visible: input allowed, size counts.
+    Interactive {
+        /// Columns of the pane's content area.
+        cols: u16,
+        /// Rows of the pane's content area.
+        rows: u16,
+    },
+    /// Hidden (another tab or workspace): kept live, size does not count.
+    Watching,
+}
+
+/// A divider being dragged.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Drag {
+    /// The tab.
+    pub tab_id: String,
+    /// The divider as it was when the drag began.
+    pub divider: Divider,
+}
+
+/// Text being selected with the mouse in a pane (cells of the pane's model, row-major).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selection {
+    /// The pane.
+    pub pane_id: String,
+    /// Where the button went down: (row, col).
+    pub start: (u16, u16),
+    /// Where the pointer is: (row, col).
+    pub end: (u16, u16),
+}
+
+impl Selection {
+    /// The two ends in reading order.
+    pub fn ordered(&self) -> ((u16, u16), (u16, u16)) {
+        if self.start <= self.end {
+            (self.start, self.end)
+        } else {
+            (self.end, self.start)
+        }
+    }
+
+    /// Whether a cell is selected.
+    pub fn contains(&self, row: u16, col: u16) -> bool {
+        let (a, b) = self.ordered();
+        (row, col) >= a && (row, col) <= b
+    }
+}
+
+/// The whole state of the TUI.
+pub struct App {
+    /// The server's state.
+    pub catalog: Catalog,
+    /// The connection.
+    pub link: Link,
+    /// Input mode.
+    pub mode: Mode,
+    /// Keyboard focus.
+    pub focus: Focus,
+    /// The open overlay.
+    pub overlay: Option<Overlay>,
+    /// The workspace shown.
+    pub workspace: Option<String>,
+    /// The directory the TUI was started in (its workspace is chosen or created from it).
+    pub start_dir: String,
+    /// Per workspace, the tab the user last looked at here (the server is told too; this answers
+    /// at once, before its event comes back).
+    pub active_tab: HashMap<String, String>,
+    /// Per tab, the pane the user last focused here (likewise).
+    pub active_pane: HashMap<String, String>,
+    /// Whether the sidebar shows.
+    pub sidebar_visible: bool,
+    /// The highlighted sidebar row.
+    pub highlight: usize,
+    /// Collapsed workspaces.
+    pub collapsed: HashSet<String>,
+    /// One terminal model per attached pane.
+    pub screens: HashMap<String, Screen>,
+    /// What the runtime was asked to attach, per pane.
+    pub attached: BTreeMap<String, Attachment>,
+    /// The outer terminal's size.
+    pub size: (u16, u16),
+    /// Status-line messages.
+    pub toasts: Vec<Toast>,
+    /// The keymap.
+    pub keymap: Keymap,
+    /// Keys of an incomplete chord.
+    pub chord: Chord,
+    /// A divider drag in progress.
+    pub drag: Option<Drag>,
+    /// A text selection in progress.
+    pub selection: Option<Selection>,
+    /// The last left click, for double clicks.
+    pub last_click: Option<(Instant, u16, u16)>,
+    /// Whether a workspace for `start_dir` was already asked for (once).
+    pub bootstrapped: bool,
+    /// Set by Quit.
+    pub quit: bool,
+    /// Something changed since the last frame.
+    pub dirty: bool,
+}
+
+impl App {
+    /// A fresh state before the first load.
+    pub fn new(keymap: Keymap, size: (u16, u16), start_dir: String) -> App {
+        App {
+            catalog: Catalog::default(),
+            link: Link::Connecting,
+            mode: Mode::Normal,
+            focus: Focus::Panes,
+            overlay: None,
+            workspace: None,
+            start_dir,
+            active_tab: HashMap::new(),
+            active_pane: HashMap::new(),
+            sidebar_visible: true,
+            highlight: 0,
+            collapsed: HashSet::new(),
+            screens: HashMap::new(),
+            attached: BTreeMap::new(),
+            size,
+            toasts: Vec::new(),
+            keymap,
+            chord: Chord::default(),
+            drag: None,
+            selection: None,
+            last_click: None,
+            bootstrapped: false,
+            quit: false,
+            dirty: true,
+        }
+    }
+
+    /// The current workspace record.
+    pub fn current_workspace(&self) -> Option<&pb::Workspace> {
+        self.workspace
+            .as_deref()
+            .and_then(|id| self.catalog.workspace(id))
+    }
+
+    /// The tab shown: the one last looked at here, else the server's active tab, else the first.
+    pub fn current_tab(&self) -> Option<&pb::Tab> {
+        let ws = self.current_workspace()?;
+        let valid = |id: &String| {
+            ws.tab_ids
+                .contains(id)
+                .then(|| self.catalog.tabs.get(id))
+                .flatten()
+        };
+        self.active_tab
+            .get(&ws.id)
+            .and_then(valid)
+            .or_else(|| valid(&ws.active_tab_id))
+            .or_else(|| ws.tab_ids.iter().find_map(|id| self.catalog.tabs.get(id)))
+    }
+
+    /// The focused pane of the current tab.
+    pub fn focused_pane(&self) -> Option<&pb::Pane> {
+        let tab = self.current_tab()?;
+        let valid = |id: &String| {
+            tab.pane_ids
+                .contains(id)
+                .then(|| self.catalog.panes.get(id))
+                .flatten()
+        };
+        self.active_pane
+            .get(&tab.id)
+            .and_then(valid)
+            .or_else(|| valid(&tab.active_pane_id))
+            .or_else(|| {
+                tab.pane_ids
+                    .iter()
+                    .find_map(|id| self.catalog.panes.get(id))
+            })
+    }
+
+    /// The sidebar's rows, top to bottom.
+    pub fn sidebar_rows(&self) -> Vec<Row> {
+        let mut rows = Vec::new();
+        for ws in &self.catalog.workspaces {
+            rows.push(Row::Workspace(ws.id.clone()));
+            if self.collapsed.contains(&ws.id) {
+                continue;
+            }
+            for tab in self.catalog.tabs_of(ws) {
+                rows.push(Row::Tab(tab.id.clone()));
+                for pane in self.catalog.panes_of(tab) {
+                    rows.push(Row::Pane(pane.id.clone()));
+                }
+            }
+        }
+        rows
+    }
+
+    /// The earliest moment something must happen without input (a chord timeout, a toast
+    /// expiring, the once-a-second clock of a visible timer); `None` when idle.
+    pub fn deadline(&self, now: Instant) -> Option<Instant> {
+        let chord = self.keymap.deadline(&self.chord);
+        let toast = self.toasts.iter().map(|t| t.until).min();
+        let clock = self.timer_visible().then(|| now + Duration::from_secs(1));
+        [chord, toast, clock].into_iter().flatten().min()
+    }
+
+    /// Whether a "working for 2m" timer is on screen (it needs the clock to tick).
+    pub fn timer_visible(&self) -> bool {
+        self.sidebar_visible
+            && self.catalog.panes.values().any(|p| {
+                p.lifecycle == pb::Lifecycle::Working as i32
+                    && !self.collapsed.contains(&p.workspace_id)
+            })
+    }
+
+    /// Adds a toast.
+    pub fn toast(&mut self, text: impl Into<String>, now: Instant) {
+        self.toasts.push(Toast {
+            text: text.into(),
+            until: now + TOAST_TTL,
+        });
+        self.dirty = true;
+    }
+}
+
+/// Something that happened.
+#[derive(Debug)]
+pub enum Msg {
+    /// A key press.
+    Key(KeyEvent),
+    /// A mouse event.
+    Mouse(MouseEvent),
+    /// Pasted text.
+    Paste(String),
+    /// The outer terminal's new size.
+    Resize(u16, u16),
+    /// From the catalog feed.
+    Feed(FeedMsg),
+    /// From an attachment.
+    Pane {
+        /// Which pane.
+        pane_id: String,
+        /// What happened.
+        event: PaneEvent,
+    },
+    /// A request finished.
+    Reply(Reply),
+    /// Time passed (chord timeouts, toasts, the clock).
+    Tick,
+}
+
+/// What an attachment reports.
+#[derive(Debug)]
+pub enum PaneEvent {
+    /// A full repaint (first message, and after a resync).
+    Snapshot {
+        /// Repaint bytes.
+        screen: Vec<u8>,
+        /// Size.
+        cols: u16,
+        /// Size.
+        rows: u16,
+    },
+    /// More output.
+    Output(Vec<u8>),
+    /// The pane's size changed.
+    Resized {
+        /// Size.
+        cols: u16,
+        /// Size.
+        rows: u16,
+    },
+    /// The process exited.
+    Exited(i32),
+    /// The stream dropped (the runtime reattaches).
+    Dropped(String),
+}
+
+/// The outcome of a request.
+#[derive(Debug)]
+pub enum Reply {
+    /// It worked; nothing to do (the event stream brings the change).
+    Done,
+    /// It failed: shown as a toast, nothing else changes.
+    Failed(String),
+    /// A new pane (spawn/split): focus it.
+    Spawned {
+        /// Its tab.
+        tab_id: String,
+        /// Its id.
+        pane_id: String,
+    },
+    /// A workspace was created for the start directory.
+    WorkspaceCreated(String),
+    /// Scrollback lines for the scroll view.
+    Lines {
+        /// The pane.
+        pane_id: String,
+        /// Oldest first.
+        lines: Vec<String>,
+    },
+}
+
+/// A server request the runtime makes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Request {
+    /// CreateWorkspace in a directory, then a shell in it.
+    CreateWorkspace {
+        /// Absolute directory.
+        cwd: String,
+    },
+    /// SpawnPane.
+    Spawn {
+        /// Workspace.
+        workspace_id: String,
+        /// Tab (a new one when empty).
+        tab_id: String,
+        /// Command (a shell when empty).
+        argv: Vec<String>,
+        /// Directory (the workspace's when empty).
+        cwd: String,
+        /// Title.
+        title: String,
+        /// Environment.
+        env: Vec<(String, String)>,
+        /// Initial size.
+        cols: u16,
+        /// Initial size.
+        rows: u16,
+    },
+    /// SplitPane with a shell.
+    Split {
+        /// The pane split.
+        pane_id: String,
+        /// RIGHT or DOWN.
+        direction: pb::Direction,
+    },
+    /// ClosePane.
+    ClosePane(String),
+    /// CloseTab.
+    CloseTab(String),
+    /// SetRatio.
+    SetRatio {
+        /// Tab.
+        tab_id: String,
+        /// Path to the split.
+        path: SplitPath,
+        /// New ratio.
+        ratio: f32,
+    },
+    /// AnswerDecision.
+    Answer {
+        /// Pane.
+        pane_id: String,
+        /// Decision.
+        decision_id: String,
+        /// Option id.
+        option_id: String,
+    },
+    /// MarkSeen.
+    MarkSeen(String),
+    /// ResumePane.
+    Resume(String),
+    /// RenamePane / RenameTab / RenameWorkspace.
+    Rename {
+        /// What.
+        target: Target,
+        /// Its id.
+        id: String,
+        /// New name.
+        name: String,
+    },
+    /// WriteInput, for a pane not attached interactively.
+    WriteInput {
+        /// Pane.
+        pane_id: String,
+        /// Bytes.
+        bytes: Vec<u8>,
+    },
+    /// MovePane into a new tab at the end of its workspace.
+    MoveToNewTab(String),
+    /// ReadPane (scrollback) for the scroll view.
+    ReadScrollback(String),
+    /// Tell the server which tab of a workspace is active (FocusTab: persisted, so every client
+    /// and a restart agree).
+    SetActiveTab {
+        /// Workspace.
+        workspace_id: String,
+        /// Tab.
+        tab_id: String,
+    },
+    /// Tell the server which pane of a tab is active (FocusPane).
+    SetActivePane {
+        /// Tab.
+        tab_id: String,
+        /// Pane.
+        pane_id: String,
+    },
+}
+
+/// What `update` asks the runtime to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    /// Start (or restart, with new terms) an attachment.
+    Attach {
+        /// Pane.
+        pane_id: String,
+        /// Interactive with a size, or watching.
+        how: Attachment,
+    },
+    /// Tell an interactive attachment its new size.
+    ResizeAttached {
+        /// Pane.
+        pane_id: String,
+        /// Size.
+        cols: u16,
+        /// Size.
+        rows: u16,
+    },
+    /// End an attachment.
+    Detach(String),
+    /// Bytes typed into a pane.
+    Input {
+        /// Pane.
+        pane_id: String,
+        /// Bytes.
+        bytes: Vec<u8>,
+    },
+    /// A server request.
+    Request(Request),
+    /// Copy text to the outer terminal's clipboard (OSC 52).
+    Copy(String),
+    /// Leave.
+    Quit,
+}

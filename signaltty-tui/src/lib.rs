@@ -1,0 +1,26 @@
+//! The signaltty terminal UI: every workspace, tab, pane and agent on one screen.
+//!
+//! Elm-style: [`app::App`] is the whole state, [`update::update`] turns a [`app::Msg`] into state
+//! changes plus [`app::Effect`]s (requests for the runtime to carry out), and [`view::view`]
+//! draws the state. Only [`runtime`] (with [`terminal`] and [`conn`]) touches the terminal, the
+//! server and the clock, so behaviour is tested by driving `update` with keys ([`dsl`]) and
+//! rendering into ratatui's `TestBackend`.
+
+pub mod action;
+pub mod actions;
+pub mod app;
+pub mod config;
+pub mod conn;
+pub mod dsl;
+pub mod encode;
+pub mod keymap;
+pub mod keys;
+pub mod overlay_keys;
+pub mod regions;
+pub mod runtime;
+pub mod terminal;
+pub mod update;
+pub mod view;
+
+#[cfg(test)]
+mod test_fixture;

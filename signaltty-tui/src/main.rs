@@ -1,0 +1,69 @@
+//! `signaltty-tui`: parses the arguments, loads the keymap, runs the TUI.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// The signaltty terminal UI. Opens the workspace of the current directory (creating it, with a
+/// shell, the first time); the server is started on demand. Quitting detaches: panes keep
+/// running.
+#[derive(Parser, Debug)]
+#[command(name = "signaltty-tui", version)]
+struct Args {
+    /// The server's socket (default: $SIGNALTTY_SOCKET, else the per-user default).
+    #[arg(long)]
+    socket: Option<PathBuf>,
+    /// The config file (default: $XDG_CONFIG_HOME/signaltty/config.toml).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Validate the config's [tui.keymap] and exit: 0 when valid, 2 with every error.
+    #[arg(long)]
+    keymap_check: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let path = args.config.clone().or_else(signaltty_tui::config::path);
+    let keymap = match signaltty_tui::config::load_keymap(path.as_deref()) {
+        Ok(keymap) => keymap,
+        Err(errors) => {
+            let shown = path.clone().unwrap_or_else(|| PathBuf::from("config.toml"));
+            eprintln!("{}", signaltty_tui::config::report(&shown, &errors));
+            return ExitCode::from(2);
+        }
+    };
+    for warning in &keymap.warnings {
+        eprintln!("warning: {warning}");
+    }
+    if args.keymap_check {
+        let shown = path.map(|p| p.display().to_string()).unwrap_or_default();
+        println!("keymap ok ({shown})");
+        return ExitCode::SUCCESS;
+    }
+    let start_dir = std::env::current_dir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_else(|_| "/".into());
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("signaltty-tui: cannot start: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let options = signaltty_tui::runtime::Options {
+        socket: args.socket,
+        start_dir,
+        keymap,
+    };
+    match runtime.block_on(signaltty_tui::runtime::run(options)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("signaltty-tui: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}

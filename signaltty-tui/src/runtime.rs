@@ -1,0 +1,269 @@
+//! The runtime: the only part that does I/O. It owns the terminal, the catalog feed, one
+//! attachment task per pane and the request tasks, turns what they report into [`Msg`]s for
+//! `update`, carries out the [`Effect`]s, and draws.
+//!
+//! Idle costs nothing: the loop sleeps in one `select!` on the terminal's input, the feed, the
+//! tasks' messages, the signals and — only when armed — the next deadline (a chord timeout, a
+//! toast, the once-a-second clock while a "working for…" timer shows) and the next frame. A
+//! frame is drawn only when something changed, at most every [`FRAME`], wrapped in synchronized
+//! output so the outer terminal never shows half of one.
+
+mod attach;
+mod requests;
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event, EventStream, KeyEventKind};
+use futures_util::StreamExt;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use signaltty_client::Client;
+use signaltty_client::catalog::run_feed;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc;
+
+use crate::app::{App, Effect, Link, Msg};
+use crate::keymap::Keymap;
+use crate::update::update;
+
+/// The shortest time between two frames (60 frames per second).
+pub const FRAME: Duration = Duration::from_micros(16_667);
+
+/// The connection every task uses; replaced when the feed reconnects (a restarted server).
+#[derive(Clone)]
+pub struct Slot(Arc<Mutex<Option<Client>>>);
+
+impl Slot {
+    fn get(&self) -> Option<Client> {
+        self.0.lock().ok().and_then(|c| c.clone())
+    }
+
+    fn set(&self, client: Client) {
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = Some(client);
+        }
+    }
+}
+
+/// Options of one run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The server's socket (the default when `None`).
+    pub socket: Option<PathBuf>,
+    /// The directory whose workspace opens.
+    pub start_dir: String,
+    /// The keymap.
+    pub keymap: Keymap,
+}
+
+/// Runs the TUI until Quit. The server must answer first (it is started on demand); if it
+/// cannot be reached, the error is returned before the terminal is touched.
+pub async fn run(options: Options) -> Result<(), String> {
+    let target = crate::conn::target(options.socket.as_deref());
+    let first = crate::conn::connect(&target).await?;
+    let slot = Slot(Arc::new(Mutex::new(Some(first))));
+
+    let guard = crate::terminal::enter().map_err(|e| format!("cannot set up the terminal: {e}"))?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))
+        .map_err(|e| format!("cannot set up the terminal: {e}"))?;
+    let size = terminal
+        .size()
+        .map(|s| (s.width, s.height))
+        .unwrap_or((80, 24));
+    let mut app = App::new(options.keymap, size, options.start_dir);
+
+    let (feed_tx, mut feed_rx) = mpsc::unbounded_channel();
+    let feed_slot = slot.clone();
+    let feed_target = target.clone();
+    let feed = tokio::spawn(run_feed(
+        move || {
+            let slot = feed_slot.clone();
+            let target = feed_target.clone();
+            async move {
+                let client = crate::conn::connect(&target).await?;
+                let channel = client.channel();
+                slot.set(client);
+                Ok::<_, String>(channel)
+            }
+        },
+        feed_tx,
+    ));
+    let (msg_tx, mut msg_rx) = mpsc::unbounded_channel::<Msg>();
+    let mut attachments: HashMap<String, attach::Handle> = HashMap::new();
+    let mut events = EventStream::new();
+    let mut sigterm = signal(SignalKind::terminate()).map_err(|e| e.to_string())?;
+    let mut sigint = signal(SignalKind::interrupt()).map_err(|e| e.to_string())?;
+    let mut sighup = signal(SignalKind::hangup()).map_err(|e| e.to_string())?;
+    let mut last_frame = Instant::now() - FRAME;
+
+    loop {
+        let now = Instant::now();
+        let deadline = app.deadline(now);
+        let frame_at = app.dirty.then(|| last_frame + FRAME);
+        let msg = tokio::select! {
+            biased;
+            _ = sigterm.recv() => crate::terminal::reraise(nix::sys::signal::Signal::SIGTERM),
+            _ = sigint.recv() => crate::terminal::reraise(nix::sys::signal::Signal::SIGINT),
+            _ = sighup.recv() => crate::terminal::reraise(nix::sys::signal::Signal::SIGHUP),
+            event = events.next() => match event {
+                Some(Ok(event)) => match to_msg(event) {
+                    Some(msg) => msg,
+                    None => continue,
+                },
+                // The terminal is gone: nothing more to show.
+                Some(Err(_)) | None => break,
+            },
+            Some(feed) = feed_rx.recv() => Msg::Feed(feed),
+            Some(msg) = msg_rx.recv() => msg,
+            () = sleep_until(frame_at), if frame_at.is_some() => {
+                draw(&mut terminal, &app);
+                app.dirty = false;
+                last_frame = Instant::now();
+                continue;
+            }
+            () = sleep_until(deadline), if deadline.is_some() => Msg::Tick,
+        };
+        let mut effects = update(&mut app, msg, Instant::now());
+        // Take whatever else is already waiting before drawing: a flood of output costs one
+        // frame, not one per chunk.
+        while let Ok(msg) = msg_rx.try_recv() {
+            effects.extend(update(&mut app, msg, Instant::now()));
+        }
+        for effect in effects {
+            if effect == Effect::Quit {
+                app.quit = true;
+                continue;
+            }
+            carry_out(effect, &app, &slot, &msg_tx, &mut attachments);
+        }
+        if app.quit {
+            break;
+        }
+        if app.dirty && last_frame.elapsed() >= FRAME {
+            draw(&mut terminal, &app);
+            app.dirty = false;
+            last_frame = Instant::now();
+        }
+    }
+    feed.abort();
+    for (_, handle) in attachments.drain() {
+        handle.stop();
+    }
+    drop(terminal);
+    drop(guard);
+    Ok(())
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn to_msg(event: Event) -> Option<Msg> {
+    match event {
+        Event::Key(key) if key.kind != KeyEventKind::Release => Some(Msg::Key(key)),
+        Event::Mouse(mouse) => Some(Msg::Mouse(mouse)),
+        Event::Paste(text) => Some(Msg::Paste(text)),
+        Event::Resize(cols, rows) => Some(Msg::Resize(cols, rows)),
+        _ => None,
+    }
+}
+
+fn draw(terminal: &mut Terminal<CrosstermBackend<std::io::Stdout>>, app: &App) {
+    // Synchronized output: the outer terminal shows the frame whole or not at all.
+    let _ = std::io::stdout().write_all(b"\x1b[?2026h");
+    if app.link == Link::Connecting || app.size != (0, 0) {
+        let _ = terminal.draw(|frame| crate::view::view(app, frame));
+    }
+    let mut out = std::io::stdout();
+    let _ = out.write_all(b"\x1b[?2026l");
+    let _ = out.flush();
+}
+
+fn carry_out(
+    effect: Effect,
+    app: &App,
+    slot: &Slot,
+    tx: &mpsc::UnboundedSender<Msg>,
+    attachments: &mut HashMap<String, attach::Handle>,
+) {
+    match effect {
+        Effect::Attach { pane_id, how } => {
+            if let Some(old) = attachments.remove(&pane_id) {
+                old.stop();
+            }
+            let handle = attach::start(slot.clone(), pane_id.clone(), how, tx.clone());
+            attachments.insert(pane_id, handle);
+        }
+        Effect::ResizeAttached {
+            pane_id,
+            cols,
+            rows,
+        } => {
+            if let Some(handle) = attachments.get(&pane_id) {
+                handle.resize(cols, rows);
+            }
+        }
+        Effect::Detach(pane_id) => {
+            if let Some(handle) = attachments.remove(&pane_id) {
+                handle.stop();
+            }
+        }
+        Effect::Input { pane_id, bytes } => match attachments.get(&pane_id) {
+            Some(handle) if handle.interactive() => handle.input(bytes),
+            _ => requests::start(
+                crate::app::Request::WriteInput { pane_id, bytes },
+                app,
+                slot.clone(),
+                tx.clone(),
+            ),
+        },
+        Effect::Request(request) => requests::start(request, app, slot.clone(), tx.clone()),
+        Effect::Copy(text) => {
+            let mut out = std::io::stdout();
+            let _ = write!(out, "\x1b]52;c;{}\x07", base64(text.as_bytes()));
+            let _ = out.flush();
+        }
+        Effect::Quit => {}
+    }
+}
+
+/// Standard base64 (for OSC 52), small enough not to need a crate.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn base64_matches_the_standard_alphabet() {
+        assert_eq!(super::base64(b""), "");
+        assert_eq!(super::base64(b"f"), "Zg==");
+        assert_eq!(super::base64(b"fo"), "Zm8=");
+        assert_eq!(super::base64(b"foo"), "Zm9v");
+        assert_eq!(super::base64(b"foobar"), "Zm9vYmFy");
+    }
+}

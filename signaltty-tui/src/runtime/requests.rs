@@ -1,0 +1,276 @@
+//! Server requests, one task each. The result comes back as a [`Reply`]: a failure becomes a
+//! toast with the server's message and reason, and changes nothing else; the effect of a
+//! success arrives through the event stream like anyone else's change.
+
+use signaltty_proto::v1 as pb;
+use signaltty_proto::v1::decision_service_client::DecisionServiceClient;
+use signaltty_proto::v1::pane_service_client::PaneServiceClient;
+use signaltty_proto::v1::tab_service_client::TabServiceClient;
+use signaltty_proto::v1::workspace_service_client::WorkspaceServiceClient;
+use tokio::sync::mpsc;
+use tonic::transport::Channel;
+
+use super::Slot;
+use crate::action::Target;
+use crate::app::{App, Msg, Reply, Request};
+use crate::regions::regions;
+
+/// Starts a request.
+pub fn start(request: Request, app: &App, slot: Slot, tx: mpsc::UnboundedSender<Msg>) {
+    // The pane area's size, for panes created before they are drawn.
+    let area = regions(app).panes;
+    let size = (
+        u32::from(area.width),
+        u32::from(area.height.saturating_sub(1)),
+    );
+    tokio::spawn(async move {
+        let Some(channel) = slot.get().map(|c| c.channel()) else {
+            let _ = tx.send(Msg::Reply(Reply::Failed(
+                "not connected to the server".into(),
+            )));
+            return;
+        };
+        let replies = match run(request, channel, size).await {
+            Ok(replies) => replies,
+            Err(status) => vec![Reply::Failed(describe(&status))],
+        };
+        for reply in replies {
+            let _ = tx.send(Msg::Reply(reply));
+        }
+    });
+}
+
+/// A failed request as one line: the server's message and its stable reason.
+pub fn describe(status: &tonic::Status) -> String {
+    match signaltty_proto::error_reason(status) {
+        Some(reason) => format!("{} ({reason})", status.message()),
+        None => status.message().to_owned(),
+    }
+}
+
+fn spawned(response: Option<pb::Pane>) -> Vec<Reply> {
+    match response {
+        Some(pane) => vec![Reply::Spawned {
+            tab_id: pane.tab_id,
+            pane_id: pane.id,
+        }],
+        None => vec![Reply::Done],
+    }
+}
+
+async fn run(
+    request: Request,
+    channel: Channel,
+    (cols, rows): (u32, u32),
+) -> Result<Vec<Reply>, tonic::Status> {
+    let mut panes = PaneServiceClient::new(channel.clone());
+    let mut tabs = TabServiceClient::new(channel.clone());
+    let mut workspaces = WorkspaceServiceClient::new(channel.clone());
+    Ok(match request {
+        Request::CreateWorkspace { cwd } => {
+            let ws = workspaces
+                .create_workspace(pb::CreateWorkspaceRequest {
+                    name: String::new(),
+                    cwd,
+                    settings: None,
+                })
+                .await?
+                .into_inner()
+                .workspace
+                .unwrap_or_default();
+            let pane = panes
+                .spawn_pane(pb::SpawnPaneRequest {
+                    workspace_id: ws.id.clone(),
+                    cols,
+                    rows,
+                    ..Default::default()
+                })
+                .await?
+                .into_inner()
+                .pane;
+            let mut replies = vec![Reply::WorkspaceCreated(ws.id)];
+            replies.extend(spawned(pane));
+            replies
+        }
+        Request::Spawn {
+            workspace_id,
+            tab_id,
+            argv,
+            cwd,
+            title,
+            env,
+            cols: c,
+            rows: r,
+        } => {
+            let pane = panes
+                .spawn_pane(pb::SpawnPaneRequest {
+                    workspace_id,
+                    tab_id,
+                    argv,
+                    cwd,
+                    env: env.into_iter().collect(),
+                    cols: u32::from(c),
+                    rows: u32::from(r),
+                    title,
+                    skip_hook_install: false,
+                })
+                .await?
+                .into_inner()
+                .pane;
+            spawned(pane)
+        }
+        Request::Split { pane_id, direction } => {
+            let pane = panes
+                .split_pane(pb::SplitPaneRequest {
+                    pane_id,
+                    direction: direction as i32,
+                    ..Default::default()
+                })
+                .await?
+                .into_inner()
+                .pane;
+            spawned(pane)
+        }
+        Request::ClosePane(pane_id) => {
+            panes.close_pane(pb::ClosePaneRequest { pane_id }).await?;
+            vec![Reply::Done]
+        }
+        Request::CloseTab(tab_id) => {
+            tabs.close_tab(pb::CloseTabRequest { tab_id }).await?;
+            vec![Reply::Done]
+        }
+        Request::SetRatio {
+            tab_id,
+            path,
+            ratio,
+        } => {
+            tabs.set_ratio(pb::SetRatioRequest {
+                tab_id,
+                path: path.into_iter().map(|s| s as i32).collect(),
+                ratio,
+            })
+            .await?;
+            vec![Reply::Done]
+        }
+        Request::Answer {
+            pane_id,
+            decision_id,
+            option_id,
+        } => {
+            DecisionServiceClient::new(channel)
+                .answer_decision(pb::AnswerDecisionRequest {
+                    pane_id,
+                    decision_id,
+                    option_id,
+                    message: String::new(),
+                })
+                .await?;
+            vec![Reply::Done]
+        }
+        Request::MarkSeen(pane_id) => {
+            panes.mark_seen(pb::MarkSeenRequest { pane_id }).await?;
+            vec![Reply::Done]
+        }
+        Request::Resume(pane_id) => {
+            // An agent session when there is one, else the original command.
+            let agent = panes
+                .resume_pane(pb::ResumePaneRequest {
+                    pane_id: pane_id.clone(),
+                    mode: pb::ResumeMode::AgentSession as i32,
+                })
+                .await;
+            if let Err(status) = agent {
+                if signaltty_proto::error_reason(&status).as_deref() != Some("NOT_RESUMABLE") {
+                    return Err(status);
+                }
+                panes
+                    .resume_pane(pb::ResumePaneRequest {
+                        pane_id,
+                        mode: pb::ResumeMode::RespawnArgv as i32,
+                    })
+                    .await?;
+            }
+            vec![Reply::Done]
+        }
+        Request::Rename { target, id, name } => {
+            match target {
+                Target::Pane => {
+                    panes
+                        .rename_pane(pb::RenamePaneRequest {
+                            pane_id: id,
+                            title: name,
+                        })
+                        .await?;
+                }
+                Target::Tab => {
+                    tabs.rename_tab(pb::RenameTabRequest {
+                        tab_id: id,
+                        title: name,
+                    })
+                    .await?;
+                }
+                Target::Workspace => {
+                    workspaces
+                        .rename_workspace(pb::RenameWorkspaceRequest {
+                            workspace_id: id,
+                            name,
+                        })
+                        .await?;
+                }
+            }
+            vec![Reply::Done]
+        }
+        Request::WriteInput { pane_id, bytes } => {
+            panes
+                .write_input(pb::WriteInputRequest {
+                    pane_id,
+                    data: bytes,
+                    timeout_ms: 0,
+                })
+                .await?;
+            vec![Reply::Done]
+        }
+        Request::ReadScrollback(pane_id) => {
+            let lines = panes
+                .read_pane(pb::ReadPaneRequest {
+                    pane_id: pane_id.clone(),
+                    mode: pb::ReadMode::Scrollback as i32,
+                    lines: 0,
+                    keep_ansi: false,
+                })
+                .await?
+                .into_inner()
+                .lines;
+            vec![Reply::Lines { pane_id, lines }]
+        }
+        Request::SetActiveTab { tab_id, .. } => {
+            workspaces.focus_tab(pb::FocusTabRequest { tab_id }).await?;
+            vec![Reply::Done]
+        }
+        Request::SetActivePane { pane_id, .. } => {
+            panes
+                .focus_pane(pb::FocusPaneRequest {
+                    pane_id,
+                    mark_seen: false,
+                })
+                .await?;
+            vec![Reply::Done]
+        }
+        Request::MoveToNewTab(pane_id) => {
+            let pane = panes
+                .move_pane(pb::MovePaneRequest {
+                    pane_id,
+                    destination: Some(pb::move_pane_request::Destination::NewTab(
+                        pb::NewTabDestination {
+                            title: String::new(),
+                        },
+                    )),
+                    ..Default::default()
+                })
+                .await?
+                .into_inner()
+                .pane;
+            spawned(pane)
+        }
+    })
+}

@@ -1,0 +1,603 @@
+//! `update`: one message in, state changed, effects out. Keys go through the keymap (or the open
+//! overlay), mouse events are hit-tested against [`crate::regions`], feed messages update the
+//! catalog, pane events feed the terminal models. After every message, [`reconcile`] compares
+//! what should be attached (every pane: the current tab's interactively at their drawn size,
+//! the rest watched) with what is, and asks for the difference.
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
+use signaltty_client::catalog::FeedMsg;
+use signaltty_client::geometry::Hit;
+use signaltty_term::Screen;
+
+use crate::action::Action;
+use crate::actions::perform;
+use crate::app::{
+    App, Attachment, Drag, Effect, Focus, Link, Mode, Msg, PaneEvent, Reply, Request, Row,
+};
+use crate::encode;
+use crate::keymap::{Resolved, Table};
+use crate::keys::{event_of, token_of};
+use crate::overlay_keys;
+use crate::regions::{self, content};
+
+/// Two clicks closer than this are a double click.
+const DOUBLE_CLICK: Duration = Duration::from_millis(400);
+
+/// Applies one message.
+pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
+    let mut fx = Vec::new();
+    app.toasts.retain(|t| t.until > now);
+    // Output of a pane nobody sees changes its model but not the screen: no frame for it.
+    let redraw = match &msg {
+        Msg::Pane { pane_id, .. } => {
+            !matches!(app.attached.get(pane_id), Some(Attachment::Watching))
+        }
+        _ => true,
+    };
+    match msg {
+        Msg::Key(key) => on_key(app, key, now, &mut fx),
+        Msg::Mouse(mouse) => on_mouse(app, mouse, now, &mut fx),
+        Msg::Paste(text) => {
+            if app.mode == Mode::Insert
+                && let Some(pane) = app.focused_pane()
+            {
+                let modes = app
+                    .screens
+                    .get(&pane.id)
+                    .map(|s| *s.view().modes())
+                    .unwrap_or_default();
+                fx.push(Effect::Input {
+                    pane_id: pane.id.clone(),
+                    bytes: encode::paste(&text, &modes),
+                });
+            }
+        }
+        Msg::Resize(cols, rows) => app.size = (cols, rows),
+        Msg::Feed(feed) => on_feed(app, feed, &mut fx),
+        Msg::Pane { pane_id, event } => on_pane(app, pane_id, event),
+        Msg::Reply(reply) => on_reply(app, reply, now),
+        Msg::Tick => {
+            let table = table(app);
+            if let Some(resolved) = app.keymap.expire(table, &mut app.chord, now) {
+                resolved_keys(app, resolved, now, None, &mut fx);
+            }
+        }
+    }
+    fx.extend(reconcile(app));
+    if fx.contains(&Effect::Quit) {
+        app.quit = true;
+    }
+    app.dirty |= redraw || !fx.is_empty();
+    fx
+}
+
+fn table(app: &App) -> Table {
+    if app.mode == Mode::Insert && app.focus == Focus::Panes {
+        Table::Insert
+    } else {
+        Table::Normal
+    }
+}
+
+fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) {
+    if app.overlay.is_some() {
+        overlay_keys::on_key(app, key, now, fx);
+        return;
+    }
+    let Some(token) = token_of(&key) else {
+        if app.mode == Mode::Insert {
+            send_keys(app, &[key], fx);
+        }
+        return;
+    };
+    let resolved = app.keymap.resolve(table(app), &mut app.chord, token, now);
+    resolved_keys(app, resolved, now, Some(key), fx);
+}
+
+fn resolved_keys(
+    app: &mut App,
+    resolved: Resolved,
+    now: Instant,
+    last: Option<KeyEvent>,
+    fx: &mut Vec<Effect>,
+) {
+    match resolved {
+        Resolved::Action(action) => perform(app, action, None, now, fx),
+        Resolved::Pending => {}
+        Resolved::Unbound(tokens) => {
+            if table(app) == Table::Insert {
+                // The held keys go to the pane as typed; the last one as the event itself (it
+                // may carry modifiers a token drops).
+                let mut events: Vec<KeyEvent> = tokens
+                    .iter()
+                    .take(tokens.len().saturating_sub(1))
+                    .filter_map(|t| event_of(t))
+                    .collect();
+                if let Some(key) = last.or_else(|| tokens.last().and_then(|t| event_of(t))) {
+                    events.push(key);
+                }
+                send_keys(app, &events, fx);
+            }
+        }
+    }
+}
+
+fn send_keys(app: &App, keys: &[KeyEvent], fx: &mut Vec<Effect>) {
+    let Some(pane) = app.focused_pane() else {
+        return;
+    };
+    let modes = app
+        .screens
+        .get(&pane.id)
+        .map(|s| *s.view().modes())
+        .unwrap_or_default();
+    let bytes: Vec<u8> = keys.iter().flat_map(|k| encode::key(k, &modes)).collect();
+    if !bytes.is_empty() {
+        fx.push(Effect::Input {
+            pane_id: pane.id.clone(),
+            bytes,
+        });
+    }
+}
+
+fn on_mouse(app: &mut App, mouse: MouseEvent, now: Instant, fx: &mut Vec<Effect>) {
+    let (x, y) = (mouse.column, mouse.row);
+    if let Some(crate::app::Overlay::Scroll(view)) = &mut app.overlay {
+        match mouse.kind {
+            MouseEventKind::ScrollUp => view.offset = (view.offset + 3).min(view.lines.len()),
+            MouseEventKind::ScrollDown => view.offset = view.offset.saturating_sub(3),
+            _ => {}
+        }
+        return;
+    }
+    if app.overlay.is_some() {
+        return;
+    }
+    // A drag in progress follows the pointer until the button is released.
+    if let Some(drag) = &app.drag {
+        match mouse.kind {
+            MouseEventKind::Drag(MouseButton::Left) => {
+                let ratio = signaltty_client::geometry::ratio_for_drag(&drag.divider, x, y);
+                fx.push(Effect::Request(Request::SetRatio {
+                    tab_id: drag.tab_id.clone(),
+                    path: drag.divider.path.clone(),
+                    ratio,
+                }));
+            }
+            MouseEventKind::Up(_) => app.drag = None,
+            _ => {}
+        }
+        return;
+    }
+    if select(app, &mouse, now, fx) {
+        return;
+    }
+    let region = region_at(app, x, y);
+    // Pass-through: the focused pane in Insert mode, when its program asked for the mouse.
+    if let Some((Region::Pane, Some(pane_id))) = &region
+        && app.mode == Mode::Insert
+        && app.focused_pane().is_some_and(|p| &p.id == pane_id)
+        && let Some((_, placement)) = regions::placement(app)
+        && let Some(rect) = placement.rect_of(pane_id).map(content)
+        && rect.contains(x, y)
+        && let Some(screen) = app.screens.get(pane_id)
+        && let Some(bytes) = encode::mouse(&mouse, x - rect.x, y - rect.y, screen.view().modes())
+    {
+        fx.push(Effect::Input {
+            pane_id: pane_id.clone(),
+            bytes,
+        });
+        return;
+    }
+    let Some((region, _)) = region else {
+        return;
+    };
+    let kind = match mouse.kind {
+        MouseEventKind::Down(MouseButton::Left) if region == Region::Divider => "drag",
+        MouseEventKind::Down(MouseButton::Left) => {
+            let double = app.last_click.is_some_and(|(at, px, py)| {
+                now.duration_since(at) < DOUBLE_CLICK && (px, py) == (x, y)
+            });
+            app.last_click = Some((now, x, y));
+            if double { "dblclick" } else { "click" }
+        }
+        MouseEventKind::ScrollUp => "wheel-up",
+        MouseEventKind::ScrollDown => "wheel-down",
+        _ => return,
+    };
+    let token = format!("mouse:{kind}({})", region.name());
+    let map = match table(app) {
+        Table::Insert => &app.keymap.insert,
+        Table::Normal => &app.keymap.normal,
+    };
+    let action = map.get(&vec![token.clone()]).copied().or_else(|| {
+        // A double click unbound as such is still a click.
+        (kind == "dblclick")
+            .then(|| {
+                map.get(&vec![format!("mouse:click({})", region.name())])
+                    .copied()
+            })
+            .flatten()
+    });
+    if let Some(action) = action {
+        perform(app, action, Some((x, y)), now, fx);
+    }
+}
+
+/// Text selection in Normal mode: a press on a pane's content anchors it (the click still
+/// focuses), a drag extends it, the release copies it to the outer terminal's clipboard
+/// (OSC 52). Returns whether the event was consumed.
+fn select(app: &mut App, mouse: &MouseEvent, now: Instant, fx: &mut Vec<Effect>) -> bool {
+    let cell = |app: &App, pane_id: &str| -> Option<(u16, u16)> {
+        let (_, placement) = regions::placement(app)?;
+        let rect = content(placement.rect_of(pane_id)?);
+        let x = mouse
+            .column
+            .clamp(rect.x, (rect.x + rect.width).saturating_sub(1));
+        let y = mouse
+            .row
+            .clamp(rect.y, (rect.y + rect.height).saturating_sub(1));
+        Some((y - rect.y, x - rect.x))
+    };
+    match mouse.kind {
+        MouseEventKind::Drag(MouseButton::Left) => {
+            let Some(pane_id) = app.selection.as_ref().map(|s| s.pane_id.clone()) else {
+                return false;
+            };
+            if let (Some(at), Some(sel)) = (cell(app, &pane_id), app.selection.as_mut()) {
+                sel.end = at;
+            }
+            true
+        }
+        MouseEventKind::Up(MouseButton::Left) => {
+            let Some(sel) = app.selection.take() else {
+                return false;
+            };
+            if sel.start != sel.end
+                && let Some(screen) = app.screens.get(&sel.pane_id)
+            {
+                let text = selected_text(screen, &sel);
+                app.toast(format!("copied {} characters", text.chars().count()), now);
+                fx.push(Effect::Copy(text));
+            }
+            true
+        }
+        MouseEventKind::Down(MouseButton::Left) if app.mode == Mode::Normal => {
+            if let Some((Region::Pane, Some(pane_id))) = region_at(app, mouse.column, mouse.row)
+                && let Some((_, placement)) = regions::placement(app)
+                && placement
+                    .rect_of(&pane_id)
+                    .map(content)
+                    .is_some_and(|r| r.contains(mouse.column, mouse.row))
+                && let Some(at) = cell(app, &pane_id)
+            {
+                app.selection = Some(crate::app::Selection {
+                    pane_id,
+                    start: at,
+                    end: at,
+                });
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+/// The text of a selection, rows joined by newlines, trailing blanks of each row dropped.
+pub fn selected_text(screen: &Screen, sel: &crate::app::Selection) -> String {
+    let term = screen.view();
+    let (cols, _) = term.size();
+    let ((r0, c0), (r1, c1)) = sel.ordered();
+    let mut lines = Vec::new();
+    for row in r0..=r1 {
+        let from = if row == r0 { c0 } else { 0 };
+        let to = if row == r1 {
+            c1.min(cols.saturating_sub(1))
+        } else {
+            cols.saturating_sub(1)
+        };
+        let line: String = (from..=to).map(|col| term.cell_text(row, col)).collect();
+        lines.push(line.trim_end().to_owned());
+    }
+    lines.join("\n")
+}
+
+/// The mouse regions of the keymap's `mouse:kind(region)` strings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Region {
+    /// A pane (title or content).
+    Pane,
+    /// A tab in the tab bar.
+    Tab,
+    /// A sidebar row.
+    SidebarRow,
+    /// A split divider.
+    Divider,
+}
+
+impl Region {
+    fn name(self) -> &'static str {
+        match self {
+            Region::Pane => "pane",
+            Region::Tab => "tab",
+            Region::SidebarRow => "sidebar-row",
+            Region::Divider => "split-divider",
+        }
+    }
+}
+
+/// What is at a cell, with the pane's id for panes.
+pub fn region_at(app: &App, x: u16, y: u16) -> Option<(Region, Option<String>)> {
+    let r = regions::regions(app);
+    if r.sidebar.is_some_and(|s| s.contains(x, y)) {
+        return Some((Region::SidebarRow, None));
+    }
+    if r.tab_bar.contains(x, y) {
+        return Some((Region::Tab, None));
+    }
+    if r.panes.contains(x, y) {
+        let (_, placement) = regions::placement(app)?;
+        return match placement.hit(x, y)? {
+            Hit::Pane(id) => Some((Region::Pane, Some(id))),
+            Hit::Divider(_) => Some((Region::Divider, None)),
+        };
+    }
+    None
+}
+
+/// Starts a divider drag at a cell, if a divider is there.
+pub fn start_drag(app: &mut App, x: u16, y: u16) {
+    if let Some((tab, placement)) = regions::placement(app)
+        && let Some(Hit::Divider(divider)) = placement.hit(x, y)
+    {
+        app.drag = Some(Drag {
+            tab_id: tab.id.clone(),
+            divider,
+        });
+    }
+}
+
+fn on_feed(app: &mut App, feed: FeedMsg, fx: &mut Vec<Effect>) {
+    match feed {
+        FeedMsg::Loaded(catalog) => {
+            app.catalog = *catalog;
+            app.link = Link::Live;
+            choose_workspace(app, fx);
+        }
+        FeedMsg::Event(event) => {
+            app.catalog.apply(&event);
+            if app.current_workspace().is_none() {
+                choose_workspace(app, fx);
+            }
+        }
+        FeedMsg::Live => app.link = Link::Live,
+        FeedMsg::Disconnected { reason, .. } => app.link = Link::Reconnecting { reason },
+    }
+    let rows = app.sidebar_rows().len();
+    app.highlight = app.highlight.min(rows.saturating_sub(1));
+}
+
+/// Picks the workspace to show: the current one if it still exists, else the one rooted at the
+/// start directory, else (once) a new one there with a shell; a workspace without tabs gets a
+/// shell too.
+fn choose_workspace(app: &mut App, fx: &mut Vec<Effect>) {
+    if app.current_workspace().is_none() {
+        app.workspace = app
+            .catalog
+            .workspaces
+            .iter()
+            .find(|w| w.cwd == app.start_dir)
+            .map(|w| w.id.clone());
+    }
+    if app.workspace.is_none() && !app.bootstrapped {
+        app.bootstrapped = true;
+        fx.push(Effect::Request(Request::CreateWorkspace {
+            cwd: app.start_dir.clone(),
+        }));
+        return;
+    }
+    if app.workspace.is_none() {
+        app.workspace = app.catalog.workspaces.first().map(|w| w.id.clone());
+    }
+    let empty = app
+        .current_workspace()
+        .filter(|ws| ws.tab_ids.is_empty())
+        .map(|ws| ws.id.clone());
+    if let Some(ws_id) = empty
+        && !app.bootstrapped
+    {
+        app.bootstrapped = true;
+        fx.push(spawn_shell(app, ws_id, String::new()));
+    }
+    app.bootstrapped = true;
+}
+
+/// A request for a shell in a workspace (a new tab when `tab_id` is empty), sized for the pane
+/// area.
+pub fn spawn_shell(app: &App, workspace_id: String, tab_id: String) -> Effect {
+    let area = regions::regions(app).panes;
+    Effect::Request(Request::Spawn {
+        workspace_id,
+        tab_id,
+        argv: Vec::new(),
+        cwd: String::new(),
+        title: String::new(),
+        env: Vec::new(),
+        cols: area.width,
+        rows: area.height.saturating_sub(1),
+    })
+}
+
+fn on_pane(app: &mut App, pane_id: String, event: PaneEvent) {
+    if !app.attached.contains_key(&pane_id) {
+        return;
+    }
+    match event {
+        PaneEvent::Snapshot { screen, cols, rows } => {
+            let mut model = Screen::new(cols, rows);
+            model.feed(&screen);
+            model.take_replies();
+            app.screens.insert(pane_id, model);
+        }
+        PaneEvent::Output(bytes) => {
+            if let Some(screen) = app.screens.get_mut(&pane_id) {
+                screen.feed(&bytes);
+                // The server's model answers the program's queries; ours must not pile them up.
+                screen.take_replies();
+            }
+        }
+        PaneEvent::Resized { cols, rows } => {
+            if let Some(screen) = app.screens.get_mut(&pane_id) {
+                screen.resize(cols, rows);
+            }
+        }
+        PaneEvent::Exited(_) | PaneEvent::Dropped(_) => {}
+    }
+}
+
+fn on_reply(app: &mut App, reply: Reply, now: Instant) {
+    match reply {
+        Reply::Done => {}
+        Reply::Failed(text) => app.toast(text, now),
+        Reply::Spawned { tab_id, pane_id } => {
+            if let Some(ws) = app
+                .catalog
+                .tabs
+                .get(&tab_id)
+                .map(|t| t.workspace_id.clone())
+            {
+                app.active_tab.insert(ws.clone(), tab_id.clone());
+                if app.workspace.is_none() {
+                    app.workspace = Some(ws);
+                }
+            }
+            app.active_pane.insert(tab_id, pane_id);
+        }
+        Reply::WorkspaceCreated(id) => app.workspace = Some(id),
+        Reply::Lines { pane_id, lines } => {
+            if let Some(crate::app::Overlay::Scroll(view)) = &mut app.overlay
+                && view.pane_id == pane_id
+            {
+                view.lines = lines;
+                view.loaded = true;
+            }
+        }
+    }
+}
+
+/// The attachments that should exist versus those that do.
+pub fn reconcile(app: &mut App) -> Vec<Effect> {
+    let mut fx = Vec::new();
+    if app.link != Link::Live {
+        return fx;
+    }
+    let mut wanted: std::collections::BTreeMap<String, Attachment> = app
+        .catalog
+        .panes
+        .keys()
+        .map(|id| (id.clone(), Attachment::Watching))
+        .collect();
+    if let Some((_, placement)) = regions::placement(app) {
+        for pane in &placement.panes {
+            let area = content(pane.rect);
+            if wanted.contains_key(&pane.pane_id) && area.width > 0 && area.height > 0 {
+                wanted.insert(
+                    pane.pane_id.clone(),
+                    Attachment::Interactive {
+                        cols: area.width,
+                        rows: area.height,
+                    },
+                );
+            }
+        }
+    }
+    for (id, how) in &wanted {
+        match (app.attached.get(id), how) {
+            (Some(now), want) if now == want => {}
+            (Some(Attachment::Interactive { .. }), Attachment::Interactive { cols, rows }) => fx
+                .push(Effect::ResizeAttached {
+                    pane_id: id.clone(),
+                    cols: *cols,
+                    rows: *rows,
+                }),
+            _ => fx.push(Effect::Attach {
+                pane_id: id.clone(),
+                how: *how,
+            }),
+        }
+    }
+    for id in app.attached.keys() {
+        if !wanted.contains_key(id) {
+            fx.push(Effect::Detach(id.clone()));
+        }
+    }
+    app.screens.retain(|id, _| wanted.contains_key(id));
+    app.attached = wanted;
+    fx
+}
+
+/// Opens what a sidebar row names.
+pub fn open_row(app: &mut App, row: &Row, fx: &mut Vec<Effect>) {
+    let (ws, tab, pane) = match row {
+        Row::Workspace(id) => (Some(id.clone()), None, None),
+        Row::Tab(id) => (
+            app.catalog.tabs.get(id).map(|t| t.workspace_id.clone()),
+            Some(id.clone()),
+            None,
+        ),
+        Row::Pane(id) => match app.catalog.panes.get(id) {
+            Some(p) => (
+                Some(p.workspace_id.clone()),
+                Some(p.tab_id.clone()),
+                Some(id.clone()),
+            ),
+            None => (None, None, None),
+        },
+    };
+    go_to(app, ws, tab, pane, fx);
+    app.focus = crate::app::Focus::Panes;
+}
+
+/// Makes a workspace / tab / pane current, telling the server where the user is.
+pub fn go_to(
+    app: &mut App,
+    ws: Option<String>,
+    tab: Option<String>,
+    pane: Option<String>,
+    fx: &mut Vec<Effect>,
+) {
+    if let Some(ws) = ws {
+        app.workspace = Some(ws.clone());
+        if let Some(tab) = tab {
+            app.active_tab.insert(ws.clone(), tab.clone());
+            fx.push(Effect::Request(Request::SetActiveTab {
+                workspace_id: ws,
+                tab_id: tab.clone(),
+            }));
+            if let Some(pane) = pane {
+                app.active_pane.insert(tab.clone(), pane.clone());
+                fx.push(Effect::Request(Request::SetActivePane {
+                    tab_id: tab,
+                    pane_id: pane,
+                }));
+            }
+        }
+    }
+}
+
+/// Whether an action is one the mouse triggers at a position.
+pub fn needs_position(action: Action) -> bool {
+    matches!(
+        action,
+        Action::FocusPaneAtCursor
+            | Action::GotoTabAtCursor
+            | Action::HighlightSidebarRow
+            | Action::ResizePaneByDrag
+    )
+}
+
+#[cfg(test)]
+#[path = "update_tests.rs"]
+mod tests;

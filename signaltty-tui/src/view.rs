@@ -1,0 +1,238 @@
+//! `view`: draws the state. Regions come from [`crate::regions`]; the sidebar, the panes and
+//! the overlays have their own files. Glyphs carry meaning without colour (`○ ● ⚠ ✓ ✗ · ↻`);
+//! colour only reinforces.
+
+mod overlays;
+mod panes;
+mod sidebar;
+
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect as TuiRect;
+use ratatui::style::{Color, Modifier, Style};
+use signaltty_client::geometry::Rect;
+use signaltty_proto::v1 as pb;
+
+use crate::app::{App, Focus, Link, Mode};
+use crate::regions::{regions, tab_cells};
+
+/// Draws the whole screen.
+pub fn view(app: &App, frame: &mut Frame) {
+    let r = regions(app);
+    let buf = frame.buffer_mut();
+    if let Some(side) = r.sidebar {
+        sidebar::draw(app, side, buf);
+    }
+    tab_bar(app, r.tab_bar, buf);
+    panes::draw(app, r.panes, buf);
+    status(app, r.status, buf);
+    overlays::draw(app, buf);
+    if let Some((x, y)) = panes::cursor(app) {
+        frame.set_cursor_position((x, y));
+    }
+}
+
+/// A geometry rectangle as ratatui's.
+pub fn tui(r: Rect) -> TuiRect {
+    TuiRect::new(r.x, r.y, r.width, r.height)
+}
+
+/// Writes `text` at (`x`, `y`), clipped to `max` cells; returns the cells used.
+pub fn put(buf: &mut Buffer, x: u16, y: u16, text: &str, max: u16, style: Style) -> u16 {
+    if max == 0 || !buf.area.contains((x, y).into()) {
+        return 0;
+    }
+    let (end, _) = buf.set_stringn(x, y, text, usize::from(max), style);
+    end - x
+}
+
+/// The lifecycle glyph and colour of a pane.
+pub fn glyph(pane: &pb::Pane) -> (&'static str, Color) {
+    use pb::Lifecycle as L;
+    if pane.pending_decision.is_some()
+        || pane.attention == pb::Attention::PermissionRequired as i32
+        || pane.attention == pb::Attention::InputRequired as i32
+    {
+        return ("⚠", Color::Yellow);
+    }
+    if pane.status == pb::PaneStatus::Restored as i32
+        || pane.status == pb::PaneStatus::Resumable as i32
+    {
+        return ("↻", Color::Cyan);
+    }
+    match L::try_from(pane.lifecycle).unwrap_or(L::Unspecified) {
+        L::Working => ("●", Color::Green),
+        L::Blocked => ("⚠", Color::Yellow),
+        L::Done => ("✓", Color::Blue),
+        L::Failed => ("✗", Color::Red),
+        L::Exited => ("·", Color::DarkGray),
+        L::Idle | L::Unknown | L::Unspecified => {
+            if pane.status == pb::PaneStatus::Exited as i32 {
+                ("·", Color::DarkGray)
+            } else {
+                ("○", Color::Gray)
+            }
+        }
+    }
+}
+
+/// A short name for the attention badge, if any.
+pub fn badge(pane: &pb::Pane) -> Option<&'static str> {
+    match pb::Attention::try_from(pane.attention).ok()? {
+        pb::Attention::PermissionRequired => Some("permission"),
+        pb::Attention::InputRequired => Some("input"),
+        pb::Attention::Error => Some("error"),
+        pb::Attention::Warning => Some("warning"),
+        pb::Attention::Unread => Some("unread"),
+        _ => None,
+    }
+}
+
+/// "working 2m" / "worked 2m" / "" for a pane, given the current time in seconds.
+pub fn timer(pane: &pb::Pane, now_secs: i64) -> String {
+    if pane.lifecycle == pb::Lifecycle::Working as i32 {
+        let since = pane.lifecycle_since.map(|t| t.seconds).unwrap_or(now_secs);
+        format!("working {}", duration((now_secs - since).max(0) as u64))
+    } else if pane.last_run_seconds > 0.0 {
+        format!("worked {}", duration(pane.last_run_seconds as u64))
+    } else {
+        String::new()
+    }
+}
+
+/// `45s`, `2m`, `1h05`.
+pub fn duration(secs: u64) -> String {
+    match secs {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m", s / 60),
+        s => format!("{}h{:02}", s / 3600, (s % 3600) / 60),
+    }
+}
+
+/// The agent's kind as a short word.
+pub fn agent_name(pane: &pb::Pane) -> Option<&'static str> {
+    let kind = pane.agent.as_ref()?.kind;
+    Some(match pb::AgentKind::try_from(kind).ok()? {
+        pb::AgentKind::Claude => "claude",
+        pb::AgentKind::Codex => "codex",
+        pb::AgentKind::Opencode => "opencode",
+        pb::AgentKind::Cursor => "cursor",
+        pb::AgentKind::Generic => "agent",
+        pb::AgentKind::Unspecified => return None,
+    })
+}
+
+fn tab_bar(app: &App, area: Rect, buf: &mut Buffer) {
+    if area.height == 0 {
+        return;
+    }
+    let current = app.current_tab().map(|t| t.id.clone());
+    let bar = Style::default().bg(Color::Black).fg(Color::Gray);
+    buf.set_style(tui(area), bar);
+    let cells = tab_cells(app);
+    let total = app
+        .current_workspace()
+        .map(|w| w.tab_ids.len())
+        .unwrap_or(0);
+    let mut end = area.x;
+    for (id, label, x, width) in &cells {
+        let style = if current.as_ref() == Some(id) {
+            Style::default()
+                .fg(Color::Black)
+                .bg(Color::Cyan)
+                .add_modifier(Modifier::BOLD)
+        } else {
+            bar
+        };
+        put(buf, *x, area.y, &format!(" {label} "), *width - 1, style);
+        put(buf, x + width - 1, area.y, "│", 1, bar);
+        end = x + width;
+    }
+    if cells.len() < total {
+        put(buf, end, area.y, "…", 1, bar);
+    }
+    if total == 0 {
+        put(
+            buf,
+            area.x + 1,
+            area.y,
+            "no tabs — t: new tab, s: spawn",
+            area.width.saturating_sub(2),
+            bar,
+        );
+    }
+}
+
+fn status(app: &App, area: Rect, buf: &mut Buffer) {
+    if area.height == 0 {
+        return;
+    }
+    let base = Style::default().bg(Color::DarkGray).fg(Color::White);
+    buf.set_style(tui(area), base);
+    let (mode, mode_style) = match (app.mode, app.focus) {
+        (Mode::Insert, _) => (
+            " INSERT ",
+            Style::default()
+                .bg(Color::Green)
+                .fg(Color::Black)
+                .add_modifier(Modifier::BOLD),
+        ),
+        (Mode::Normal, Focus::Sidebar) => (
+            " SIDEBAR ",
+            Style::default()
+                .bg(Color::Magenta)
+                .fg(Color::Black)
+                .add_modifier(Modifier::BOLD),
+        ),
+        (Mode::Normal, Focus::Panes) => (
+            " NORMAL ",
+            Style::default()
+                .bg(Color::Blue)
+                .fg(Color::White)
+                .add_modifier(Modifier::BOLD),
+        ),
+    };
+    let mut x = area.x + put(buf, area.x, area.y, mode, area.width, mode_style);
+    if !app.chord.held.is_empty() {
+        x += put(
+            buf,
+            x + 1,
+            area.y,
+            &app.chord.held.join(" "),
+            20,
+            base.add_modifier(Modifier::BOLD),
+        ) + 1;
+    }
+    let waiting = app.catalog.decisions().len();
+    let unread = app.catalog.unread.len();
+    let mut right = format!("{} ? help ", app.keymap.leader.replace("ctrl-", "^"));
+    if unread > 0 {
+        right = format!("⚑ {unread} unread  {right}");
+    }
+    if waiting > 0 {
+        right = format!("⚠ {waiting} waiting  {right}");
+    }
+    if let Link::Reconnecting { .. } = app.link {
+        right = format!("reconnecting…  {right}");
+    }
+    let right_w = u16::try_from(right.chars().count())
+        .unwrap_or(0)
+        .min(area.width);
+    let rx = area.right().saturating_sub(u32::from(right_w)) as u16;
+    put(buf, rx, area.y, &right, right_w, base);
+    if let Some(toast) = app.toasts.last() {
+        let max = rx.saturating_sub(x + 2);
+        put(
+            buf,
+            x + 1,
+            area.y,
+            &toast.text,
+            max,
+            base.fg(Color::Yellow).add_modifier(Modifier::BOLD),
+        );
+    }
+}
+
+#[cfg(test)]
+#[path = "view_tests.rs"]
+mod tests;

@@ -1,0 +1,331 @@
+//! Modal overlays (help, spawn form, confirmation, rename, notifications, scroll view) and the
+//! "reconnecting…" notice drawn over the frozen last frame.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect as TuiRect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::widgets::{Block, Borders, Clear, Widget};
+
+use super::put;
+use crate::app::{App, Confirm, Field, Link, Overlay, SpawnForm};
+use crate::keymap::Table;
+
+/// Draws the open overlay and the connection notice.
+pub fn draw(app: &App, buf: &mut Buffer) {
+    match &app.overlay {
+        None => {}
+        Some(Overlay::Help) => help(app, buf),
+        Some(Overlay::Spawn(form)) => spawn(app, form, buf),
+        Some(Overlay::Confirm(what)) => {
+            let text = match what {
+                Confirm::ClosePane(id) => format!(
+                    "Close pane {}? Its process is ended.",
+                    app.catalog
+                        .panes
+                        .get(id)
+                        .map(|p| p.title.as_str())
+                        .unwrap_or(id)
+                ),
+                Confirm::CloseTab(id) => format!(
+                    "Close tab {} and every pane in it?",
+                    app.catalog
+                        .tabs
+                        .get(id)
+                        .map(|t| t.title.as_str())
+                        .unwrap_or(id)
+                ),
+            };
+            let inner = boxed(buf, "confirm", 56, 4);
+            put(buf, inner.x, inner.y, &text, inner.width, Style::default());
+            put(
+                buf,
+                inner.x,
+                inner.y + 1,
+                "y: yes   any other key: no",
+                inner.width,
+                Style::default().add_modifier(Modifier::BOLD),
+            );
+        }
+        Some(Overlay::Rename { target, field, .. }) => {
+            let inner = boxed(buf, &format!("rename {target:?}").to_lowercase(), 50, 3);
+            text_field(buf, inner.x, inner.y, inner.width, field, true);
+        }
+        Some(Overlay::Notifications) => notifications(app, buf),
+        Some(Overlay::Scroll(view)) => scroll(app, view, buf),
+    }
+    if let Link::Reconnecting { reason } = &app.link {
+        let inner = boxed(buf, "reconnecting…", 60, 4);
+        let style = Style::default()
+            .fg(Color::Yellow)
+            .add_modifier(Modifier::BOLD);
+        put(
+            buf,
+            inner.x,
+            inner.y,
+            "reconnecting… the server went away",
+            inner.width,
+            style,
+        );
+        put(
+            buf,
+            inner.x,
+            inner.y + 1,
+            reason,
+            inner.width,
+            Style::default().fg(Color::Gray),
+        );
+    }
+    if app.link == Link::Connecting {
+        let inner = boxed(buf, "signaltty", 40, 3);
+        put(
+            buf,
+            inner.x,
+            inner.y,
+            "connecting…",
+            inner.width,
+            Style::default(),
+        );
+    }
+}
+
+/// A centred bordered box; returns its inside.
+fn boxed(buf: &mut Buffer, title: &str, width: u16, height: u16) -> TuiRect {
+    let area = buf.area;
+    let width = width.min(area.width);
+    let height = height.min(area.height);
+    let rect = TuiRect::new(
+        area.x + (area.width - width) / 2,
+        area.y + (area.height - height) / 2,
+        width,
+        height,
+    );
+    Clear.render(rect, buf);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(format!(" {title} "))
+        .border_style(Style::default().fg(Color::Cyan));
+    let inner = block.inner(rect);
+    block.render(rect, buf);
+    TuiRect::new(
+        inner.x + 1,
+        inner.y,
+        inner.width.saturating_sub(2),
+        inner.height,
+    )
+}
+
+fn text_field(buf: &mut Buffer, x: u16, y: u16, width: u16, field: &Field, active: bool) {
+    let style = if active {
+        Style::default().bg(Color::DarkGray).fg(Color::White)
+    } else {
+        Style::default().fg(Color::Gray)
+    };
+    buf.set_style(TuiRect::new(x, y, width, 1), style);
+    let shown = if active {
+        format!("{}▏", field.text)
+    } else {
+        field.text.clone()
+    };
+    // Show the end of a long value.
+    let skip = shown.chars().count().saturating_sub(usize::from(width));
+    let shown: String = shown.chars().skip(skip).collect();
+    put(buf, x, y, &shown, width, style);
+}
+
+fn help(app: &App, buf: &mut Buffer) {
+    let normal = app.keymap.listing(Table::Normal);
+    let insert = app.keymap.listing(Table::Insert);
+    let rows =
+        u16::try_from(normal.len().div_ceil(2) + insert.len().div_ceil(2) + 4).unwrap_or(u16::MAX);
+    let inner = boxed(buf, "help — any key closes", 96, rows.saturating_add(2));
+    let col_w = inner.width / 2;
+    let mut y = inner.y;
+    for (name, table) in [("Normal", normal), ("Insert", insert)] {
+        put(
+            buf,
+            inner.x,
+            y,
+            name,
+            inner.width,
+            Style::default().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+        );
+        y += 1;
+        for pair in table.chunks(2) {
+            for (i, (keys, action)) in pair.iter().enumerate() {
+                let x = inner.x + col_w * u16::try_from(i).unwrap_or(0);
+                let w = put(
+                    buf,
+                    x,
+                    y,
+                    &format!("{keys:>14} "),
+                    col_w,
+                    Style::default().fg(Color::Cyan),
+                );
+                put(
+                    buf,
+                    x + w,
+                    y,
+                    &action.to_string(),
+                    col_w.saturating_sub(w + 1),
+                    Style::default(),
+                );
+            }
+            y += 1;
+        }
+        y += 1;
+    }
+}
+
+fn spawn(app: &App, form: &SpawnForm, buf: &mut Buffer) {
+    let inner = boxed(
+        buf,
+        "spawn a pane — enter: start, esc: cancel, tab: next field",
+        70,
+        9,
+    );
+    let label_w = 10;
+    let field_w = inner.width.saturating_sub(label_w);
+    let ws = app
+        .catalog
+        .workspaces
+        .get(form.workspace)
+        .map(|w| format!("◂ {} ▸", w.name))
+        .unwrap_or_else(|| "(none)".into());
+    let fields: [(&str, Field); 5] = [
+        ("workspace", Field { text: ws }),
+        ("cwd", form.cwd.clone()),
+        ("command", form.command.clone()),
+        ("label", form.label.clone()),
+        ("env", form.env.clone()),
+    ];
+    for (i, (label, field)) in fields.iter().enumerate() {
+        let y = inner.y + u16::try_from(i).unwrap_or(0);
+        put(
+            buf,
+            inner.x,
+            y,
+            label,
+            label_w,
+            Style::default().add_modifier(Modifier::BOLD),
+        );
+        text_field(buf, inner.x + label_w, y, field_w, field, i == form.field);
+    }
+    put(
+        buf,
+        inner.x,
+        inner.y + 6,
+        "command empty: a shell · env: KEY=VALUE KEY2=VALUE",
+        inner.width,
+        Style::default().fg(Color::Gray),
+    );
+}
+
+fn notifications(app: &App, buf: &mut Buffer) {
+    let height = u16::try_from(app.catalog.unread.len().min(16) + 2)
+        .unwrap_or(18)
+        .max(3);
+    let inner = boxed(buf, "unread notifications — any key closes", 80, height + 2);
+    if app.catalog.unread.is_empty() {
+        put(
+            buf,
+            inner.x,
+            inner.y,
+            "nothing unread",
+            inner.width,
+            Style::default(),
+        );
+    }
+    for (i, n) in app.catalog.unread.iter().take(16).enumerate() {
+        let y = inner.y + u16::try_from(i).unwrap_or(0);
+        let pane = app
+            .catalog
+            .panes
+            .get(&n.pane_id)
+            .map(|p| p.title.as_str())
+            .unwrap_or("server");
+        let text = if n.title.is_empty() {
+            n.body.clone()
+        } else {
+            format!("{}: {}", n.title, n.body)
+        };
+        let w = put(
+            buf,
+            inner.x,
+            y,
+            &format!("{pane:<12} "),
+            13,
+            Style::default().fg(Color::Cyan),
+        );
+        put(
+            buf,
+            inner.x + w,
+            y,
+            text.lines().next().unwrap_or(""),
+            inner.width.saturating_sub(w),
+            Style::default(),
+        );
+    }
+}
+
+fn scroll(app: &App, view: &crate::app::ScrollView, buf: &mut Buffer) {
+    let area = buf.area;
+    let rect = TuiRect::new(area.x, area.y, area.width, area.height.saturating_sub(1));
+    Clear.render(rect, buf);
+    let title = app
+        .catalog
+        .panes
+        .get(&view.pane_id)
+        .map(|p| p.title.as_str())
+        .unwrap_or("");
+    let head =
+        format!(" scrollback: {title} — q: back to live, j/k/PgUp/PgDn, /: search, n: next ");
+    put(
+        buf,
+        0,
+        0,
+        &head,
+        area.width,
+        Style::default().bg(Color::Cyan).fg(Color::Black),
+    );
+    let rows = usize::from(rect.height.saturating_sub(2));
+    if !view.loaded {
+        put(buf, 1, 1, "loading…", area.width, Style::default());
+        return;
+    }
+    let bottom = view.lines.len().saturating_sub(view.offset);
+    let top = bottom.saturating_sub(rows);
+    let needle = view.last_search.to_lowercase();
+    for (i, line) in view.lines[top..bottom].iter().enumerate() {
+        let style = if !needle.is_empty() && line.to_lowercase().contains(&needle) {
+            Style::default().bg(Color::Yellow).fg(Color::Black)
+        } else {
+            Style::default()
+        };
+        put(
+            buf,
+            0,
+            1 + u16::try_from(i).unwrap_or(0),
+            line,
+            area.width,
+            style,
+        );
+    }
+    let foot_y = rect.height.saturating_sub(1);
+    match &view.search {
+        Some(field) => {
+            put(buf, 0, foot_y, "/", 1, Style::default());
+            text_field(buf, 1, foot_y, area.width.saturating_sub(1), field, true);
+        }
+        None => {
+            let pos = format!("line {}/{}", bottom, view.lines.len());
+            put(
+                buf,
+                0,
+                foot_y,
+                &pos,
+                area.width,
+                Style::default().fg(Color::Gray),
+            );
+        }
+    }
+}

@@ -1,0 +1,244 @@
+//! The pane area: the current tab's split tree with a title row per pane, dividers between
+//! them, each pane's cells drawn from its terminal model (the same `signaltty-term` model the
+//! server keeps, so the screen equals what `ReadPane` returns), and a pending decision drawn
+//! over the bottom of its pane with its numbered options.
+
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Modifier, Style};
+use signaltty_client::geometry::{Axis, Rect};
+use signaltty_term::Screen;
+use signaltty_term::vt::{Attr, Color as VtColor};
+
+use super::{agent_name, badge, glyph, put, tui};
+use crate::app::{App, Focus, Mode};
+use crate::regions::{content, placement};
+
+/// Draws the pane area.
+pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
+    let Some((_, placement)) = placement(app) else {
+        if area.height > 0 {
+            let text = match app.current_workspace() {
+                Some(_) => "no panes here — s: spawn, t: new tab",
+                None => "no workspace yet",
+            };
+            put(
+                buf,
+                area.x + 2,
+                area.y + area.height / 2,
+                text,
+                area.width.saturating_sub(4),
+                Style::default().fg(Color::Gray),
+            );
+        }
+        return;
+    };
+    let focused = app.focused_pane().map(|p| p.id.clone());
+    let divider_style = Style::default().fg(Color::DarkGray);
+    for d in &placement.dividers {
+        let symbol = match d.axis {
+            Axis::Columns => "│",
+            Axis::Rows => "─",
+        };
+        for y in d.line.y..d.line.y + d.line.height {
+            for x in d.line.x..d.line.x + d.line.width {
+                put(buf, x, y, symbol, 1, divider_style);
+            }
+        }
+    }
+    for p in &placement.panes {
+        let Some(pane) = app.catalog.panes.get(&p.pane_id) else {
+            continue;
+        };
+        let is_focused =
+            focused.as_deref() == Some(p.pane_id.as_str()) && app.focus == Focus::Panes;
+        title(app, pane, p.rect, is_focused, buf);
+        let body = content(p.rect);
+        if let Some(screen) = app.screens.get(&p.pane_id) {
+            cells(screen, body, buf);
+        }
+        if let Some(sel) = app
+            .selection
+            .as_ref()
+            .filter(|s| s.pane_id == p.pane_id && s.start != s.end)
+        {
+            for row in 0..body.height {
+                for col in 0..body.width {
+                    if sel.contains(row, col)
+                        && let Some(cell) = buf.cell_mut((body.x + col, body.y + row))
+                    {
+                        cell.modifier.insert(Modifier::REVERSED);
+                    }
+                }
+            }
+        }
+        if let Some(decision) = &pane.pending_decision {
+            decision_box(decision, body, buf);
+        }
+    }
+}
+
+fn title(app: &App, pane: &signaltty_proto::v1::Pane, rect: Rect, focused: bool, buf: &mut Buffer) {
+    if rect.height == 0 || rect.width == 0 {
+        return;
+    }
+    let base = if focused {
+        let bg = if app.mode == Mode::Insert {
+            Color::Green
+        } else {
+            Color::Blue
+        };
+        Style::default()
+            .bg(bg)
+            .fg(Color::Black)
+            .add_modifier(Modifier::BOLD)
+    } else {
+        Style::default().bg(Color::Black).fg(Color::Gray)
+    };
+    buf.set_style(tui(Rect::new(rect.x, rect.y, rect.width, 1)), base);
+    let (g, color) = glyph(pane);
+    let mut x = rect.x
+        + put(
+            buf,
+            rect.x,
+            rect.y,
+            if focused { "▶" } else { " " },
+            rect.width,
+            base,
+        );
+    let glyph_style = if focused { base } else { base.fg(color) };
+    x += put(buf, x, rect.y, g, 1, glyph_style);
+    let mut text = format!(" {}", pane.title);
+    if let Some(agent) = agent_name(pane).filter(|a| *a != pane.title) {
+        text = format!(" {agent} · {}", pane.title);
+    }
+    if let Some(b) = badge(pane) {
+        text.push_str(&format!("  [{b}]"));
+    }
+    if pane.status == signaltty_proto::v1::PaneStatus::Exited as i32 {
+        text.push_str(&format!("  (exited {})", pane.exit_code.unwrap_or(0)));
+    }
+    let max = (rect.right() as u16).saturating_sub(x);
+    put(buf, x, rect.y, &text, max, base);
+}
+
+/// Copies a terminal model's visible cells into `area` (clipped to both sizes).
+fn cells(screen: &Screen, area: Rect, buf: &mut Buffer) {
+    let term = screen.view();
+    let (cols, rows) = term.size();
+    for row in 0..rows.min(area.height) {
+        for col in 0..cols.min(area.width) {
+            let Some(cell) = term.cell(row, col) else {
+                continue;
+            };
+            let Some(target) = buf.cell_mut((area.x + col, area.y + row)) else {
+                continue;
+            };
+            if cell.is_wide_continuation() {
+                target.set_symbol("");
+                continue;
+            }
+            let text = term.cell_text(row, col);
+            target.set_symbol(if text.is_empty() { " " } else { &text });
+            target.set_style(style_of(cell.style()));
+        }
+    }
+}
+
+fn style_of(style: signaltty_term::vt::Style) -> Style {
+    let mut out = Style::default().fg(color(style.fg())).bg(color(style.bg()));
+    for (attr, modifier) in [
+        (Attr::Bold, Modifier::BOLD),
+        (Attr::Dim, Modifier::DIM),
+        (Attr::Italic, Modifier::ITALIC),
+        (Attr::Underline, Modifier::UNDERLINED),
+        (Attr::Blink, Modifier::SLOW_BLINK),
+        (Attr::Inverse, Modifier::REVERSED),
+        (Attr::Hidden, Modifier::HIDDEN),
+        (Attr::Strikethrough, Modifier::CROSSED_OUT),
+    ] {
+        if style.has(attr) {
+            out = out.add_modifier(modifier);
+        }
+    }
+    out
+}
+
+fn color(c: VtColor) -> Color {
+    match c {
+        VtColor::Default => Color::Reset,
+        VtColor::Idx(i) => Color::Indexed(i),
+        VtColor::Rgb(r, g, b) => Color::Rgb(r, g, b),
+    }
+}
+
+/// The decision over the bottom of its pane: prompt, detail, numbered options (wrapped onto
+/// as many rows as the pane's width needs).
+fn decision_box(decision: &signaltty_proto::v1::Decision, area: Rect, buf: &mut Buffer) {
+    if area.width < 10 || area.height < 2 {
+        return;
+    }
+    let inner = usize::from(area.width - 2);
+    let mut option_rows: Vec<String> = vec![String::new()];
+    for (i, o) in decision.options.iter().enumerate() {
+        let item = format!("[{}] {}", i + 1, o.label);
+        let last = option_rows
+            .last_mut()
+            .map(|r| r.chars().count())
+            .unwrap_or(0);
+        if last > 0 && last + 2 + item.chars().count() > inner {
+            option_rows.push(item);
+        } else if let Some(row) = option_rows.last_mut() {
+            if !row.is_empty() {
+                row.push_str("  ");
+            }
+            row.push_str(&item);
+        }
+    }
+    if !decision.answerable {
+        option_rows.push("(the agent stopped waiting)".into());
+    }
+    let detail = decision.detail.lines().next().unwrap_or("");
+    let wanted = 1 + u16::from(!detail.is_empty()) + u16::try_from(option_rows.len()).unwrap_or(1);
+    let height = wanted.min(area.height);
+    let top = area.y + area.height - height;
+    let style = Style::default().bg(Color::Yellow).fg(Color::Black);
+    buf.set_style(tui(Rect::new(area.x, top, area.width, height)), style);
+    let mut lines: Vec<(String, Style)> = vec![(
+        format!("⚠ {}", decision.prompt),
+        style.add_modifier(Modifier::BOLD),
+    )];
+    if !detail.is_empty() {
+        lines.push((detail.to_owned(), style));
+    }
+    lines.extend(option_rows.into_iter().map(|r| (r, style)));
+    // When the pane is too short, the options matter most: drop the detail, then the prompt.
+    while lines.len() > usize::from(height) && lines.len() > 1 {
+        lines.remove(if lines.len() > 2 && !detail.is_empty() {
+            1
+        } else {
+            0
+        });
+    }
+    for (i, (text, style)) in lines.iter().enumerate() {
+        let y = top + u16::try_from(i).unwrap_or(0);
+        put(buf, area.x + 1, y, text, area.width - 2, *style);
+    }
+}
+
+/// Where the terminal cursor goes: the focused pane's cursor in Insert mode, when it is shown.
+pub fn cursor(app: &App) -> Option<(u16, u16)> {
+    if app.mode != Mode::Insert || app.overlay.is_some() {
+        return None;
+    }
+    let pane = app.focused_pane()?;
+    let (_, placement) = placement(app)?;
+    let body = content(placement.rect_of(&pane.id)?);
+    let screen = app.screens.get(&pane.id)?;
+    let term = screen.view();
+    if !term.modes().cursor_visible {
+        return None;
+    }
+    let (row, col) = term.cursor();
+    let col = col.min(term.size().0.saturating_sub(1));
+    (row < body.height && col < body.width).then(|| (body.x + col, body.y + row))
+}

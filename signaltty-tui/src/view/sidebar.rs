@@ -1,0 +1,185 @@
+//! The sidebar: workspaces (name, branch, dirty mark) → tabs → panes (glyph, title or agent,
+//! badge, timer, last message), then a footer with the waiting and unread counts.
+
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Modifier, Style};
+use signaltty_client::geometry::Rect;
+
+use super::{agent_name, badge, glyph, put, timer};
+use crate::app::{App, Focus, Row};
+
+/// Draws the sidebar into `area` (its last column is the border).
+pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
+    let width = area.width.saturating_sub(1);
+    for y in area.y..area.y + area.height {
+        put(
+            buf,
+            area.x + width,
+            y,
+            "│",
+            1,
+            Style::default().fg(Color::DarkGray),
+        );
+    }
+    put(
+        buf,
+        area.x,
+        area.y,
+        " signaltty",
+        width,
+        Style::default().add_modifier(Modifier::BOLD),
+    );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let rows = app.sidebar_rows();
+    let footer = 1;
+    let visible = usize::from(area.height.saturating_sub(1 + footer));
+    // Keep the highlight in view.
+    let first = app.highlight.saturating_sub(visible.saturating_sub(1));
+    let current_tab = app.current_tab().map(|t| t.id.clone());
+    let focused = app.focused_pane().map(|p| p.id.clone());
+    for (i, row) in rows.iter().enumerate().skip(first).take(visible) {
+        let y = area.y + 1 + u16::try_from(i - first).unwrap_or(0);
+        let highlighted = i == app.highlight && app.focus == Focus::Sidebar;
+        let mut style = Style::default();
+        if highlighted {
+            style = style.add_modifier(Modifier::REVERSED);
+            buf.set_style(ratatui::layout::Rect::new(area.x, y, width, 1), style);
+        }
+        match row {
+            Row::Workspace(id) => {
+                let Some(ws) = app.catalog.workspace(id) else {
+                    continue;
+                };
+                let fold = if app.collapsed.contains(id) {
+                    "▸"
+                } else {
+                    "▾"
+                };
+                let mut x = area.x
+                    + put(
+                        buf,
+                        area.x,
+                        y,
+                        &format!("{fold} {} ", ws.name),
+                        width,
+                        style.add_modifier(Modifier::BOLD),
+                    );
+                if let Some(git) = ws.git.as_ref().filter(|g| g.is_repo) {
+                    let branch = if git.branch.is_empty() {
+                        "(detached)"
+                    } else {
+                        &git.branch
+                    };
+                    let dirty = if git.dirty { "*" } else { "" };
+                    x += put(
+                        buf,
+                        x,
+                        y,
+                        &format!("{branch}{dirty}"),
+                        (area.x + width).saturating_sub(x),
+                        style.fg(Color::Magenta),
+                    );
+                }
+                let _ = x;
+            }
+            Row::Tab(id) => {
+                let Some(tab) = app.catalog.tabs.get(id) else {
+                    continue;
+                };
+                let mark = if current_tab.as_ref() == Some(id) {
+                    "▸"
+                } else {
+                    " "
+                };
+                put(
+                    buf,
+                    area.x,
+                    y,
+                    &format!("  {mark}{}", tab.title),
+                    width,
+                    style.fg(Color::Cyan),
+                );
+            }
+            Row::Pane(id) => {
+                let Some(pane) = app.catalog.panes.get(id) else {
+                    continue;
+                };
+                let (g, color) = glyph(pane);
+                let bold = if pane.attention > signaltty_proto::v1::Attention::None as i32 {
+                    Modifier::BOLD
+                } else {
+                    Modifier::empty()
+                };
+                let mark = if focused.as_ref() == Some(id) {
+                    "›"
+                } else {
+                    " "
+                };
+                let mut x = area.x + put(buf, area.x, y, &format!("   {mark}"), width, style);
+                x += put(buf, x, y, g, 1, style.fg(color).add_modifier(bold));
+                let name = agent_name(pane)
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| pane.title.clone());
+                let tail = match badge(pane) {
+                    Some(b) => b.to_owned(),
+                    None => timer(pane, now),
+                };
+                let left = (area.x + width).saturating_sub(x + 1);
+                let tail_w = u16::try_from(tail.chars().count())
+                    .unwrap_or(0)
+                    .min(left / 2);
+                let name_w = left.saturating_sub(tail_w + u16::from(tail_w > 0));
+                put(buf, x + 1, y, &name, name_w, style.add_modifier(bold));
+                if tail_w > 0 {
+                    let tail_style = if badge(pane).is_some() {
+                        style.fg(Color::Yellow)
+                    } else {
+                        style.fg(Color::Gray)
+                    };
+                    put(buf, area.x + width - tail_w, y, &tail, tail_w, tail_style);
+                }
+            }
+        }
+    }
+    // Last message of the highlighted (or focused) pane, under the tree when room allows.
+    let footer_y = area.y + area.height.saturating_sub(1);
+    let waiting = app.catalog.decisions().len();
+    let unread = app.catalog.unread.len();
+    let text = format!("⚠ {waiting} waiting  ⚑ {unread} unread");
+    let style = if waiting > 0 {
+        Style::default()
+            .fg(Color::Yellow)
+            .add_modifier(Modifier::BOLD)
+    } else {
+        Style::default().fg(Color::Gray)
+    };
+    put(
+        buf,
+        area.x + 1,
+        footer_y,
+        &text,
+        width.saturating_sub(1),
+        style,
+    );
+    if let Some(Row::Pane(id)) = rows.get(app.highlight)
+        && app.focus == Focus::Sidebar
+        && let Some(pane) = app.catalog.panes.get(id)
+        && !pane.last_message.is_empty()
+        && footer_y > area.y + 1
+    {
+        let message: String = pane.last_message.lines().next().unwrap_or("").to_owned();
+        put(
+            buf,
+            area.x + 1,
+            footer_y - 1,
+            &format!("“{message}”"),
+            width.saturating_sub(1),
+            Style::default()
+                .fg(Color::Gray)
+                .add_modifier(Modifier::ITALIC),
+        );
+    }
+}

@@ -1,0 +1,149 @@
+//! Frames rendered into ratatui's `TestBackend`, compared with reviewed insta snapshots.
+
+use std::time::Instant;
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use signaltty_client::catalog::FeedMsg;
+use signaltty_proto::v1 as pb;
+
+use crate::app::{App, Link, Msg, PaneEvent};
+use crate::dsl::press;
+use crate::test_fixture::{app, leaf, pane, split, tab};
+use crate::update::update;
+
+/// The frame as text, one line per row, trailing blanks trimmed.
+fn render(app: &App) -> String {
+    let (w, h) = app.size;
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    terminal.draw(|f| super::view(app, f)).expect("draw");
+    let buf = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..h {
+        let mut line = String::new();
+        for x in 0..w {
+            line.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn with_output(mut app: App) -> App {
+    let now = Instant::now();
+    for (id, text) in [
+        ("a", "Refactoring the handler…\r\n"),
+        ("b", "$ cargo test\r\ntest result: ok\r\n$ "),
+    ] {
+        update(
+            &mut app,
+            Msg::Pane {
+                pane_id: id.into(),
+                event: PaneEvent::Snapshot {
+                    screen: text.as_bytes().to_vec(),
+                    cols: 36,
+                    rows: 27,
+                },
+            },
+            now,
+        );
+    }
+    app
+}
+
+#[test]
+fn main_screen_with_sidebar_split_and_a_decision() {
+    insta::assert_snapshot!("main", render(&with_output(app())));
+}
+
+#[test]
+fn help_overlay() {
+    let mut app = app();
+    press(&mut app, "?", Instant::now());
+    insta::assert_snapshot!("help", render(&app));
+}
+
+#[test]
+fn spawn_modal() {
+    let mut app = app();
+    press(&mut app, "s claude <tab> reviewer", Instant::now());
+    insta::assert_snapshot!("spawn", render(&app));
+}
+
+#[test]
+fn reconnecting_overlay_over_the_frozen_frame() {
+    let mut app = with_output(app());
+    update(
+        &mut app,
+        Msg::Feed(FeedMsg::Disconnected {
+            reason: "transport error".into(),
+            retry_in: std::time::Duration::from_secs(2),
+        }),
+        Instant::now(),
+    );
+    assert!(matches!(app.link, Link::Reconnecting { .. }));
+    insta::assert_snapshot!("reconnecting", render(&app));
+}
+
+#[test]
+fn notifications_overlay() {
+    let mut app = app();
+    app.catalog.unread.push(pb::Notification {
+        id: "n1".into(),
+        pane_id: "b".into(),
+        title: "tests".into(),
+        body: "all green".into(),
+        ..Default::default()
+    });
+    press(&mut app, "N", Instant::now());
+    insta::assert_snapshot!("notifications", render(&app));
+}
+
+#[test]
+fn tab_bar_truncates_many_tabs() {
+    let mut app = app();
+    app.size = (70, 12);
+    let ws = &mut app.catalog.workspaces[0];
+    for i in 3..=12 {
+        let id = format!("t{i}");
+        ws.tab_ids.push(id.clone());
+        app.catalog.tabs.insert(
+            id.clone(),
+            tab(
+                &id,
+                &format!("a long tab title {i}"),
+                leaf(&format!("p{i}")),
+                &[&format!("p{i}")],
+            ),
+        );
+    }
+    app.sidebar_visible = false;
+    insta::assert_snapshot!("tabs_truncated", render(&app));
+}
+
+#[test]
+fn nested_splits_and_sidebar_focus() {
+    let mut app = app();
+    let layout = split(
+        pb::Direction::Right,
+        0.4,
+        leaf("a"),
+        split(
+            pb::Direction::Down,
+            0.5,
+            leaf("b"),
+            split(pb::Direction::Right, 0.5, leaf("d"), leaf("e")),
+        ),
+    );
+    let t = app.catalog.tabs.get_mut("t1").expect("t1");
+    t.layout = Some(layout);
+    t.pane_ids = vec!["a".into(), "b".into(), "d".into(), "e".into()];
+    app.catalog.panes.insert("d".into(), pane("d", "t1", "vim"));
+    let mut e = pane("e", "t1", "build");
+    e.lifecycle = pb::Lifecycle::Failed as i32;
+    e.attention = pb::Attention::Error as i32;
+    app.catalog.panes.insert("e".into(), e);
+    press(&mut app, "<tab> j j", Instant::now());
+    insta::assert_snapshot!("nested", render(&app));
+}

@@ -1,0 +1,338 @@
+//! End to end as a newcomer uses it: the real `signaltty-tui` binary inside a tmux window,
+//! against the real `signaltty-server` (started on demand by the TUI) in a temp dir, driven
+//! with `tmux send-keys` and read with `tmux capture-pane -p`. A fake agent — a shell script in
+//! a pane spawned from the TUI's spawn form — raises a permission request through the real
+//! `signaltty hook-event`, and the TUI answers it.
+//!
+//! Needs the binaries next to the TUI's: `cargo build -p signaltty-server -p signaltty-cli`.
+//! Mouse: tmux cannot click for us, but a terminal's mouse report is only bytes on the TUI's
+//! input, so the divider drag is sent as the SGR reports a terminal would send.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+fn bin(name: &str) -> PathBuf {
+    let tui = PathBuf::from(env!("CARGO_BIN_EXE_signaltty-tui"));
+    let path = tui.with_file_name(name);
+    assert!(
+        path.is_file(),
+        "{} not found: build it first (cargo build -p signaltty-server -p signaltty-cli)",
+        path.display()
+    );
+    path
+}
+
+struct World {
+    dir: tempfile::TempDir,
+    tmux_socket: PathBuf,
+    socket: PathBuf,
+}
+
+impl World {
+    fn new() -> World {
+        let dir = tempfile::tempdir().unwrap();
+        for sub in ["proj", "home", "cfg"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        World {
+            tmux_socket: dir.path().join("tmux.sock"),
+            socket: dir.path().join("run/s.sock"),
+            dir,
+        }
+    }
+
+    fn path(&self, p: &str) -> PathBuf {
+        self.dir.path().join(p)
+    }
+
+    fn tmux(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .arg("-S")
+            .arg(&self.tmux_socket)
+            .args(args)
+            .output()
+            .expect("run tmux")
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "t"];
+        args.extend_from_slice(keys);
+        assert!(self.tmux(&args).status.success());
+    }
+
+    fn literal(&self, text: &str) {
+        assert!(
+            self.tmux(&["send-keys", "-t", "t", "-l", text])
+                .status
+                .success()
+        );
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.tmux(&["capture-pane", "-p", "-t", "t"]).stdout).into_owned()
+    }
+
+    /// Waits until the screen satisfies `pred`; fails with the last screen.
+    fn wait(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let screen = self.screen();
+            if pred(&screen) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// `signaltty --json ARGS` against the test's server.
+    fn cli(&self, args: &[&str]) -> serde_json::Value {
+        let out = Command::new(bin("signaltty"))
+            .arg("--socket")
+            .arg(&self.socket)
+            .arg("--json")
+            .args(args)
+            .env("SIGNALTTY_SERVER_BIN", bin("signaltty-server"))
+            .env("SIGNALTTY_STATE_DIR", self.path("state"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// Polls a CLI query until `pred` holds.
+    fn wait_cli(
+        &self,
+        what: &str,
+        args: &[&str],
+        pred: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let value = self.cli(args);
+            if pred(&value) {
+                return value;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}: {value}\nscreen:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn panes(&self) -> Vec<serde_json::Value> {
+        let value = self.cli(&["pane", "list"]);
+        value
+            .as_array()
+            .cloned()
+            .or_else(|| value["panes"].as_array().cloned())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        let _ = self.tmux(&["kill-server"]);
+        let _ = Command::new(bin("signaltty"))
+            .arg("--socket")
+            .arg(&self.socket)
+            .args(["server", "stop", "--force"])
+            .output();
+    }
+}
+
+/// The fake agent: asks permission like Claude Code's hook does, prints the verdict it got.
+fn fake_agent(world: &World) -> PathBuf {
+    let payload = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../signaltty-server/tests/fixtures/hooks/claude/PermissionRequest.json");
+    let script = world.path("fake-agent.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "echo fake agent asking\n\"{cli}\" hook-event --agent claude --event PermissionRequest --wait-for-answer < \"{payload}\" > \"{out}\"\necho \"verdict: $(cat \"{out}\" | tr -d '\\n' | cut -c1-60)\"\nexec sleep 600\n",
+            cli = bin("signaltty").display(),
+            payload = payload.display(),
+            out = world.path("verdict").display(),
+        ),
+    )
+    .unwrap();
+    script
+}
+
+#[test]
+fn a_newcomer_splits_types_answers_an_agent_survives_a_restart_and_quits_cleanly() {
+    let world = World::new();
+    let agent = fake_agent(&world);
+    let env = format!(
+        "env -i PATH=/usr/bin:/bin TERM=xterm-256color HOME={home} SHELL=/bin/sh PS1='$ ' \
+         XDG_CONFIG_HOME={cfg} SIGNALTTY_SOCKET={sock} SIGNALTTY_STATE_DIR={state} SIGNALTTY_SERVER_BIN={server}",
+        home = world.path("home").display(),
+        cfg = world.path("cfg").display(),
+        sock = world.socket.display(),
+        state = world.path("state").display(),
+        server = bin("signaltty-server").display(),
+    );
+    let started = world.tmux(&[
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        "120",
+        "-y",
+        "40",
+        "-c",
+        world.path("proj").to_str().unwrap(),
+        &format!("{env} sh"),
+    ]);
+    assert!(started.status.success(), "{started:?}");
+    world.wait("the outer shell", |s| s.contains('$'));
+    let run_tui = format!(
+        "stty -a > {before}; {tui}; echo \"tui exited $?\"; stty -a > {after}",
+        before = world.path("stty.before").display(),
+        after = world.path("stty.after").display(),
+        tui = bin("signaltty-tui").display(),
+    );
+    world.literal(&run_tui);
+    world.keys(&["Enter"]);
+
+    // The TUI opens on a shell in the current directory (the server started on demand).
+    world.wait("the TUI with a shell", |s| {
+        s.contains("NORMAL") && s.contains("▾ proj") && s.contains("▶○ sh")
+    });
+
+    // Split, then type into the new pane and see the echo.
+    world.keys(&["%"]);
+    world.wait_cli("two panes", &["pane", "list"], |v| {
+        v.as_array()
+            .or(v["panes"].as_array())
+            .is_some_and(|a| a.len() == 2)
+    });
+    world.keys(&["i"]);
+    world.literal("echo hel''lo-from-tui");
+    world.keys(&["Enter", "C-a"]);
+    world.wait("the echo", |s| {
+        s.contains("hello-from-tui") && s.contains("NORMAL")
+    });
+
+    // Drag the divider: press on it, move 10 columns left, release (SGR mouse reports).
+    let screen = world.screen();
+    let row = screen.lines().nth(10).unwrap();
+    let divider_col = row
+        .chars()
+        .enumerate()
+        .filter(|(_, c)| *c == '│')
+        .map(|(i, _)| i)
+        .nth(1)
+        .expect("divider on row 10");
+    let (x, y) = (divider_col + 1, 11);
+    world.literal(&format!(
+        "\x1b[<0;{x};{y}M\x1b[<32;{};{y}M\x1b[<0;{};{y}m",
+        x - 10,
+        x - 10
+    ));
+    let narrowed = world.wait_cli("the left pane narrower", &["pane", "list"], |v| {
+        let panes = v
+            .as_array()
+            .or(v["panes"].as_array())
+            .cloned()
+            .unwrap_or_default();
+        panes
+            .iter()
+            .any(|p| p["cols"].as_u64().is_some_and(|c| c < 40))
+    });
+    let _ = narrowed;
+
+    // Spawn the fake agent from the spawn form; its permission request shows; `1` answers it.
+    world.keys(&["s"]);
+    world.wait("the spawn form", |s| s.contains("spawn a pane"));
+    world.literal(&format!("sh {}", agent.display()));
+    world.keys(&["Enter"]);
+    world.wait("the permission request", |s| {
+        s.contains("Allow") && s.contains("[1]") && s.contains("waiting")
+    });
+    world.keys(&["1"]);
+    world.wait("the verdict in the agent's pane", |s| {
+        s.contains("verdict:") && !s.contains("[1] ")
+    });
+    let verdict = std::fs::read_to_string(world.path("verdict")).unwrap();
+    assert!(verdict.contains("allow"), "{verdict}");
+
+    // Resize the outer terminal: the visible panes follow.
+    world.tmux(&["resize-window", "-t", "t", "-x", "100", "-y", "30"]);
+    world.wait_cli("the agent pane resized", &["pane", "list"], |v| {
+        let panes = v
+            .as_array()
+            .or(v["panes"].as_array())
+            .cloned()
+            .unwrap_or_default();
+        panes
+            .iter()
+            .any(|p| p["cols"].as_u64() == Some(72) && p["rows"].as_u64() == Some(27))
+    });
+
+    // Kill the server: "reconnecting…", then the TUI starts a new one and shows the same layout.
+    let before_tabs = world.panes().len();
+    let stop = Command::new(bin("signaltty"))
+        .arg("--socket")
+        .arg(&world.socket)
+        .args(["server", "stop", "--force"])
+        .output()
+        .unwrap();
+    assert!(stop.status.success(), "{stop:?}");
+    world.wait("reconnecting…", |s| s.contains("reconnecting…"));
+    world.wait("recovery", |s| {
+        !s.contains("reconnecting…") && s.contains("NORMAL") && s.contains("2:")
+    });
+    assert_eq!(
+        world.panes().len(),
+        before_tabs,
+        "the same panes after the restart"
+    );
+
+    // Quit: back at the shell, with the terminal exactly as before.
+    world.keys(&["q"]);
+    world.wait("the TUI gone", |s| s.contains("tui exited 0"));
+    world.wait("stty after", |_| {
+        world.path("stty.after").exists()
+            && std::fs::metadata(world.path("stty.after")).unwrap().len() > 0
+    });
+    // The first line carries the window size, which the resize above changed on purpose.
+    let settings = |name: &str| {
+        let text = std::fs::read_to_string(world.path(name)).unwrap();
+        text.lines().skip(1).collect::<Vec<_>>().join("\n")
+    };
+    assert!(
+        settings("stty.before").contains("icanon"),
+        "{}",
+        settings("stty.before")
+    );
+    assert_eq!(
+        settings("stty.before"),
+        settings("stty.after"),
+        "stty -a differs after quitting"
+    );
+
+    // Come back: the same layout (both tabs, the split) is there.
+    world.literal(&bin("signaltty-tui").display().to_string());
+    world.keys(&["Enter"]);
+    world.wait("the TUI again with both tabs", |s| {
+        s.contains("1:") && s.contains("2:") && s.contains("NORMAL")
+    });
+    world.keys(&["q"]);
+    world.wait("the TUI gone again", |s| {
+        s.matches("tui exited").count() >= 1 && !s.contains("NORMAL")
+    });
+}
