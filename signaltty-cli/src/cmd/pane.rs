@@ -101,12 +101,12 @@ enum PaneCommand {
     },
     /// Wait until a pane reaches one of the given states.
     Wait(WaitArgs),
+    /// Copy a pane's output to stdout as raw bytes until it exits (for a pipe or a file).
+    Stream(super::stream::StreamArgs),
     /// Make a pane its tab's active pane (and its tab the workspace's active tab).
     Focus(super::arrange::PaneFocusArgs),
     /// Move a pane, still running, to another tab (--to-tab) or a new one (--new-tab).
     Move(super::arrange::PaneMoveArgs),
-    /// Copy a pane's output to stdout as raw bytes until it exits (for a pipe or a file).
-    Stream(super::stream::StreamArgs),
 }
 
 /// `signaltty pane spawn`

@@ -115,6 +115,8 @@ pub async fn cmd_tab(ctx: &Ctx, args: TabArgs) -> CliResult {
                 .resolve(&conn, crate::resolve::Kind::Tab, Some(tab))
                 .await?;
         }
+        // `tab focus` and `tab move` take their ids as they are (see `arrange`).
+        TabCommand::Focus(_) | TabCommand::Move(_) => {}
     }
     let tab = match command {
         TabCommand::Focus(args) => return super::arrange::cmd_tab_focus(ctx, args).await,
