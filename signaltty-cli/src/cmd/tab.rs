@@ -101,7 +101,6 @@ pub async fn cmd_tab(ctx: &Ctx, args: TabArgs) -> CliResult {
     let mut client = conn.tabs();
     let mut command = args.command;
     match &mut command {
-        TabCommand::Focus(_) | TabCommand::Move(_) => {}
         TabCommand::Create { workspace, .. } => {
             *workspace = ctx
                 .resolve(&conn, crate::resolve::Kind::Workspace, Some(workspace))
