@@ -153,15 +153,17 @@ fn file_json(d: &pb::GetFileDiffResponse) -> JsonFileDiff {
     }
 }
 
-/// ANSI colours, or none.
+/// ANSI colours, or none. The text it wraps comes from the repository (paths, file lines), so
+/// it is stripped of escape sequences and controls first: our colours are the only ones printed.
 struct Paint(bool);
 
 impl Paint {
     fn wrap(&self, code: &str, text: &str) -> String {
+        let text = signaltty_term::strip(text);
         if self.0 {
             format!("\x1b[{code}m{text}\x1b[0m")
         } else {
-            text.to_owned()
+            text
         }
     }
 }
@@ -188,7 +190,7 @@ pub async fn cmd_diff(ctx: &Ctx, args: DiffArgs) -> CliResult {
         if ctx.out.is_json() {
             return ctx.out.json(&file_json(&reply));
         }
-        return ctx.out.text(&unified(&reply, "", &paint));
+        return ctx.out.raw_text(&unified(&reply, "", &paint));
     }
     let reply = git
         .get_workspace_diff(pb::GetWorkspaceDiffRequest {
@@ -204,7 +206,7 @@ pub async fn cmd_diff(ctx: &Ctx, args: DiffArgs) -> CliResult {
             files: reply.files.iter().map(change_json).collect(),
         });
     }
-    ctx.out.text(&stat(&reply, &paint))?;
+    ctx.out.raw_text(&stat(&reply, &paint))?;
     if args.stat {
         return Ok(());
     }
@@ -221,7 +223,8 @@ pub async fn cmd_diff(ctx: &Ctx, args: DiffArgs) -> CliResult {
             .await?
             .into_inner();
         ctx.out.text("\n")?;
-        ctx.out.text(&unified(&file, &change.old_path, &paint))?;
+        ctx.out
+            .raw_text(&unified(&file, &change.old_path, &paint))?;
     }
     Ok(())
 }
@@ -255,11 +258,11 @@ fn stat(d: &pb::GetWorkspaceDiffResponse, paint: &Paint) -> String {
                 paint.wrap("31", &format!("-{}", f.removed))
             )
         };
-        let name = if f.old_path.is_empty() {
+        let name = signaltty_term::strip(&if f.old_path.is_empty() {
             f.path.clone()
         } else {
             format!("{} → {}", f.old_path, f.path)
-        };
+        });
         out.push_str(&format!("{letter} {counts:>12}  {name}\n"));
         added += u64::from(f.added);
         removed += u64::from(f.removed);
@@ -294,7 +297,7 @@ fn unified(d: &pb::GetFileDiffResponse, old_path: &str, paint: &Paint) -> String
             } else {
                 d.reason.as_str()
             };
-            return out + &format!("({why})\n");
+            return out + &format!("({})\n", signaltty_term::strip(why));
         }
     }
     for h in &d.hunks {
@@ -310,7 +313,7 @@ fn unified(d: &pb::GetFileDiffResponse, old_path: &str, paint: &Paint) -> String
             let line = match l.kind() {
                 pb::LineKind::Added => paint.wrap("32", &format!("+{}", l.text)),
                 pb::LineKind::Removed => paint.wrap("31", &format!("-{}", l.text)),
-                _ => format!(" {}", l.text),
+                _ => format!(" {}", signaltty_term::strip(&l.text)),
             };
             out.push_str(&line);
             out.push('\n');

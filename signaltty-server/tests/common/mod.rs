@@ -381,13 +381,14 @@ pub async fn until_exited(
     .await
 }
 
-/// The real `signaltty` CLI: `$SIGNALTTY_CLI_BIN`, else `target/debug/signaltty` of this
-/// workspace. Build it first with `cargo build -p signaltty-cli`.
+/// The real `signaltty` CLI: `$SIGNALTTY_CLI_BIN`, else the one beside this crate's server
+/// binary (the same target directory, wherever `CARGO_TARGET_DIR` put it). Build it first with
+/// `cargo build -p signaltty-cli` (`cargo test --workspace` builds it).
 pub fn cli_bin() -> PathBuf {
     if let Some(path) = std::env::var_os("SIGNALTTY_CLI_BIN").filter(|p| !p.is_empty()) {
         return PathBuf::from(path);
     }
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/debug/signaltty");
+    let path = PathBuf::from(env!("CARGO_BIN_EXE_signaltty-server")).with_file_name("signaltty");
     assert!(
         path.is_file(),
         "{} not found: build the CLI first with `cargo build -p signaltty-cli`, or set SIGNALTTY_CLI_BIN",
