@@ -35,11 +35,11 @@ fn main() -> std::process::ExitCode {
         eprintln!("signaltty-server: cannot set up logging: {e}");
         return std::process::ExitCode::FAILURE;
     }
+    signaltty_server::fdlimit::raise_and_log();
     // One async worker, like tmux's one thread: a keystroke's echo then never waits for another
     // CPU to wake up (with two workers tokio woke the idle one on most echoes; p50 and p99 fell
     // 15–30 % with one). What needs a CPU for long — reading and parsing a flooding pane's
     // output, saving, git — runs on the blocking pool, so typing never queues behind it.
-    signaltty_server::fdlimit::raise_and_log();
     //
     // Blocking-pool threads end 1 s after their last job (tokio's default is 10 s): an idle
     // thread waits with that timeout and wakes once to exit, so with the default a server that
