@@ -431,6 +431,8 @@ pub enum Reply {
     Failed(String),
     /// A new pane (spawn/split): focus it.
     Spawned {
+        /// Its workspace.
+        workspace_id: String,
         /// Its tab.
         tab_id: String,
         /// Its id.

@@ -461,17 +461,16 @@ fn on_reply(app: &mut App, reply: Reply, now: Instant) {
     match reply {
         Reply::Done => {}
         Reply::Failed(text) => app.toast(text, now),
-        Reply::Spawned { tab_id, pane_id } => {
-            if let Some(ws) = app
-                .catalog
-                .tabs
-                .get(&tab_id)
-                .map(|t| t.workspace_id.clone())
-            {
-                app.active_tab.insert(ws.clone(), tab_id.clone());
-                if app.workspace.is_none() {
-                    app.workspace = Some(ws);
-                }
+        Reply::Spawned {
+            workspace_id,
+            tab_id,
+            pane_id,
+        } => {
+            // The reply can come before the event that adds the tab to the catalog: remember
+            // the choice anyway; `current_tab` falls back until the tab arrives, then shows it.
+            app.active_tab.insert(workspace_id.clone(), tab_id.clone());
+            if app.workspace.is_none() {
+                app.workspace = Some(workspace_id);
             }
             app.active_pane.insert(tab_id, pane_id);
         }

@@ -10,7 +10,7 @@ use crate::app::{
 };
 use crate::dsl::press;
 use crate::keymap::Keymap;
-use crate::test_fixture::{app, catalog};
+use crate::test_fixture::{app, catalog, leaf, pane, tab};
 
 fn requests(fx: &[Effect]) -> Vec<Request> {
     fx.iter()
@@ -507,4 +507,30 @@ fn dragging_over_pane_text_copies_it() {
     );
     assert!(fx.contains(&Effect::Copy("world\nsecond".into())), "{fx:?}");
     assert!(app.selection.is_none());
+}
+
+#[test]
+fn a_spawn_reply_before_its_tab_arrives_still_shows_the_new_tab() {
+    let mut app = app();
+    let now = Instant::now();
+    // The RPC reply races the event stream: the tab is not in the catalog yet.
+    update(
+        &mut app,
+        Msg::Reply(Reply::Spawned {
+            workspace_id: "w".into(),
+            tab_id: "t3".into(),
+            pane_id: "d".into(),
+        }),
+        now,
+    );
+    assert_eq!(app.current_tab().map(|t| t.id.as_str()), Some("t1"));
+    let mut later = catalog();
+    later.workspaces[0].tab_ids.push("t3".into());
+    later
+        .tabs
+        .insert("t3".into(), tab("t3", "agent", leaf("d"), &["d"]));
+    later.panes.insert("d".into(), pane("d", "t3", "claude"));
+    update(&mut app, Msg::Feed(FeedMsg::Loaded(Box::new(later))), now);
+    assert_eq!(app.current_tab().map(|t| t.id.as_str()), Some("t3"));
+    assert_eq!(app.focused_pane().map(|p| p.id.as_str()), Some("d"));
 }

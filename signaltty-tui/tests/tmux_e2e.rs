@@ -143,7 +143,9 @@ impl World {
 impl Drop for World {
     fn drop(&mut self) {
         let _ = self.tmux(&["kill-server"]);
-        let _ = Command::new(bin("signaltty"))
+        // No `bin()` here: its assertion would panic inside a panic's unwinding and abort.
+        let cli = PathBuf::from(env!("CARGO_BIN_EXE_signaltty-tui")).with_file_name("signaltty");
+        let _ = Command::new(cli)
             .arg("--socket")
             .arg(&self.socket)
             .args(["server", "stop", "--force"])

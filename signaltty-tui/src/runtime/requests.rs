@@ -51,6 +51,7 @@ pub fn describe(status: &tonic::Status) -> String {
 fn spawned(response: Option<pb::Pane>) -> Vec<Reply> {
     match response {
         Some(pane) => vec![Reply::Spawned {
+            workspace_id: pane.workspace_id,
             tab_id: pane.tab_id,
             pane_id: pane.id,
         }],
