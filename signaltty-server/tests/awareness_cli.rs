@@ -43,12 +43,7 @@ done
 "#;
 
 async fn type_line(srv: &TestServer, pane: &str, line: &str) {
-    srv.panes()
-        .write_input(pb::WriteInputRequest {
-            pane_id: pane.into(),
-            data: format!("{line}\n").into_bytes(),
-            timeout_ms: 0,
-        })
+    srv.write_input(pane, format!("{line}\n").as_bytes())
         .await
         .expect("input");
 }
