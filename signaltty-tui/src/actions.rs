@@ -46,7 +46,8 @@ pub fn perform(
         Action::SendLeader => {
             if let (Some(pane_id), Some(key)) = (focused, crate::keys::event_of(&app.keymap.leader))
             {
-                let bytes = crate::encode::key(&key, &Default::default());
+                let (modes, protocol) = crate::update::key_modes(app, &pane_id);
+                let bytes = crate::encode::key(&key, &modes, protocol);
                 fx.push(Effect::Input { pane_id, bytes });
                 app.mode = Mode::Insert;
             }

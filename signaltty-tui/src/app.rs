@@ -241,6 +241,8 @@ pub struct App {
     pub selection: Option<Selection>,
     /// The last left click, for double clicks.
     pub last_click: Option<(Instant, u16, u16)>,
+    /// The pane the user was last shown focused (to mark a newly focused pane seen once).
+    pub looked_at: Option<String>,
     /// Whether a workspace for `start_dir` was already asked for (once).
     pub bootstrapped: bool,
     /// Set by Quit.
@@ -274,6 +276,7 @@ impl App {
             drag: None,
             selection: None,
             last_click: None,
+            looked_at: None,
             bootstrapped: false,
             quit: false,
             dirty: true,

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 use signaltty_client::catalog::FeedMsg;
 use signaltty_client::geometry::Hit;
+use signaltty_proto::v1 as pb;
 use signaltty_term::Screen;
 
 use crate::action::Action;
@@ -66,6 +67,7 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
         }
     }
     fx.extend(reconcile(app));
+    fx.extend(look(app));
     if fx.contains(&Effect::Quit) {
         app.quit = true;
     }
@@ -128,18 +130,61 @@ fn send_keys(app: &App, keys: &[KeyEvent], fx: &mut Vec<Effect>) {
     let Some(pane) = app.focused_pane() else {
         return;
     };
-    let modes = app
-        .screens
-        .get(&pane.id)
-        .map(|s| *s.view().modes())
-        .unwrap_or_default();
-    let bytes: Vec<u8> = keys.iter().flat_map(|k| encode::key(k, &modes)).collect();
+    let (modes, protocol) = key_modes(app, &pane.id);
+    let bytes: Vec<u8> = keys
+        .iter()
+        .flat_map(|k| encode::key(k, &modes, protocol))
+        .collect();
     if !bytes.is_empty() {
         fx.push(Effect::Input {
             pane_id: pane.id.clone(),
             bytes,
         });
+        // Typing into a pane is looking at it.
+        if seen_clears(app, pane) {
+            fx.push(Effect::Request(Request::MarkSeen(pane.id.clone())));
+        }
     }
+}
+
+/// Whether showing `pane` to the user should mark it seen: it has something unread (attention
+/// `unread`, `warning` or `error`, or unread notifications). A pane waiting for typed input is
+/// not: looking at the question is not answering it, and the agent clears that attention
+/// itself when it moves on; a pending permission keeps its attention on the server until it is
+/// answered anyway (MarkSeen only reads its notifications).
+pub fn seen_clears(app: &App, pane: &pb::Pane) -> bool {
+    use pb::Attention as A;
+    let attention = A::try_from(pane.attention).unwrap_or(A::Unspecified);
+    if attention == A::InputRequired {
+        return false;
+    }
+    matches!(attention, A::Unread | A::Warning | A::Error)
+        || app.catalog.unread.iter().any(|n| n.pane_id == pane.id)
+}
+
+/// Focus is seen: when the pane shown focused changes (a click, a key, NextAttention, a tab
+/// switch, the start), the newly focused pane is marked seen if [`seen_clears`] says so. Only
+/// on the change: attention raised later on a pane that stays focused stays until the user
+/// types into it, refocuses it or presses MarkSeen — they may not be looking at the screen.
+fn look(app: &mut App) -> Option<Effect> {
+    if app.link != Link::Live {
+        return None;
+    }
+    let pane = app.focused_pane()?;
+    if app.looked_at.as_deref() == Some(pane.id.as_str()) {
+        return None;
+    }
+    let mark = seen_clears(app, pane).then(|| Effect::Request(Request::MarkSeen(pane.id.clone())));
+    app.looked_at = Some(pane.id.clone());
+    mark
+}
+
+/// The modes and keyboard protocol of a pane's program (defaults before its first snapshot).
+pub fn key_modes(app: &App, pane_id: &str) -> (signaltty_term::vt::Modes, encode::KeyProtocol) {
+    app.screens
+        .get(pane_id)
+        .map(|s| (*s.view().modes(), encode::KeyProtocol::of(s.view())))
+        .unwrap_or_default()
 }
 
 fn on_mouse(app: &mut App, mouse: MouseEvent, now: Instant, fx: &mut Vec<Effect>) {
