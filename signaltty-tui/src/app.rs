@@ -143,6 +143,9 @@ pub enum Row {
     Tab(String),
     /// A pane.
     Pane(String),
+    /// Option `n` (1-based) of the pane's pending decision, listed under the pane: a click
+    /// answers it, and so does Enter on the highlighted row.
+    Option(String, u8),
 }
 
 /// The state of one attachment as the runtime was last asked for it.
@@ -243,6 +246,9 @@ pub struct App {
     pub last_click: Option<(Instant, u16, u16)>,
     /// The pane the user was last shown focused (to mark a newly focused pane seen once).
     pub looked_at: Option<String>,
+    /// The decision last answered from here (a double click or a repeated key must not send
+    /// a second answer that the server would refuse).
+    pub answered: Option<String>,
     /// Whether a workspace for `start_dir` was already asked for (once).
     pub bootstrapped: bool,
     /// Set by Quit.
@@ -277,6 +283,7 @@ impl App {
             selection: None,
             last_click: None,
             looked_at: None,
+            answered: None,
             bootstrapped: false,
             quit: false,
             dirty: true,
@@ -338,6 +345,12 @@ impl App {
                 rows.push(Row::Tab(tab.id.clone()));
                 for pane in self.catalog.panes_of(tab) {
                     rows.push(Row::Pane(pane.id.clone()));
+                    if let Some(d) = pane.pending_decision.as_ref().filter(|d| d.answerable) {
+                        for n in 1..=d.options.len() {
+                            let n = u8::try_from(n).unwrap_or(u8::MAX);
+                            rows.push(Row::Option(pane.id.clone(), n));
+                        }
+                    }
                 }
             }
         }

@@ -11,6 +11,7 @@ pub mod actions;
 pub mod app;
 pub mod config;
 pub mod conn;
+pub mod decision_box;
 pub mod dsl;
 pub mod encode;
 pub mod keymap;

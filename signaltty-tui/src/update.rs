@@ -360,6 +360,8 @@ pub enum Region {
     SidebarRow,
     /// A split divider.
     Divider,
+    /// An option of a pending decision (drawn on its pane or listed in the sidebar).
+    DecisionOption,
 }
 
 impl Region {
@@ -369,12 +371,16 @@ impl Region {
             Region::Tab => "tab",
             Region::SidebarRow => "sidebar-row",
             Region::Divider => "split-divider",
+            Region::DecisionOption => "decision-option",
         }
     }
 }
 
 /// What is at a cell, with the pane's id for panes.
 pub fn region_at(app: &App, x: u16, y: u16) -> Option<(Region, Option<String>)> {
+    if let Some((pane_id, _)) = crate::decision_box::decision_at(app, x, y) {
+        return Some((Region::DecisionOption, Some(pane_id)));
+    }
     let r = regions::regions(app);
     if r.sidebar.is_some_and(|s| s.contains(x, y)) {
         return Some((Region::SidebarRow, None));
@@ -505,7 +511,11 @@ fn on_pane(app: &mut App, pane_id: String, event: PaneEvent) {
 fn on_reply(app: &mut App, reply: Reply, now: Instant) {
     match reply {
         Reply::Done => {}
-        Reply::Failed(text) => app.toast(text, now),
+        Reply::Failed(text) => {
+            // A refused answer may be tried again.
+            app.answered = None;
+            app.toast(text, now);
+        }
         Reply::Spawned {
             workspace_id,
             tab_id,
@@ -591,7 +601,7 @@ pub fn open_row(app: &mut App, row: &Row, fx: &mut Vec<Effect>) {
             Some(id.clone()),
             None,
         ),
-        Row::Pane(id) => match app.catalog.panes.get(id) {
+        Row::Pane(id) | Row::Option(id, _) => match app.catalog.panes.get(id) {
             Some(p) => (
                 Some(p.workspace_id.clone()),
                 Some(p.tab_id.clone()),
@@ -639,9 +649,14 @@ pub fn needs_position(action: Action) -> bool {
             | Action::GotoTabAtCursor
             | Action::HighlightSidebarRow
             | Action::ResizePaneByDrag
+            | Action::AnswerAtCursor
     )
 }
 
 #[cfg(test)]
 #[path = "update_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "interaction_tests.rs"]
+mod interaction_tests;
