@@ -80,8 +80,10 @@ pub struct SpawnForm {
 pub struct ScrollView {
     /// The pane.
     pub pane_id: String,
-    /// Its lines, oldest first (empty until loaded).
+    /// Its lines as plain text (what search matches), oldest first (empty until loaded).
     pub lines: Vec<String>,
+    /// The same lines with their colours and attributes, as runs.
+    pub styled: Vec<crate::styled::StyledLine>,
     /// Lines scrolled up from the bottom.
     pub offset: usize,
     /// The search being typed, when `/` was pressed.
@@ -460,7 +462,7 @@ pub enum Reply {
     Lines {
         /// The pane.
         pane_id: String,
-        /// Oldest first.
+        /// Oldest first, styled with SGR sequences (`ReadPane` with `keep_ansi`).
         lines: Vec<String>,
     },
 }

@@ -19,6 +19,7 @@ pub mod keys;
 pub mod overlay_keys;
 pub mod regions;
 pub mod runtime;
+pub mod styled;
 pub mod terminal;
 pub mod update;
 pub mod view;

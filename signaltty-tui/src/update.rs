@@ -534,7 +534,7 @@ fn on_reply(app: &mut App, reply: Reply, now: Instant) {
             if let Some(crate::app::Overlay::Scroll(view)) = &mut app.overlay
                 && view.pane_id == pane_id
             {
-                view.lines = lines;
+                (view.lines, view.styled) = crate::styled::parse(&lines);
                 view.loaded = true;
             }
         }

@@ -237,7 +237,8 @@ async fn run(
                     pane_id: pane_id.clone(),
                     mode: pb::ReadMode::Scrollback as i32,
                     lines: 0,
-                    keep_ansi: false,
+                    // Colours, parsed for the scroll view by `styled`.
+                    keep_ansi: true,
                 })
                 .await?
                 .into_inner()

@@ -145,7 +145,7 @@ fn cells(screen: &Screen, area: Rect, buf: &mut Buffer) {
     }
 }
 
-fn style_of(style: signaltty_term::vt::Style) -> Style {
+pub(super) fn style_of(style: signaltty_term::vt::Style) -> Style {
     let mut out = Style::default().fg(color(style.fg())).bg(color(style.bg()));
     for (attr, modifier) in [
         (Attr::Bold, Modifier::BOLD),
