@@ -217,6 +217,34 @@ fn unread_notifications_are_seen_at_start_and_typing_is_looking() {
 }
 
 #[test]
+fn programs_that_asked_for_focus_reports_hear_the_focus_move() {
+    let mut app = app();
+    let now = Instant::now();
+    snapshot(&mut app, "a", b"\x1b[?1004h");
+    snapshot(&mut app, "b", b"\x1b[?1004h");
+    let fx = press(&mut app, "l", now);
+    let reports: Vec<(String, String)> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Input { pane_id, bytes } => {
+                Some((pane_id.clone(), String::from_utf8_lossy(bytes).into_owned()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        reports,
+        [
+            ("a".to_owned(), "\x1b[O".to_owned()),
+            ("b".to_owned(), "\x1b[I".to_owned())
+        ]
+    );
+    // c did not ask: a tab switch only tells b it lost the focus.
+    let fx = press(&mut app, "g t", now);
+    assert_eq!(inputs(&fx), "\x1b[O");
+}
+
+#[test]
 fn keys_reach_the_pane_in_the_protocol_its_program_pushed() {
     let key = |code, mods| Msg::Key(KeyEvent::new(code, mods));
     let now = Instant::now();

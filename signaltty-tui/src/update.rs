@@ -166,17 +166,37 @@ pub fn seen_clears(app: &App, pane: &pb::Pane) -> bool {
 /// switch, the start), the newly focused pane is marked seen if [`seen_clears`] says so. Only
 /// on the change: attention raised later on a pane that stays focused stays until the user
 /// types into it, refocuses it or presses MarkSeen — they may not be looking at the screen.
-fn look(app: &mut App) -> Option<Effect> {
+/// Programs that asked for focus reports (`?1004`) hear `CSI O` / `CSI I` on the change too.
+fn look(app: &mut App) -> Vec<Effect> {
+    let mut fx = Vec::new();
     if app.link != Link::Live {
-        return None;
+        return fx;
     }
-    let pane = app.focused_pane()?;
+    let Some(pane) = app.focused_pane() else {
+        return fx;
+    };
     if app.looked_at.as_deref() == Some(pane.id.as_str()) {
-        return None;
+        return fx;
     }
-    let mark = seen_clears(app, pane).then(|| Effect::Request(Request::MarkSeen(pane.id.clone())));
-    app.looked_at = Some(pane.id.clone());
-    mark
+    let new = pane.id.clone();
+    if seen_clears(app, pane) {
+        fx.push(Effect::Request(Request::MarkSeen(new.clone())));
+    }
+    let old = app.looked_at.replace(new.clone());
+    let wants_focus = |id: &str| {
+        app.screens
+            .get(id)
+            .is_some_and(|s| s.view().modes().focus_events)
+    };
+    for (id, report) in [(old, b"\x1b[O"), (Some(new), b"\x1b[I")] {
+        if let Some(id) = id.filter(|id| wants_focus(id)) {
+            fx.push(Effect::Input {
+                pane_id: id,
+                bytes: report.to_vec(),
+            });
+        }
+    }
+    fx
 }
 
 /// The modes and keyboard protocol of a pane's program (defaults before its first snapshot).

@@ -232,7 +232,9 @@ async fn run(
             vec![Reply::Done]
         }
         Request::ReadScrollback(pane_id) => {
-            let lines = panes
+            // A full history with its colours can pass gRPC's 4 MiB default (see ReadPane).
+            let lines = PaneServiceClient::new(channel)
+                .max_decoding_message_size(64 << 20)
                 .read_pane(pb::ReadPaneRequest {
                     pane_id: pane_id.clone(),
                     mode: pb::ReadMode::Scrollback as i32,
