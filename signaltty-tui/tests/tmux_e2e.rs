@@ -257,7 +257,8 @@ fn a_newcomer_splits_types_answers_an_agent_survives_a_restart_and_quits_cleanly
     });
     let _ = narrowed;
 
-    // Spawn the fake agent from the spawn form; its permission request shows; `1` answers it.
+    // Spawn the fake agent from the spawn form; its permission request shows with its options;
+    // a click on `[1]` (a mouse report, as for the divider) answers it.
     world.keys(&["s"]);
     world.wait("the spawn form", |s| s.contains("spawn a pane"));
     world.literal(&format!("sh {}", agent.display()));
@@ -265,7 +266,16 @@ fn a_newcomer_splits_types_answers_an_agent_survives_a_restart_and_quits_cleanly
     world.wait("the permission request", |s| {
         s.contains("Allow") && s.contains("[1]") && s.contains("waiting")
     });
-    world.keys(&["1"]);
+    let screen = world.screen();
+    let (y, x) = screen
+        .lines()
+        .enumerate()
+        .find_map(|(y, line)| {
+            let at = line.find("[1] ")?;
+            Some((y + 1, line[..at].chars().count() + 2))
+        })
+        .expect("option [1] on screen");
+    world.literal(&format!("\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m"));
     world.wait("the verdict in the agent's pane", |s| {
         s.contains("verdict:") && !s.contains("[1] ")
     });
