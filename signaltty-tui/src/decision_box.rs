@@ -58,7 +58,12 @@ pub fn decision_at(app: &App, x: u16, y: u16) -> Option<(String, u8)> {
     }
     let (_, placement) = regions::placement(app)?;
     placement.panes.iter().find_map(|p| {
-        let decision = app.catalog.panes.get(&p.pane_id)?.pending_decision.as_ref()?;
+        let decision = app
+            .catalog
+            .panes
+            .get(&p.pane_id)?
+            .pending_decision
+            .as_ref()?;
         let n = layout(decision, regions::content(p.rect))?.option_at(x, y)?;
         Some((p.pane_id.clone(), n))
     })
@@ -87,7 +92,9 @@ pub fn layout(decision: &pb::Decision, area: Rect) -> Option<DecisionBox> {
             rows.push(Vec::new());
             used = 0;
         }
-        used = used.saturating_add(if used > 0 { 2 } else { 0 }).saturating_add(w);
+        used = used
+            .saturating_add(if used > 0 { 2 } else { 0 })
+            .saturating_add(w);
         if let Some(row) = rows.last_mut() {
             row.push((n, item));
         }
@@ -109,7 +116,9 @@ pub fn layout(decision: &pb::Decision, area: Rect) -> Option<DecisionBox> {
     if !decision.answerable {
         lines.push(Line::Note("(the agent stopped waiting)".into()));
     }
-    let height = u16::try_from(lines.len()).unwrap_or(u16::MAX).min(area.height);
+    let height = u16::try_from(lines.len())
+        .unwrap_or(u16::MAX)
+        .min(area.height);
     // When the pane is too short, the options matter most: drop the detail, then the prompt.
     let mut options_at = options_at;
     while lines.len() > usize::from(height) && options_at > 0 {

@@ -104,7 +104,10 @@ fn clicking_an_option_on_the_pane_answers_it_once() {
         Some("b"),
         "answering does not move the focus"
     );
-    assert!(app.selection.is_none(), "a click on a button selects nothing");
+    assert!(
+        app.selection.is_none(),
+        "a click on a button selects nothing"
+    );
     // The second click of a double click sends nothing more.
     let fx = left_click(&mut app, 46, 27, now);
     assert!(answers(&fx).is_empty());
@@ -202,7 +205,11 @@ fn unread_notifications_are_seen_at_start_and_typing_is_looking() {
         ..Default::default()
     });
     let (mut app, fx) = loaded(c);
-    assert_eq!(marked(&fx), ["a"], "the pane shown focused at start is looked at");
+    assert_eq!(
+        marked(&fx),
+        ["a"],
+        "the pane shown focused at start is looked at"
+    );
     let now = Instant::now();
     left_click(&mut app, 70, 10, now);
     // b finishes a turn while focused: not marked (the user may be away)…
@@ -265,7 +272,11 @@ fn keys_reach_the_pane_in_the_protocol_its_program_pushed() {
     );
     let fx = update(&mut app, key(KeyCode::Enter, KeyModifiers::SHIFT), now);
     assert_eq!(inputs(&fx), "\x1b[13;2u");
-    let fx = update(&mut app, key(KeyCode::Char('i'), KeyModifiers::CONTROL), now);
+    let fx = update(
+        &mut app,
+        key(KeyCode::Char('i'), KeyModifiers::CONTROL),
+        now,
+    );
     assert_eq!(inputs(&fx), "\x1b[105;5u");
     let fx = update(&mut app, key(KeyCode::Tab, KeyModifiers::NONE), now);
     assert_eq!(inputs(&fx), "\t");

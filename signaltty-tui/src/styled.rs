@@ -22,7 +22,9 @@ pub fn parse(lines: &[String]) -> (Vec<String>, Vec<StyledLine>) {
         .map(|l| Span::raw(signaltty_term::strip(l)).width())
         .max()
         .unwrap_or(1);
-    let width = u16::try_from(widest).unwrap_or(MAX_WIDTH).clamp(1, MAX_WIDTH);
+    let width = u16::try_from(widest)
+        .unwrap_or(MAX_WIDTH)
+        .clamp(1, MAX_WIDTH);
     // One row, no autowrap: a line can never scroll, whatever its content.
     let mut model = Screen::new(width, 1);
     model.feed(b"\x1b[?7l");
@@ -93,7 +95,10 @@ mod tests {
     #[test]
     fn a_line_cannot_move_the_model_or_leak_its_style() {
         // Cursor motion, a newline and an unterminated style in one line stay in that line.
-        let lines = vec!["\x1b[41mred bg\r\nnext\x1b[5A".to_owned(), "clean".to_owned()];
+        let lines = vec![
+            "\x1b[41mred bg\r\nnext\x1b[5A".to_owned(),
+            "clean".to_owned(),
+        ];
         let (plain, styled) = parse(&lines);
         assert_eq!(plain[1], "clean");
         assert_eq!(styled[1], vec![("clean".to_owned(), Style::default())]);

@@ -53,7 +53,10 @@ pub fn enter() -> std::io::Result<Guard> {
     // Asks the terminal (answered at once by those that speak the protocol; the others answer
     // only the device-attributes query sent with it). Flags are pushed, so popping on the way
     // out gives the shell back exactly what it had.
-    if matches!(crossterm::terminal::supports_keyboard_enhancement(), Ok(true)) {
+    if matches!(
+        crossterm::terminal::supports_keyboard_enhancement(),
+        Ok(true)
+    ) {
         execute!(
             std::io::stdout(),
             PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)

@@ -186,14 +186,28 @@ fn decision_box(decision: &signaltty_proto::v1::Decision, area: Rect, buf: &mut 
         let x = laid.area.x + 1;
         match line {
             Line::Prompt(text) => {
-                put(buf, x, y, text, text_width, style.add_modifier(Modifier::BOLD));
+                put(
+                    buf,
+                    x,
+                    y,
+                    text,
+                    text_width,
+                    style.add_modifier(Modifier::BOLD),
+                );
             }
             Line::Detail(text) | Line::Note(text) => {
                 put(buf, x, y, text, text_width, style);
             }
             Line::Options(items) => {
                 for (_, text, rect) in items {
-                    put(buf, rect.x, rect.y, text, rect.width, style.add_modifier(Modifier::UNDERLINED));
+                    put(
+                        buf,
+                        rect.x,
+                        rect.y,
+                        text,
+                        rect.width,
+                        style.add_modifier(Modifier::UNDERLINED),
+                    );
                 }
             }
         }
