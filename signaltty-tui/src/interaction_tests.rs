@@ -170,6 +170,29 @@ fn an_option_click_is_not_passed_to_a_program_that_wants_the_mouse() {
 }
 
 #[test]
+fn the_wheel_goes_to_a_program_that_asked_for_the_mouse_in_any_mode() {
+    let mut app = app();
+    let now = Instant::now();
+    let wheel = |x, y| {
+        Msg::Mouse(MouseEvent {
+            kind: MouseEventKind::ScrollUp,
+            column: x,
+            row: y,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    // b (not focused, Normal mode) runs a program with SGR mouse reporting: it gets the wheel.
+    snapshot(&mut app, "b", b"\x1b[?1000h\x1b[?1006h");
+    let fx = update(&mut app, wheel(70, 10), now);
+    assert_eq!(inputs(&fx), "\x1b[<64;6;9M");
+    assert!(app.overlay.is_none());
+    // a did not ask: the wheel opens the scroll view.
+    snapshot(&mut app, "a", b"");
+    update(&mut app, wheel(30, 10), now);
+    assert!(matches!(app.overlay, Some(crate::app::Overlay::Scroll(_))));
+}
+
+#[test]
 fn focusing_a_pane_marks_what_is_unread_there_seen() {
     let mut c = catalog();
     if let Some(b) = c.panes.get_mut("b") {

@@ -240,10 +240,16 @@ fn on_mouse(app: &mut App, mouse: MouseEvent, now: Instant, fx: &mut Vec<Effect>
         return;
     }
     let region = region_at(app, x, y);
-    // Pass-through: the focused pane in Insert mode, when its program asked for the mouse.
+    // Pass-through, when the program asked for the mouse: everything over the focused pane in
+    // Insert mode, and the wheel over any visible pane in either mode (as in tmux: a full-screen
+    // program scrolls itself; the scroll view opens only over panes that did not ask).
+    let wheel = matches!(
+        mouse.kind,
+        MouseEventKind::ScrollUp | MouseEventKind::ScrollDown
+    );
     if let Some((Region::Pane, Some(pane_id))) = &region
-        && app.mode == Mode::Insert
-        && app.focused_pane().is_some_and(|p| &p.id == pane_id)
+        && (wheel
+            || (app.mode == Mode::Insert && app.focused_pane().is_some_and(|p| &p.id == pane_id)))
         && let Some((_, placement)) = regions::placement(app)
         && let Some(rect) = placement.rect_of(pane_id).map(content)
         && rect.contains(x, y)
