@@ -81,7 +81,29 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                         style.fg(Color::Magenta),
                     );
                 }
-                let _ = x;
+                // Panes of the workspace that need the user: visible even when it is folded.
+                let needing = app
+                    .catalog
+                    .panes
+                    .values()
+                    .filter(|p| {
+                        &p.workspace_id == id
+                            && p.attention > signaltty_proto::v1::Attention::None as i32
+                    })
+                    .count();
+                if needing > 0 {
+                    let count = format!(" ⚠{needing}");
+                    let w = u16::try_from(count.chars().count()).unwrap_or(0);
+                    let at = (area.x + width).saturating_sub(w).max(x);
+                    put(
+                        buf,
+                        at,
+                        y,
+                        &count,
+                        (area.x + width).saturating_sub(at),
+                        style.fg(Color::Yellow).add_modifier(Modifier::BOLD),
+                    );
+                }
             }
             Row::Tab(id) => {
                 let Some(tab) = app.catalog.tabs.get(id) else {
