@@ -398,6 +398,8 @@ pub enum Msg {
     Paste(String),
     /// The outer terminal's new size.
     Resize(u16, u16),
+    /// The outer terminal gained (true) or lost the focus.
+    Focus(bool),
     /// From the catalog feed.
     Feed(FeedMsg),
     /// From an attachment.

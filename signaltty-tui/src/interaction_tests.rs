@@ -269,9 +269,13 @@ fn programs_that_asked_for_focus_reports_hear_the_focus_move() {
             ("b".to_owned(), "\x1b[I".to_owned())
         ]
     );
+    // The outer terminal losing and regaining the focus is passed on to the focused pane.
+    assert_eq!(inputs(&update(&mut app, Msg::Focus(false), now)), "\x1b[O");
+    assert_eq!(inputs(&update(&mut app, Msg::Focus(true), now)), "\x1b[I");
     // c did not ask: a tab switch only tells b it lost the focus.
     let fx = press(&mut app, "g t", now);
     assert_eq!(inputs(&fx), "\x1b[O");
+    assert!(inputs(&update(&mut app, Msg::Focus(false), now)).is_empty());
 }
 
 #[test]

@@ -1,9 +1,10 @@
-//! The outer terminal: raw mode, alternate screen, mouse reporting, bracketed paste and (when
-//! the terminal speaks the kitty keyboard protocol) its "disambiguate escape codes" flag on the
-//! way in — so Shift+Enter, Ctrl+I and Esc arrive distinct and can be encoded for the pane the way
-//! its program asked (`encode::keys`) — and always back out — on a normal exit (the guard's `Drop`), on a panic (a hook that
-//! restores before the message is printed) and on SIGTERM/SIGINT/SIGHUP (the runtime restores,
-//! then re-raises the signal with its default action so the parent sees the right status).
+//! The outer terminal: raw mode, alternate screen, mouse reporting, bracketed paste, focus
+//! reports and (when the terminal speaks the kitty keyboard protocol) its "disambiguate escape
+//! codes" flag on the way in — so Shift+Enter, Ctrl+I and Esc arrive distinct and can be encoded
+//! for the pane the way its program asked (`encode::keys`) — and always back out: on a normal
+//! exit (the guard's `Drop`), on a panic (a hook that restores before the message is printed)
+//! and on SIGTERM/SIGINT/SIGHUP (the runtime restores, then re-raises the signal with its
+//! default action so the parent sees the right status).
 
 use std::io::Write;
 use std::os::fd::AsFd;
@@ -12,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossterm::event::{
     DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
-    EnableMouseCapture, KeyboardEnhancementFlags, PopKeyboardEnhancementFlags,
+    EnableFocusChange, EnableMouseCapture, KeyboardEnhancementFlags, PopKeyboardEnhancementFlags,
     PushKeyboardEnhancementFlags,
 };
 use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen};
@@ -48,6 +49,7 @@ pub fn enter() -> std::io::Result<Guard> {
         EnterAlternateScreen,
         EnableMouseCapture,
         EnableBracketedPaste,
+        EnableFocusChange,
         cursor::Hide
     )?;
     // Asks the terminal (answered at once by those that speak the protocol; the others answer

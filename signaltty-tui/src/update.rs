@@ -56,6 +56,20 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
             }
         }
         Msg::Resize(cols, rows) => app.size = (cols, rows),
+        Msg::Focus(gained) => {
+            // The focused pane's program hears it if it asked for focus reports (`?1004`).
+            if let Some(pane) = app.focused_pane()
+                && app
+                    .screens
+                    .get(&pane.id)
+                    .is_some_and(|s| s.view().modes().focus_events)
+            {
+                fx.push(Effect::Input {
+                    pane_id: pane.id.clone(),
+                    bytes: if gained { b"\x1b[I" } else { b"\x1b[O" }.to_vec(),
+                });
+            }
+        }
         Msg::Feed(feed) => on_feed(app, feed, &mut fx),
         Msg::Pane { pane_id, event } => on_pane(app, pane_id, event),
         Msg::Reply(reply) => on_reply(app, reply, now),
