@@ -2,11 +2,13 @@
 //! against the real `signaltty-server` (started on demand by the TUI) in a temp dir, driven
 //! with `tmux send-keys` and read with `tmux capture-pane -p`. A fake agent — a shell script in
 //! a pane spawned from the TUI's spawn form — raises a permission request through the real
-//! `signaltty hook-event`, and the TUI answers it.
+//! `signaltty hook-event`, and a click on its option answers it. A shell command that pushes
+//! the kitty keyboard flags then reads a line shows that Esc reaches it as `CSI 27 u`.
 //!
 //! Needs the binaries next to the TUI's: `cargo build -p signaltty-server -p signaltty-cli`.
 //! Mouse: tmux cannot click for us, but a terminal's mouse report is only bytes on the TUI's
-//! input, so the divider drag is sent as the SGR reports a terminal would send.
+//! input, so the divider drag and the option click are sent as the SGR reports a terminal would
+//! send.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -228,6 +230,22 @@ fn a_newcomer_splits_types_answers_an_agent_survives_a_restart_and_quits_cleanly
     world.wait("the echo", |s| {
         s.contains("hello-from-tui") && s.contains("NORMAL")
     });
+
+    // A program that pushes the kitty keyboard flags (disambiguate) gets Esc as `CSI 27 u`:
+    // the TUI encodes keys by the pane's own protocol, which its model tracked.
+    world.keys(&["i"]);
+    // The key is sent only once the TUI has drawn output that followed the push.
+    world.literal("printf '\\033[>1u'; echo kit''ty-on; head -n1 | od -c");
+    world.keys(&["Enter"]);
+    world.wait("the flags pushed", |s| s.contains("kitty-on"));
+    world.keys(&["Escape"]);
+    world.keys(&["Enter"]);
+    world.wait("Esc in the kitty protocol", |s| {
+        s.contains("033   [   2   7   u")
+    });
+    world.literal("printf '\\033[<u'");
+    world.keys(&["Enter", "C-a"]);
+    world.wait("Normal mode again", |s| s.contains("NORMAL"));
 
     // Drag the divider: press on it, move 10 columns left, release (SGR mouse reports).
     let screen = world.screen();
