@@ -464,8 +464,11 @@ pub enum Reply {
     Lines {
         /// The pane.
         pane_id: String,
-        /// Oldest first, styled with SGR sequences (`ReadPane` with `keep_ansi`).
+        /// Plain text, oldest first.
         lines: Vec<String>,
+        /// The same lines' styled runs (parsed by [`crate::styled::parse`] off the event loop:
+        /// a long history takes a while).
+        styled: Vec<crate::styled::StyledLine>,
     },
 }
 

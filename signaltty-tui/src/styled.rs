@@ -43,24 +43,31 @@ pub fn parse(lines: &[String]) -> (Vec<String>, Vec<StyledLine>) {
 
 /// Row 0 of `model` as runs, without trailing default-styled blanks.
 fn runs(model: &Screen, width: u16) -> StyledLine {
-    let term = model.view();
-    let mut cells: Vec<(String, Style)> = (0..width)
-        .filter_map(|col| {
-            let cell = term.cell(0, col)?;
-            (!cell.is_wide_continuation()).then(|| (term.cell_text(0, col), cell.style()))
+    let Some(row) = model.view().row(0) else {
+        return Vec::new();
+    };
+    // The last cell worth keeping: not blank, or blank on a coloured background.
+    let blank_bg = Style::default().bg();
+    let end = (0..width)
+        .rev()
+        .find(|&col| {
+            let cell = row.cell(col);
+            !(cell.ch() == ' ' && cell.style().bg() == blank_bg) || row.marks(col).next().is_some()
         })
-        .collect();
-    while cells
-        .last()
-        .is_some_and(|(t, s)| t.trim().is_empty() && s.bg() == Style::default().bg())
-    {
-        cells.pop();
-    }
+        .map_or(0, |col| col + 1);
     let mut out: StyledLine = Vec::new();
-    for (text, style) in cells {
-        match out.last_mut() {
-            Some((run, s)) if *s == style => run.push_str(&text),
-            _ => out.push((text, style)),
+    for col in 0..end {
+        let cell = row.cell(col);
+        if cell.is_wide_continuation() {
+            continue;
+        }
+        let style = cell.style();
+        if out.last().is_none_or(|(_, s)| *s != style) {
+            out.push((String::new(), style));
+        }
+        if let Some((run, _)) = out.last_mut() {
+            run.push(cell.ch());
+            run.extend(row.marks(col));
         }
     }
     out

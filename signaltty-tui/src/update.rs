@@ -570,11 +570,16 @@ fn on_reply(app: &mut App, reply: Reply, now: Instant) {
             app.active_pane.insert(tab_id, pane_id);
         }
         Reply::WorkspaceCreated(id) => app.workspace = Some(id),
-        Reply::Lines { pane_id, lines } => {
+        Reply::Lines {
+            pane_id,
+            lines,
+            styled,
+        } => {
             if let Some(crate::app::Overlay::Scroll(view)) = &mut app.overlay
                 && view.pane_id == pane_id
             {
-                (view.lines, view.styled) = crate::styled::parse(&lines);
+                view.lines = lines;
+                view.styled = styled;
                 view.loaded = true;
             }
         }

@@ -156,15 +156,17 @@ fn the_scroll_view_shows_the_history_in_colour_and_search_still_matches() {
     app.size = (60, 8);
     let now = Instant::now();
     press(&mut app, "/", now);
+    let (lines, styled) = crate::styled::parse(&[
+        "$ cargo build".into(),
+        "\x1b[0;1;31merror\x1b[m: mismatched types".into(),
+        "\x1b[0;32mok\x1b[m".into(),
+    ]);
     update(
         &mut app,
         Msg::Reply(crate::app::Reply::Lines {
             pane_id: "a".into(),
-            lines: vec![
-                "$ cargo build".into(),
-                "\x1b[0;1;31merror\x1b[m: mismatched types".into(),
-                "\x1b[0;32mok\x1b[m".into(),
-            ],
+            lines,
+            styled,
         }),
         now,
     );

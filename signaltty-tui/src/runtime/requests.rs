@@ -245,7 +245,15 @@ async fn run(
                 .await?
                 .into_inner()
                 .lines;
-            vec![Reply::Lines { pane_id, lines }]
+            // Parsing a long history takes a while: not on the thread that draws.
+            let (lines, styled) = tokio::task::spawn_blocking(move || crate::styled::parse(&lines))
+                .await
+                .map_err(|e| tonic::Status::internal(format!("parsing the history: {e}")))?;
+            vec![Reply::Lines {
+                pane_id,
+                lines,
+                styled,
+            }]
         }
         Request::SetActiveTab { tab_id, .. } => {
             workspaces.focus_tab(pb::FocusTabRequest { tab_id }).await?;
