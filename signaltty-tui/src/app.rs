@@ -398,8 +398,10 @@ pub enum Msg {
     Paste(String),
     /// The outer terminal's new size.
     Resize(u16, u16),
-    /// The outer terminal gained (true) or lost the focus.
-    Focus(bool),
+    /// The outer terminal gained the focus.
+    FocusGained,
+    /// The outer terminal lost the focus.
+    FocusLost,
     /// From the catalog feed.
     Feed(FeedMsg),
     /// From an attachment.

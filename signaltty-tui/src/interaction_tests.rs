@@ -270,12 +270,12 @@ fn programs_that_asked_for_focus_reports_hear_the_focus_move() {
         ]
     );
     // The outer terminal losing and regaining the focus is passed on to the focused pane.
-    assert_eq!(inputs(&update(&mut app, Msg::Focus(false), now)), "\x1b[O");
-    assert_eq!(inputs(&update(&mut app, Msg::Focus(true), now)), "\x1b[I");
+    assert_eq!(inputs(&update(&mut app, Msg::FocusLost, now)), "\x1b[O");
+    assert_eq!(inputs(&update(&mut app, Msg::FocusGained, now)), "\x1b[I");
     // c did not ask: a tab switch only tells b it lost the focus.
     let fx = press(&mut app, "g t", now);
     assert_eq!(inputs(&fx), "\x1b[O");
-    assert!(inputs(&update(&mut app, Msg::Focus(false), now)).is_empty());
+    assert!(inputs(&update(&mut app, Msg::FocusLost, now)).is_empty());
 }
 
 #[test]

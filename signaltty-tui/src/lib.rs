@@ -14,6 +14,7 @@ pub mod conn;
 pub mod decision_box;
 pub mod dsl;
 pub mod encode;
+pub mod focus;
 pub mod keymap;
 pub mod keys;
 pub mod overlay_keys;

@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 use signaltty_client::catalog::FeedMsg;
 use signaltty_client::geometry::Hit;
-use signaltty_proto::v1 as pb;
 use signaltty_term::Screen;
 
 use crate::action::Action;
@@ -18,6 +17,7 @@ use crate::app::{
     App, Attachment, Drag, Effect, Focus, Link, Mode, Msg, PaneEvent, Reply, Request, Row,
 };
 use crate::encode;
+use crate::focus;
 use crate::keymap::{Resolved, Table};
 use crate::keys::{event_of, token_of};
 use crate::overlay_keys;
@@ -56,20 +56,8 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
             }
         }
         Msg::Resize(cols, rows) => app.size = (cols, rows),
-        Msg::Focus(gained) => {
-            // The focused pane's program hears it if it asked for focus reports (`?1004`).
-            if let Some(pane) = app.focused_pane()
-                && app
-                    .screens
-                    .get(&pane.id)
-                    .is_some_and(|s| s.view().modes().focus_events)
-            {
-                fx.push(Effect::Input {
-                    pane_id: pane.id.clone(),
-                    bytes: if gained { b"\x1b[I" } else { b"\x1b[O" }.to_vec(),
-                });
-            }
-        }
+        Msg::FocusGained => fx.extend(focus::outer(app, true)),
+        Msg::FocusLost => fx.extend(focus::outer(app, false)),
         Msg::Feed(feed) => on_feed(app, feed, &mut fx),
         Msg::Pane { pane_id, event } => on_pane(app, pane_id, event),
         Msg::Reply(reply) => on_reply(app, reply, now),
@@ -81,7 +69,7 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
         }
     }
     fx.extend(reconcile(app));
-    fx.extend(look(app));
+    fx.extend(focus::look(app));
     if fx.contains(&Effect::Quit) {
         app.quit = true;
     }
@@ -155,62 +143,10 @@ fn send_keys(app: &App, keys: &[KeyEvent], fx: &mut Vec<Effect>) {
             bytes,
         });
         // Typing into a pane is looking at it.
-        if seen_clears(app, pane) {
+        if focus::seen_clears(app, pane) {
             fx.push(Effect::Request(Request::MarkSeen(pane.id.clone())));
         }
     }
-}
-
-/// Whether showing `pane` to the user should mark it seen: it has something unread (attention
-/// `unread`, `warning` or `error`, or unread notifications). A pane waiting for typed input is
-/// not: looking at the question is not answering it, and the agent clears that attention
-/// itself when it moves on; a pending permission keeps its attention on the server until it is
-/// answered anyway (MarkSeen only reads its notifications).
-pub fn seen_clears(app: &App, pane: &pb::Pane) -> bool {
-    use pb::Attention as A;
-    let attention = A::try_from(pane.attention).unwrap_or(A::Unspecified);
-    if attention == A::InputRequired {
-        return false;
-    }
-    matches!(attention, A::Unread | A::Warning | A::Error)
-        || app.catalog.unread.iter().any(|n| n.pane_id == pane.id)
-}
-
-/// Focus is seen: when the pane shown focused changes (a click, a key, NextAttention, a tab
-/// switch, the start), the newly focused pane is marked seen if [`seen_clears`] says so. Only
-/// on the change: attention raised later on a pane that stays focused stays until the user
-/// types into it, refocuses it or presses MarkSeen — they may not be looking at the screen.
-/// Programs that asked for focus reports (`?1004`) hear `CSI O` / `CSI I` on the change too.
-fn look(app: &mut App) -> Vec<Effect> {
-    let mut fx = Vec::new();
-    if app.link != Link::Live {
-        return fx;
-    }
-    let Some(pane) = app.focused_pane() else {
-        return fx;
-    };
-    if app.looked_at.as_deref() == Some(pane.id.as_str()) {
-        return fx;
-    }
-    let new = pane.id.clone();
-    if seen_clears(app, pane) {
-        fx.push(Effect::Request(Request::MarkSeen(new.clone())));
-    }
-    let old = app.looked_at.replace(new.clone());
-    let wants_focus = |id: &str| {
-        app.screens
-            .get(id)
-            .is_some_and(|s| s.view().modes().focus_events)
-    };
-    for (id, report) in [(old, b"\x1b[O"), (Some(new), b"\x1b[I")] {
-        if let Some(id) = id.filter(|id| wants_focus(id)) {
-            fx.push(Effect::Input {
-                pane_id: id,
-                bytes: report.to_vec(),
-            });
-        }
-    }
-    fx
 }
 
 /// The modes and keyboard protocol of a pane's program (defaults before its first snapshot).
