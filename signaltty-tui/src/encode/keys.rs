@@ -47,6 +47,18 @@ impl KeyProtocol {
 
 /// The bytes of a key press; empty for keys with no encoding.
 pub fn key(event: &KeyEvent, modes: &Modes, protocol: KeyProtocol) -> Vec<u8> {
+    // A terminal in the kitty protocol reports Ctrl+Shift+A as `a` with Shift: the same key as
+    // the legacy `A` with Shift, which is the form used below.
+    let shifted;
+    let event = match event.code {
+        KeyCode::Char(c)
+            if c.is_ascii_lowercase() && event.modifiers.contains(KeyModifiers::SHIFT) =>
+        {
+            shifted = KeyEvent::new(KeyCode::Char(c.to_ascii_uppercase()), event.modifiers);
+            &shifted
+        }
+        _ => event,
+    };
     if protocol.kitty_flags & (DISAMBIGUATE | ALL_AS_ESCAPES) != 0
         && let Some(bytes) = kitty(event, protocol.kitty_flags)
     {

@@ -81,6 +81,8 @@ fn kitty_disambiguate_escapes_only_the_ambiguous_keys() {
         (KeyCode::Char('c'), CTRL, p, "\x1b[99;5u"),
         (KeyCode::Char('x'), ALT, p, "\x1b[120;3u"),
         (KeyCode::Char('A'), CTRL | SHIFT, p, "\x1b[97;6u"),
+        (KeyCode::Char('a'), CTRL | SHIFT, p, "\x1b[97;6u"),
+        (KeyCode::Char('a'), SHIFT, p, "A"),
         (KeyCode::Char(' '), CTRL, p, "\x1b[32;5u"),
         (KeyCode::Backspace, ALT, p, "\x1b[127;3u"),
         (KeyCode::Char('x'), KeyModifiers::SUPER, p, "\x1b[120;9u"),
@@ -124,6 +126,9 @@ fn modify_other_keys_levels() {
         (KeyCode::Char(';'), CTRL, one, "\x1b[27;5;59~"),
         (KeyCode::Char('1'), CTRL, one, "\x1b[27;5;49~"),
         (KeyCode::Char('A'), CTRL | SHIFT, one, "\x1b[27;6;65~"),
+        // The same key as a kitty-speaking outer terminal reports it (lower case with Shift).
+        (KeyCode::Char('a'), CTRL | SHIFT, one, "\x1b[27;6;65~"),
+        (KeyCode::Char('a'), SHIFT, one, "A"),
         (KeyCode::Char('a'), NONE, one, "a"),
         (KeyCode::Char('x'), ALT, one, "\x1bx"),
         (KeyCode::BackTab, SHIFT, one, "\x1b[Z"),
