@@ -214,7 +214,8 @@ pub const KEYS: &[Key] = &[
         name: "pane_clients_may_control_other_workspaces",
         kind: Kind::Bool,
         default: "the server's rule",
-        doc: "Programs inside panes may change, close or type into other workspaces.",
+        doc: "Programs inside panes may change, close or type into other workspaces, open new \
+              workspaces, shut the server down and install or remove the agents' hooks.",
     },
     Key {
         section: "attach",

@@ -69,8 +69,9 @@ pub struct PaneClientPolicy {
     /// May report hook events and sessions for panes other than its own
     /// (`policy.pane_clients_may_report_for_other_panes`).
     pub may_report_for_other_panes: bool,
-    /// May write input to, attach with input to, signal or close panes (and close tabs and
-    /// workspaces) of other workspaces (`policy.pane_clients_may_control_other_workspaces`).
+    /// May change anything of other workspaces (input, signals, closes, names, layout,
+    /// attention, worktrees) and act beyond any workspace (open new ones, shut the server down,
+    /// install hooks) (`policy.pane_clients_may_control_other_workspaces`).
     pub may_control_other_workspaces: bool,
 }
 
