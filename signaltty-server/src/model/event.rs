@@ -190,22 +190,4 @@ pub struct Stamped {
     pub at: SystemTime,
     /// What happened.
     pub event: Event,
-    /// The event as the API shows it, made by the first subscriber that needs it and shared by
-    /// the rest (every subscriber gets the same `Arc<Stamped>`), so an event is converted once
-    /// however many clients watch. Opaque here: the model does not know the wire types.
-    pub rendered: Rendered,
-}
-
-/// A once-filled slot for an event's wire form (see [`Stamped::rendered`]).
-#[derive(Clone, Debug, Default)]
-pub struct Rendered(std::sync::OnceLock<std::sync::Arc<dyn std::any::Any + Send + Sync>>);
-
-impl Rendered {
-    /// The value in the slot, made by `make` if it is empty (`make` runs at most once, even when
-    /// several threads ask at the same time).
-    pub fn get_or_make<T: Send + Sync + 'static>(&self, make: impl FnOnce() -> T) -> Option<&T> {
-        self.0
-            .get_or_init(|| std::sync::Arc::new(make()))
-            .downcast_ref::<T>()
-    }
 }

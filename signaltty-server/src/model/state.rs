@@ -17,6 +17,7 @@ use super::names::validate_name;
 use super::notification::Notifications;
 use super::pane::{Pane, Size};
 use super::tab::Tab;
+use super::tab_list::TabList;
 use super::workspace::{GitContext, Workspace, WorkspaceSettings};
 
 /// Why a state change was refused. Maps onto the server's error reasons.
@@ -134,7 +135,11 @@ impl State {
 
     /// A workspace's tabs in display order.
     pub fn tabs_of(&self, ws: &Workspace) -> Vec<&Tab> {
-        ws.tabs.iter().filter_map(|t| self.tabs.get(t)).collect()
+        ws.tabs
+            .ids()
+            .into_iter()
+            .filter_map(|t| self.tabs.get(t))
+            .collect()
     }
 
     /// A tab's panes in layout order.
@@ -196,7 +201,7 @@ impl State {
             name,
             cwd,
             git,
-            tabs: Vec::new(),
+            tabs: TabList::new(),
             active_tab: None,
             settings,
             created_at: now,
@@ -273,7 +278,7 @@ impl State {
         let ws = self.workspaces.remove(index);
         let mut events = Vec::new();
         let mut removed = Vec::new();
-        for tab_id in &ws.tabs {
+        for tab_id in ws.tabs.ids() {
             let (panes, tab_events) = self.drop_tab(tab_id);
             removed.extend(panes);
             events.extend(tab_events);
@@ -555,7 +560,7 @@ impl State {
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut seen_tabs = BTreeSet::new();
         for ws in &self.workspaces {
-            for tab_id in &ws.tabs {
+            for tab_id in ws.tabs.ids() {
                 let tab = self
                     .tabs
                     .get(tab_id)
