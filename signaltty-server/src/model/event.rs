@@ -13,22 +13,24 @@ use super::pane::{Pane, Size};
 use super::tab::Tab;
 use super::workspace::{GitContext, Workspace};
 
-/// One state change.
+/// One state change. Records are boxed: the bus keeps up to 10,000 events and an enum is as
+/// large as its largest variant, so an inline `Pane` (~550 bytes) made every event, even a
+/// lifecycle change, cost that much in the replay ring.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
     /// A workspace was created.
-    WorkspaceCreated(Workspace),
+    WorkspaceCreated(Box<Workspace>),
     /// A workspace changed.
-    WorkspaceUpdated(Workspace),
+    WorkspaceUpdated(Box<Workspace>),
     /// A workspace was closed.
     WorkspaceClosed {
         /// Its id.
         workspace_id: WorkspaceId,
     },
     /// A tab was created.
-    TabCreated(Tab),
+    TabCreated(Box<Tab>),
     /// A tab changed.
-    TabUpdated(Tab),
+    TabUpdated(Box<Tab>),
     /// A tab was closed.
     TabClosed {
         /// Its id.
@@ -37,9 +39,9 @@ pub enum Event {
         workspace_id: WorkspaceId,
     },
     /// A pane was created.
-    PaneCreated(Pane),
+    PaneCreated(Box<Pane>),
     /// A pane changed.
-    PaneUpdated(Pane),
+    PaneUpdated(Box<Pane>),
     /// A pane's size changed.
     PaneResized {
         /// Its id.
@@ -95,7 +97,7 @@ pub enum Event {
         workspace_id: Option<WorkspaceId>,
     },
     /// A decision became pending on its pane.
-    DecisionCreated(PendingDecision),
+    DecisionCreated(Box<PendingDecision>),
     /// A decision was answered; its waiter received the verdict.
     DecisionAnswered {
         /// The decision.

@@ -208,7 +208,7 @@ impl State {
             updated_at: now,
         };
         self.workspaces.push(ws.clone());
-        Ok((ws.clone(), vec![Event::WorkspaceCreated(ws)]))
+        Ok((ws.clone(), vec![Event::WorkspaceCreated(Box::new(ws))]))
     }
 
     fn workspace_mut(&mut self, id: &WorkspaceId) -> Result<&mut Workspace, StateError> {
@@ -228,7 +228,7 @@ impl State {
         change(ws);
         ws.updated_at = now;
         let ws = ws.clone();
-        Ok((ws.clone(), vec![Event::WorkspaceUpdated(ws)]))
+        Ok((ws.clone(), vec![Event::WorkspaceUpdated(Box::new(ws))]))
     }
 
     /// Renames a workspace.
@@ -317,7 +317,7 @@ impl State {
             w.tabs.push(tab.id.clone());
             w.active_tab = Some(tab.id.clone());
         })?;
-        events.insert(0, Event::TabCreated(tab.clone()));
+        events.insert(0, Event::TabCreated(Box::new(tab.clone())));
         Ok((tab, events))
     }
 
@@ -328,7 +328,7 @@ impl State {
             .ok_or_else(|| StateError::NoSuchTab(id.clone()))?;
         change(tab);
         let tab = tab.clone();
-        Ok((tab.clone(), vec![Event::TabUpdated(tab)]))
+        Ok((tab.clone(), vec![Event::TabUpdated(Box::new(tab))]))
     }
 
     /// Renames a tab.
@@ -487,7 +487,7 @@ impl State {
         }
         pane.tab_id = tab_id.clone();
         self.panes.insert(pane.id.clone(), pane.clone());
-        events.push(Event::PaneCreated(pane.clone()));
+        events.push(Event::PaneCreated(Box::new(pane.clone())));
         let (tab, tab_events) = self.update_tab(&tab_id, |t| {
             t.layout = layout;
             t.active_pane = Some(pane.id.clone());
@@ -551,7 +551,7 @@ impl State {
         let events = if after == before {
             Vec::new()
         } else {
-            vec![Event::PaneUpdated(after.clone())]
+            vec![Event::PaneUpdated(Box::new(after.clone()))]
         };
         Ok((after, events))
     }
