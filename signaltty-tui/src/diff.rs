@@ -64,6 +64,8 @@ pub struct DiffView {
 pub struct Layout {
     /// The title row.
     pub header: Rect,
+    /// The key hints, on the last row.
+    pub footer: Rect,
     /// The file list.
     pub list: Rect,
     /// The hunks.
@@ -78,9 +80,10 @@ pub fn layout(app: &App) -> Layout {
     let width = r.tab_bar.width;
     let height = r.tab_bar.height + r.panes.height;
     let list_w = (width / 3).clamp(24.min(width), 48.min(width));
-    let body = height.saturating_sub(1);
+    let body = height.saturating_sub(2);
     Layout {
         header: Rect::new(x, y, width, height.min(1)),
+        footer: Rect::new(x, y + height.saturating_sub(1), width, height.min(2) / 2),
         list: Rect::new(x, y + height.min(1), list_w, body),
         hunks: Rect::new(
             x + list_w,

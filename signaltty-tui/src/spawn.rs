@@ -285,7 +285,8 @@ pub fn on_key(app: &mut App, form: &mut SpawnForm, key: KeyEvent, fx: &mut Vec<E
         KeyCode::Char('d') if ctrl => {
             if let FormRow::Env(i) = form.row {
                 form.env.remove(i);
-                if form.env.is_empty() {
+                // The row that took its place (the empty last one, if it was the last).
+                if form.env.last().is_none_or(|f| !f.text.is_empty()) {
                     form.env.push(Field::default());
                 }
                 form.row = FormRow::Env(i.min(form.env.len() - 1));

@@ -16,7 +16,7 @@ use crate::git::display;
 /// Draws the view.
 pub fn draw(app: &App, view: &DiffView, buf: &mut Buffer) {
     let l = layout(app);
-    for r in [l.header, l.list, l.hunks] {
+    for r in [l.header, l.list, l.hunks, l.footer] {
         buf.set_style(tui(r), Style::default());
         for y in r.y..r.y + r.height {
             for x in r.x..r.x + r.width {
@@ -25,6 +25,7 @@ pub fn draw(app: &App, view: &DiffView, buf: &mut Buffer) {
         }
     }
     header(app, view, l.header, buf);
+    footer(l.footer, buf);
     let muted = Style::default().fg(Color::Gray);
     let (x, y, w) = (l.list.x + 1, l.list.y + 1, l.list.width.saturating_sub(2));
     let whole = l.list.width + l.hunks.width - 2;
@@ -43,7 +44,8 @@ pub fn draw(app: &App, view: &DiffView, buf: &mut Buffer) {
         }
         Files::Unavailable(why) => {
             put(buf, x, y, "diff unavailable (r: retry):", whole, muted);
-            put(buf, x, y + 1, &display(why), whole, muted);
+            let body = signaltty_client::geometry::Rect::new(x, y, whole, l.list.height);
+            para(buf, body, x, y + 1, &display(why), muted);
         }
         Files::Loaded(diff) if diff.files.is_empty() => {
             let text = if diff.unborn {
@@ -86,9 +88,7 @@ fn header(app: &App, view: &DiffView, area: signaltty_client::geometry::Rect, bu
         }
         _ => String::new(),
     };
-    let text = format!(
-        " diff: {name}{branch}{counts} · j/k file · J/K PgUp/PgDn scroll · r refresh · q close "
-    );
+    let text = format!(" diff: {name}{branch}{counts}");
     put(
         buf,
         area.x,
@@ -97,6 +97,58 @@ fn header(app: &App, view: &DiffView, area: signaltty_client::geometry::Rect, bu
         area.width,
         style.add_modifier(Modifier::BOLD),
     );
+}
+
+fn footer(area: signaltty_client::geometry::Rect, buf: &mut Buffer) {
+    let style = Style::default().bg(Color::Black).fg(Color::Gray);
+    buf.set_style(tui(area), style);
+    let text = " j/k file · J/K PgUp PgDn wheel scroll · enter reload · r refresh · q close";
+    put(buf, area.x, area.y, text, area.width, style);
+}
+
+/// `text` cut into lines of at most `width` characters, at spaces where it can.
+fn wrap(text: &str, width: u16) -> Vec<String> {
+    let width = usize::from(width.max(1));
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let len = line.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        while line.chars().count() > width {
+            let head: String = line.chars().take(width).collect();
+            line = line.chars().skip(width).collect();
+            lines.push(head);
+        }
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// Writes wrapped text from row `y` down, within `area`.
+fn para(
+    buf: &mut Buffer,
+    area: signaltty_client::geometry::Rect,
+    x: u16,
+    y: u16,
+    text: &str,
+    style: Style,
+) {
+    let width = (area.x + area.width).saturating_sub(x);
+    for (i, line) in wrap(text, width).iter().enumerate() {
+        let row = y + u16::try_from(i).unwrap_or(u16::MAX - y);
+        if row >= area.y + area.height {
+            break;
+        }
+        put(buf, x, row, line, width, style);
+    }
 }
 
 /// One file's row text (without the letter).
@@ -203,14 +255,8 @@ fn hunks(view: &DiffView, area: signaltty_client::geometry::Rect, buf: &mut Buff
             return;
         }
         Hunks::Failed(why) => {
-            put(
-                buf,
-                x,
-                area.y,
-                &format!("diff unavailable: {}", display(why)),
-                width,
-                muted,
-            );
+            let text = format!("diff unavailable: {}", display(why));
+            para(buf, area, x, area.y, &text, muted);
             return;
         }
         Hunks::Loaded(diff) => diff,
@@ -232,7 +278,7 @@ fn hunks(view: &DiffView, area: signaltty_client::geometry::Rect, buf: &mut Buff
             width,
             Style::default().add_modifier(Modifier::BOLD),
         );
-        put(buf, x, area.y + 1, &text, width, muted);
+        para(buf, area, x, area.y + 1, &text, muted);
         return;
     }
     let mut lines: Vec<(String, Style)> = Vec::new();

@@ -67,6 +67,17 @@ pub fn draw(app: &App, form: &SpawnForm, buf: &mut Buffer) {
             &field,
             active && !is_choice,
         );
+        let last_env = *row == FormRow::Env(form.env.len() - 1);
+        if last_env && !active && field.text.is_empty() {
+            put(
+                buf,
+                inner.x + label_w,
+                y,
+                "+ KEY=VALUE",
+                field_w,
+                Style::default().fg(Color::DarkGray),
+            );
+        }
         if active && is_choice {
             put(
                 buf,
@@ -81,7 +92,7 @@ pub fn draw(app: &App, form: &SpawnForm, buf: &mut Buffer) {
     let hint_y = inner.y + u16::try_from(rows.len() + 1).unwrap_or(0);
     let hints = [
         "◂ ▸ change a choice · command empty: a shell",
-        "env: one KEY=VALUE per row (spaces kept) · ctrl-n: new row · ctrl-d: drop row",
+        "env: KEY=VALUE per row · ctrl-n: add row · ctrl-d: drop row",
     ];
     for (i, hint) in hints.iter().enumerate() {
         put(
