@@ -102,7 +102,7 @@ fn header(app: &App, view: &DiffView, area: signaltty_client::geometry::Rect, bu
 fn footer(area: signaltty_client::geometry::Rect, buf: &mut Buffer) {
     let style = Style::default().bg(Color::Black).fg(Color::Gray);
     buf.set_style(tui(area), style);
-    let text = " j/k file · J/K PgUp PgDn wheel scroll · enter reload · r refresh · q close";
+    let text = " j/k file · J/K PgUp PgDn scroll · r refresh · q close";
     put(buf, area.x, area.y, text, area.width, style);
 }
 
