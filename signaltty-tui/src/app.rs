@@ -435,7 +435,7 @@ pub enum Reply {
         lines: Vec<String>,
     },
     /// A git request's answer (diff view, spawn form, worktree chain).
-    Git(crate::git::GitReply),
+    Git(Box<crate::git::GitReply>),
 }
 
 /// A server request the runtime makes.

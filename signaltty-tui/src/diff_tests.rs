@@ -26,7 +26,7 @@ fn git(fx: &[Effect]) -> Vec<GitRequest> {
 }
 
 fn reply(app: &mut App, reply: GitReply) -> Vec<Effect> {
-    update(app, Msg::Reply(Reply::Git(reply)), Instant::now())
+    update(app, Msg::Reply(Reply::Git(Box::new(reply))), Instant::now())
 }
 
 fn view(app: &App) -> &DiffView {

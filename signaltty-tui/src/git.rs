@@ -109,7 +109,7 @@ pub enum GitReply {
     SpawnedInWorktree {
         /// The checkout's workspace (as the server returned it, so it can be shown before its
         /// event arrives).
-        workspace: pb::Workspace,
+        workspace: Box<pb::Workspace>,
         /// The new pane's tab.
         tab_id: String,
         /// The new pane.

@@ -392,7 +392,7 @@ pub fn on_spawned(app: &mut App, reply: GitReply, now: Instant) {
     };
     let ws_id = workspace.id.clone();
     if app.catalog.workspace(&ws_id).is_none() {
-        app.catalog.workspaces.push(workspace);
+        app.catalog.workspaces.push(*workspace);
     }
     app.workspace = Some(ws_id.clone());
     app.active_tab.insert(ws_id, tab_id.clone());

@@ -65,10 +65,10 @@ fn repo_app() -> App {
 fn list_reply(app: &mut App, workspace_id: &str) {
     update(
         app,
-        Msg::Reply(Reply::Git(GitReply::Worktrees {
+        Msg::Reply(Reply::Git(Box::new(GitReply::Worktrees {
             workspace_id: workspace_id.into(),
             result: Ok(worktrees()),
-        })),
+        }))),
         Instant::now(),
     );
 }
@@ -219,12 +219,12 @@ fn the_chain_reply_shows_the_new_workspace_and_focuses_its_pane() {
     };
     update(
         &mut app,
-        Msg::Reply(Reply::Git(GitReply::SpawnedInWorktree {
-            workspace: ws,
+        Msg::Reply(Reply::Git(Box::new(GitReply::SpawnedInWorktree {
+            workspace: Box::new(ws),
             tab_id: "t9".into(),
             pane_id: "p9".into(),
             note: "worktree /proj-worktrees/agent-login-fix on new branch agent/login-fix".into(),
-        })),
+        }))),
         Instant::now(),
     );
     // Shown before its WorkspaceCreated event arrives, and not replaced by the start

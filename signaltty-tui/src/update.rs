@@ -465,7 +465,7 @@ fn on_pane(app: &mut App, pane_id: String, event: PaneEvent) {
 
 fn on_reply(app: &mut App, reply: Reply, now: Instant, fx: &mut Vec<Effect>) {
     match reply {
-        Reply::Git(reply) => crate::git::on_reply(app, reply, now, fx),
+        Reply::Git(reply) => crate::git::on_reply(app, *reply, now, fx),
         Reply::Done => {}
         Reply::Failed(text) => app.toast(text, now),
         Reply::Spawned {

@@ -97,10 +97,15 @@ impl Server {
             .unwrap()
     }
 
-    async fn git(&self, request: GitRequest) -> Reply {
+    /// The one reply of a git request: its answer, or the toast's text.
+    async fn git(&self, request: GitRequest) -> Result<GitReply, String> {
         let mut replies = run_git(request, self.client.channel()).await;
         assert_eq!(replies.len(), 1, "{replies:?}");
-        replies.remove(0)
+        match replies.remove(0) {
+            Reply::Git(reply) => Ok(*reply),
+            Reply::Failed(text) => Err(text),
+            other => panic!("{other:?}"),
+        }
     }
 
     async fn worktrees(&self, ws: &str) -> Vec<pb::Worktree> {
@@ -110,7 +115,7 @@ impl Server {
             })
             .await
         {
-            Reply::Git(GitReply::Worktrees { result, .. }) => result.unwrap(),
+            Ok(GitReply::Worktrees { result, .. }) => result.unwrap(),
             other => panic!("{other:?}"),
         }
     }
@@ -184,7 +189,7 @@ async fn diff_reads_show_a_changed_file_and_say_when_there_is_no_repository() {
         })
         .await
     {
-        Reply::Git(GitReply::WorkspaceDiff { seq: 7, result }) => result.unwrap().files,
+        Ok(GitReply::WorkspaceDiff { seq: 7, result }) => result.unwrap().files,
         other => panic!("{other:?}"),
     };
     assert_eq!(files.len(), 1, "{files:?}");
@@ -201,7 +206,7 @@ async fn diff_reads_show_a_changed_file_and_say_when_there_is_no_repository() {
         })
         .await
     {
-        Reply::Git(GitReply::FileDiff { seq: 8, result }) => result.unwrap(),
+        Ok(GitReply::FileDiff { seq: 8, result }) => result.unwrap(),
         other => panic!("{other:?}"),
     };
     assert_eq!(diff.kind, pb::DiffKind::Text as i32);
@@ -235,7 +240,7 @@ async fn diff_reads_show_a_changed_file_and_say_when_there_is_no_repository() {
         })
         .await
     {
-        Reply::Git(GitReply::WorkspaceDiff {
+        Ok(GitReply::WorkspaceDiff {
             result: Err(failure),
             ..
         }) => assert_eq!(failure.reason, "NOT_A_REPO", "{failure:?}"),
@@ -252,7 +257,7 @@ async fn new_agent_in_a_new_worktree_and_every_way_it_can_fail() {
     // The chain: a worktree on a new branch, its workspace, a pane running there.
     let argv = ["sh", "-c", "echo \"$GREETING\"; exec sleep 600"];
     let (new_ws, pane_id) = match srv.git(spawn(&ws.id, new("agent-1"), &argv)).await {
-        Reply::Git(GitReply::SpawnedInWorktree {
+        Ok(GitReply::SpawnedInWorktree {
             workspace,
             pane_id,
             note,
@@ -282,7 +287,7 @@ async fn new_agent_in_a_new_worktree_and_every_way_it_can_fail() {
     let trees = srv.worktrees(&ws.id).await;
     let tree = trees.iter().find(|t| t.path == checkout).expect("listed");
     assert_eq!(tree.branch, "agent-1");
-    assert_eq!(tree.workspace_ids, [new_ws.id.clone()]);
+    assert_eq!(tree.workspace_ids, std::slice::from_ref(&new_ws.id));
 
     // An existing worktree: its open workspace is reused, the pane goes there.
     match srv
@@ -295,7 +300,7 @@ async fn new_agent_in_a_new_worktree_and_every_way_it_can_fail() {
         ))
         .await
     {
-        Reply::Git(GitReply::SpawnedInWorktree { workspace, .. }) => {
+        Ok(GitReply::SpawnedInWorktree { workspace, .. }) => {
             assert_eq!(workspace.id, new_ws.id)
         }
         other => panic!("{other:?}"),
@@ -308,14 +313,14 @@ async fn new_agent_in_a_new_worktree_and_every_way_it_can_fail() {
         srv.workspaces().await.len(),
     );
     match srv.git(spawn(&ws.id, new("agent-1"), &argv)).await {
-        Reply::Failed(text) => assert!(!text.is_empty()),
+        Err(text) => assert!(!text.is_empty()),
         other => panic!("{other:?}"),
     }
     let plain = srv.dir.path().join("plain");
     std::fs::create_dir_all(&plain).unwrap();
     let plain_ws = srv.workspace(&plain).await;
     match srv.git(spawn(&plain_ws.id, new("agent-x"), &argv)).await {
-        Reply::Failed(text) => assert!(text.contains("NOT_A_REPO"), "{text}"),
+        Err(text) => assert!(text.contains("NOT_A_REPO"), "{text}"),
         other => panic!("{other:?}"),
     }
     assert_eq!(
@@ -332,7 +337,7 @@ async fn new_agent_in_a_new_worktree_and_every_way_it_can_fail() {
         .git(spawn(&ws.id, new("agent-2"), &["/nonexistent/agent"]))
         .await
     {
-        Reply::Failed(text) => {
+        Err(text) => {
             assert!(text.contains("did not start"), "{text}");
             assert!(text.contains("its workspace closed"), "{text}");
             assert!(text.contains("worktree removed"), "{text}");

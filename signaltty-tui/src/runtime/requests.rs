@@ -329,12 +329,12 @@ pub async fn run_git(request: GitRequest, channel: Channel) -> Vec<Reply> {
         },
         GitRequest::SpawnInWorktree(spawn) => {
             return match spawn_in_worktree(spawn, channel).await {
-                Ok(reply) => vec![Reply::Git(reply)],
+                Ok(reply) => vec![Reply::Git(Box::new(reply))],
                 Err(text) => vec![Reply::Failed(text)],
             };
         }
     };
-    vec![Reply::Git(reply)]
+    vec![Reply::Git(Box::new(reply))]
 }
 
 /// "New agent in a worktree": the checkout and its workspace (CreateWorktree, or OpenWorktree
@@ -399,7 +399,7 @@ pub async fn spawn_in_worktree(spawn: WorktreeSpawn, channel: Channel) -> Result
     let error = match started {
         Ok(Some(pane)) => {
             return Ok(GitReply::SpawnedInWorktree {
-                workspace,
+                workspace: Box::new(workspace),
                 tab_id: pane.tab_id,
                 pane_id: pane.id,
                 note,
