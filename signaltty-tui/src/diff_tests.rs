@@ -483,6 +483,9 @@ fn snapshot_binary_too_large_unchanged_and_unavailable_files() {
     insta::assert_snapshot!("diff_too_large", render(&app));
     let app = showing(5, kind_only("old.txt", pb::DiffKind::Unchanged, ""));
     insta::assert_snapshot!("diff_unchanged", render(&app));
+    // A pure rename: the file's content is the same under its new name.
+    let app = showing(1, kind_only("src/new_name.rs", pb::DiffKind::Unchanged, ""));
+    insta::assert_snapshot!("diff_renamed_unchanged", render(&app));
     let app = showing(
         2,
         kind_only("notes.txt", pb::DiffKind::Unavailable, "a submodule"),

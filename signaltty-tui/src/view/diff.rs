@@ -264,7 +264,16 @@ fn hunks(view: &DiffView, area: signaltty_client::geometry::Rect, buf: &mut Buff
     let state_line = match pb::DiffKind::try_from(diff.kind).unwrap_or(pb::DiffKind::Unspecified) {
         pb::DiffKind::Text => None,
         pb::DiffKind::Binary => Some("binary file: no text diff".to_owned()),
-        pb::DiffKind::Unchanged => Some("unchanged against HEAD".to_owned()),
+        pb::DiffKind::Unchanged => Some(
+            match view
+                .file_list()
+                .get(view.selected)
+                .filter(|f| !f.old_path.is_empty())
+            {
+                Some(f) => format!("renamed from {}; content unchanged", display(&f.old_path)),
+                None => "unchanged against HEAD".to_owned(),
+            },
+        ),
         pb::DiffKind::TooLarge => Some(format!("too large to show: {}", display(&diff.reason))),
         pb::DiffKind::Unavailable => Some(format!("diff unavailable: {}", display(&diff.reason))),
         pb::DiffKind::Unspecified => Some("diff unavailable".to_owned()),
