@@ -84,7 +84,8 @@ fn header(app: &App, view: &DiffView, area: signaltty_client::geometry::Rect, bu
                 (a + u64::from(f.added), r + u64::from(f.removed))
             });
             let more = if d.truncated { "+" } else { "" };
-            format!(" — {}{more} files +{a} -{r}", d.files.len())
+            let unborn = if d.unborn { ", no commits yet" } else { "" };
+            format!(" — {}{more} files +{a} -{r}{unborn}", d.files.len())
         }
         _ => String::new(),
     };
@@ -104,6 +105,16 @@ fn footer(area: signaltty_client::geometry::Rect, buf: &mut Buffer) {
     buf.set_style(tui(area), style);
     let text = " j/k file · J/K PgUp PgDn scroll · r refresh · q close";
     put(buf, area.x, area.y, text, area.width, style);
+}
+
+/// `text` cut to `max` characters from the left (a path keeps its file name), `…` when cut.
+fn keep_end(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_owned();
+    }
+    let tail: String = text.chars().skip(n + 1 - max.max(1)).collect();
+    format!("…{tail}")
 }
 
 /// `text` cut into lines of at most `width` characters, at spaces where it can.
@@ -211,7 +222,7 @@ fn list(
             buf,
             area.x + 3,
             y,
-            &crate::regions::truncate(&path, usize::from(path_w)),
+            &keep_end(&path, usize::from(path_w)),
             path_w,
             base,
         );
