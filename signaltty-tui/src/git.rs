@@ -142,3 +142,10 @@ pub fn on_reply(
         GitReply::SpawnedInWorktree { .. } => crate::spawn::on_spawned(app, reply, now),
     }
 }
+
+/// Before a feed event is applied: the open diff view reloads when its workspace's git context
+/// changed; the open spawn form lists the worktrees again when they changed.
+pub fn on_event(app: &mut crate::app::App, event: &pb::Event, fx: &mut Vec<crate::app::Effect>) {
+    crate::diff::on_event(app, event, fx);
+    crate::spawn::on_event(app, event, fx);
+}

@@ -216,6 +216,17 @@ fn list_worktrees(app: &App, form: &SpawnForm, fx: &mut Vec<Effect>) {
     }
 }
 
+/// Before a feed event is applied: a repository's worktrees changed while the form is open, so
+/// its list is asked for again (the choice is kept by path when the answer comes).
+pub fn on_event(app: &mut App, event: &pb::Event, fx: &mut Vec<Effect>) {
+    if let Some(pb::event::Kind::WorktreeChanged(_)) = &event.kind
+        && event.seq > app.catalog.seq
+        && let Some(Overlay::Spawn(form)) = &app.overlay
+    {
+        list_worktrees(app, form, fx);
+    }
+}
+
 /// ListWorktrees' answer, for the form if it is still about that workspace.
 pub fn on_worktrees(app: &mut App, reply: GitReply) {
     let GitReply::Worktrees {
@@ -239,6 +250,10 @@ pub fn on_worktrees(app: &mut App, reply: GitReply) {
         .as_ref()
         .map(|g| g.repo_root.clone())
         .unwrap_or_default();
+    let chosen = match (&form.worktrees, form.checkout) {
+        (Worktrees::Loaded(list), n) if n >= 2 => list.get(n - 2).map(|w| w.path.clone()),
+        _ => None,
+    };
     form.worktrees = match result {
         Ok(list) => Worktrees::Loaded(
             list.into_iter()
@@ -250,7 +265,13 @@ pub fn on_worktrees(app: &mut App, reply: GitReply) {
         }
         Err(failure) => Worktrees::Unavailable(failure.message),
     };
-    form.checkout = form.checkout.min(form.checkouts() - 1);
+    form.checkout = match (&form.worktrees, chosen) {
+        (Worktrees::Loaded(list), Some(path)) => list
+            .iter()
+            .position(|w| w.path == path)
+            .map_or(0, |i| i + 2),
+        _ => form.checkout.min(form.checkouts() - 1),
+    };
 }
 
 /// A key for the form; returns whether it stays open.

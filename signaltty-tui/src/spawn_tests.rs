@@ -263,3 +263,56 @@ fn snapshot_new_worktree_with_env_rows() {
     );
     insta::assert_snapshot!("spawn_new_worktree", render(&app));
 }
+
+#[test]
+fn changed_worktrees_are_listed_again_and_the_choice_kept() {
+    let mut app = repo_app();
+    let now = Instant::now();
+    press(&mut app, "s", now);
+    list_reply(&mut app, "w");
+    press(&mut app, "<up> <up> <left>", now);
+    assert_eq!(form(&app).checkout, 2);
+    let seq = app.catalog.seq + 1;
+    let fx = update(
+        &mut app,
+        Msg::Feed(signaltty_client::catalog::FeedMsg::Event(Box::new(
+            pb::Event {
+                seq,
+                kind: Some(pb::event::Kind::WorktreeChanged(pb::WorktreeChanged {
+                    repo_root: "/proj".into(),
+                })),
+                ..Default::default()
+            },
+        ))),
+        now,
+    );
+    assert_eq!(
+        requests(&fx),
+        [Request::Git(GitRequest::ListWorktrees {
+            workspace_id: "w".into()
+        })]
+    );
+    // A new checkout sorts before the chosen one: the choice follows its path.
+    let mut list = worktrees();
+    list.insert(
+        1,
+        pb::Worktree {
+            path: "/proj-worktrees/agent-1".into(),
+            branch: "agent-1".into(),
+            ..Default::default()
+        },
+    );
+    update(
+        &mut app,
+        Msg::Reply(Reply::Git(Box::new(GitReply::Worktrees {
+            workspace_id: "w".into(),
+            result: Ok(list),
+        }))),
+        now,
+    );
+    assert_eq!(form(&app).checkout, 3);
+    assert_eq!(
+        form(&app).checkout_text(),
+        "worktree /proj-worktrees/fix-login (fix-login)"
+    );
+}

@@ -372,7 +372,7 @@ fn on_feed(app: &mut App, feed: FeedMsg, fx: &mut Vec<Effect>) {
             choose_workspace(app, fx);
         }
         FeedMsg::Event(event) => {
-            crate::diff::on_event(app, &event, fx);
+            crate::git::on_event(app, &event, fx);
             app.catalog.apply(&event);
             if app.current_workspace().is_none() {
                 choose_workspace(app, fx);
