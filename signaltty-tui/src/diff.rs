@@ -273,13 +273,25 @@ pub fn on_reply(view: &mut DiffView, reply: GitReply, fx: &mut Vec<Effect>) {
 }
 
 /// Before a feed event is applied: when the open view's workspace gets a new git context, reload
-/// the view. (Worktrees being added or removed changes no checkout's diff.)
+/// the view; when it closes, close the view. (Worktrees being added or removed changes no
+/// checkout's diff.) An event already applied (a replay overlap) changes nothing.
 pub fn on_event(app: &mut App, event: &pb::Event, fx: &mut Vec<Effect>) {
     use pb::event::Kind;
     let Some(Overlay::Diff(view)) = &app.overlay else {
         return;
     };
     let ws_id = view.workspace_id.clone();
+    if event.seq <= app.catalog.seq {
+        return;
+    }
+    // Its workspace closed (here or elsewhere): there is nothing left to show.
+    if let Some(Kind::WorkspaceClosed(c)) = &event.kind
+        && c.workspace_id == ws_id
+    {
+        app.overlay = None;
+        app.toast("the workspace was closed", std::time::Instant::now());
+        return;
+    }
     let old = app.catalog.workspace(&ws_id).and_then(|w| w.git.clone());
     let changed = match &event.kind {
         Some(Kind::GitContextChanged(c)) => c.workspace_id == ws_id,
@@ -289,11 +301,7 @@ pub fn on_event(app: &mut App, event: &pb::Event, fx: &mut Vec<Effect>) {
             .is_some_and(|w| w.id == ws_id && !same_facts(w.git.as_ref(), old.as_ref())),
         _ => false,
     };
-    // An event already applied (a replay overlap) changes nothing.
-    if changed
-        && event.seq > app.catalog.seq
-        && let Some(Overlay::Diff(view)) = &mut app.overlay
-    {
+    if changed && let Some(Overlay::Diff(view)) = &mut app.overlay {
         view.refresh(fx);
     }
 }

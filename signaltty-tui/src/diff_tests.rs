@@ -508,3 +508,26 @@ fn snapshot_loading_and_a_clean_checkout() {
     assert!(view(&app).file.is_none());
     insta::assert_snapshot!("diff_clean", render(&app));
 }
+
+#[test]
+fn the_view_closes_with_its_workspace() {
+    let mut app = loaded();
+    let seq = app.catalog.seq;
+    let closed = |n: u64, id: &str| {
+        Msg::Feed(FeedMsg::Event(Box::new(pb::Event {
+            seq: seq + n,
+            kind: Some(pb::event::Kind::WorkspaceClosed(pb::WorkspaceClosed {
+                workspace_id: id.into(),
+            })),
+            ..Default::default()
+        })))
+    };
+    update(&mut app, closed(1, "elsewhere"), Instant::now());
+    assert!(matches!(app.overlay, Some(Overlay::Diff(_))));
+    // A replayed event (at or below the catalog's seq) is not news.
+    update(&mut app, closed(0, "w"), Instant::now());
+    assert!(matches!(app.overlay, Some(Overlay::Diff(_))));
+    update(&mut app, closed(2, "w"), Instant::now());
+    assert!(app.overlay.is_none());
+    assert!(app.toasts.last().is_some_and(|t| t.text.contains("closed")));
+}
