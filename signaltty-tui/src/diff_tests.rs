@@ -531,3 +531,34 @@ fn the_view_closes_with_its_workspace() {
     assert!(app.overlay.is_none());
     assert!(app.toasts.last().is_some_and(|t| t.text.contains("closed")));
 }
+
+#[test]
+fn snapshot_an_unborn_repository_and_a_cut_diff() {
+    let mut app = app();
+    press(&mut app, "d", Instant::now());
+    let mut list = files();
+    list.files.truncate(1);
+    list.files[0].kind = pb::ChangeKind::Added as i32;
+    list.unborn = true;
+    reply(
+        &mut app,
+        GitReply::WorkspaceDiff {
+            seq: 1,
+            result: Ok(list),
+        },
+    );
+    let mut cut = main_rs();
+    cut.truncated = true;
+    cut.added = 12_000;
+    cut.removed = 0;
+    reply(
+        &mut app,
+        GitReply::FileDiff {
+            seq: 2,
+            result: Ok(cut),
+        },
+    );
+    // The cut line counts as a row to scroll to.
+    assert_eq!(view(&app).hunk_rows(), 7);
+    insta::assert_snapshot!("diff_unborn_cut", render(&app));
+}

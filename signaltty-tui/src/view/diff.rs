@@ -85,7 +85,8 @@ fn header(app: &App, view: &DiffView, area: signaltty_client::geometry::Rect, bu
             });
             let more = if d.truncated { "+" } else { "" };
             let unborn = if d.unborn { ", no commits yet" } else { "" };
-            format!(" — {}{more} files +{a} -{r}{unborn}", d.files.len())
+            let files = if d.files.len() == 1 { "file" } else { "files" };
+            format!(" — {}{more} {files} +{a} -{r}{unborn}", d.files.len())
         }
         _ => String::new(),
     };
