@@ -67,7 +67,7 @@ pub fn draw(app: &App, form: &SpawnForm, buf: &mut Buffer) {
             &field,
             active && !is_choice,
         );
-        let last_env = *row == FormRow::Env(form.env.len() - 1);
+        let last_env = *row == FormRow::Env(form.env.len().saturating_sub(1));
         if last_env && !active && field.text.is_empty() {
             put(
                 buf,
