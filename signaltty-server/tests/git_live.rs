@@ -247,10 +247,10 @@ async fn an_agent_turn_ending_refreshes_the_dirty_flag() {
             continue;
         };
         match e.kind {
-            Some(pb::event::Kind::LifecycleChanged(c)) if c.pane_id == pane => {
-                if c.prev == pb::Lifecycle::Working as i32 {
-                    left_working = true;
-                }
+            Some(pb::event::Kind::LifecycleChanged(c))
+                if c.pane_id == pane && c.prev == pb::Lifecycle::Working as i32 =>
+            {
+                left_working = true;
             }
             Some(pb::event::Kind::GitContextChanged(c)) if c.workspace_id == ws.id => {
                 let git = c.git.unwrap();
