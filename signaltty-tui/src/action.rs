@@ -90,6 +90,8 @@ pub enum Action {
     HighlightSidebarRow,
     /// Mouse: drag the divider under the pointer.
     ResizePaneByDrag,
+    /// Mouse: answer the decision option under the pointer (on its pane or in the sidebar).
+    AnswerAtCursor,
     /// Explicitly nothing (unbinds a default).
     Noop,
 }
@@ -126,6 +128,7 @@ const SIMPLE: &[(&str, Action)] = &[
     ("GotoTabAtCursor", Action::GotoTabAtCursor),
     ("HighlightSidebarRow", Action::HighlightSidebarRow),
     ("ResizePaneByDrag", Action::ResizePaneByDrag),
+    ("AnswerAtCursor", Action::AnswerAtCursor),
     ("Noop", Action::Noop),
 ];
 

@@ -80,8 +80,10 @@ pub struct SpawnForm {
 pub struct ScrollView {
     /// The pane.
     pub pane_id: String,
-    /// Its lines, oldest first (empty until loaded).
+    /// Its lines as plain text (what search matches), oldest first (empty until loaded).
     pub lines: Vec<String>,
+    /// The same lines with their colours and attributes, as runs.
+    pub styled: Vec<crate::styled::StyledLine>,
     /// Lines scrolled up from the bottom.
     pub offset: usize,
     /// The search being typed, when `/` was pressed.
@@ -143,6 +145,9 @@ pub enum Row {
     Tab(String),
     /// A pane.
     Pane(String),
+    /// Option `n` (1-based) of the pane's pending decision, listed under the pane: a click
+    /// answers it, and so does Enter on the highlighted row.
+    Option(String, u8),
 }
 
 /// The state of one attachment as the runtime was last asked for it.
@@ -241,6 +246,11 @@ pub struct App {
     pub selection: Option<Selection>,
     /// The last left click, for double clicks.
     pub last_click: Option<(Instant, u16, u16)>,
+    /// The pane the user was last shown focused (to mark a newly focused pane seen once).
+    pub looked_at: Option<String>,
+    /// The decision last answered from here (a double click or a repeated key must not send
+    /// a second answer that the server would refuse).
+    pub answered: Option<String>,
     /// Whether a workspace for `start_dir` was already asked for (once).
     pub bootstrapped: bool,
     /// Set by Quit.
@@ -274,6 +284,8 @@ impl App {
             drag: None,
             selection: None,
             last_click: None,
+            looked_at: None,
+            answered: None,
             bootstrapped: false,
             quit: false,
             dirty: true,
@@ -335,6 +347,12 @@ impl App {
                 rows.push(Row::Tab(tab.id.clone()));
                 for pane in self.catalog.panes_of(tab) {
                     rows.push(Row::Pane(pane.id.clone()));
+                    if let Some(d) = pane.pending_decision.as_ref().filter(|d| d.answerable) {
+                        for n in 1..=d.options.len() {
+                            let n = u8::try_from(n).unwrap_or(u8::MAX);
+                            rows.push(Row::Option(pane.id.clone(), n));
+                        }
+                    }
                 }
             }
         }
@@ -380,6 +398,10 @@ pub enum Msg {
     Paste(String),
     /// The outer terminal's new size.
     Resize(u16, u16),
+    /// The outer terminal gained the focus.
+    FocusGained,
+    /// The outer terminal lost the focus.
+    FocusLost,
     /// From the catalog feed.
     Feed(FeedMsg),
     /// From an attachment.
@@ -444,8 +466,11 @@ pub enum Reply {
     Lines {
         /// The pane.
         pane_id: String,
-        /// Oldest first.
+        /// Plain text, oldest first.
         lines: Vec<String>,
+        /// The same lines' styled runs (parsed by [`crate::styled::parse`] off the event loop:
+        /// a long history takes a while).
+        styled: Vec<crate::styled::StyledLine>,
     },
 }
 

@@ -98,6 +98,7 @@ pub const DEFAULT_NORMAL: &[(&str, Action)] = &[
     ("mouse:click(pane)", Action::FocusPaneAtCursor),
     ("mouse:click(tab)", Action::GotoTabAtCursor),
     ("mouse:click(sidebar-row)", Action::HighlightSidebarRow),
+    ("mouse:click(decision-option)", Action::AnswerAtCursor),
     ("mouse:dblclick(sidebar-row)", Action::AttachHighlighted),
     ("mouse:drag(split-divider)", Action::ResizePaneByDrag),
     ("mouse:wheel-up(pane)", Action::ScrollBack),
@@ -107,6 +108,7 @@ pub const DEFAULT_NORMAL: &[(&str, Action)] = &[
 pub const DEFAULT_INSERT: &[(&str, Action)] = &[
     ("<leader>", Action::LeaveInsert),
     ("mouse:click(pane)", Action::FocusPaneAtCursor),
+    ("mouse:click(decision-option)", Action::AnswerAtCursor),
     ("mouse:click(tab)", Action::GotoTabAtCursor),
     ("mouse:click(sidebar-row)", Action::HighlightSidebarRow),
     ("mouse:drag(split-divider)", Action::ResizePaneByDrag),

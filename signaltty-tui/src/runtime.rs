@@ -246,6 +246,8 @@ fn to_msg(event: Event) -> Option<Msg> {
         Event::Mouse(mouse) => Some(Msg::Mouse(mouse)),
         Event::Paste(text) => Some(Msg::Paste(text)),
         Event::Resize(cols, rows) => Some(Msg::Resize(cols, rows)),
+        Event::FocusGained => Some(Msg::FocusGained),
+        Event::FocusLost => Some(Msg::FocusLost),
         _ => None,
     }
 }

@@ -232,17 +232,28 @@ async fn run(
             vec![Reply::Done]
         }
         Request::ReadScrollback(pane_id) => {
-            let lines = panes
+            // A full history with its colours can pass gRPC's 4 MiB default (see ReadPane).
+            let lines = PaneServiceClient::new(channel)
+                .max_decoding_message_size(64 << 20)
                 .read_pane(pb::ReadPaneRequest {
                     pane_id: pane_id.clone(),
                     mode: pb::ReadMode::Scrollback as i32,
                     lines: 0,
-                    keep_ansi: false,
+                    // Colours, parsed for the scroll view by `styled`.
+                    keep_ansi: true,
                 })
                 .await?
                 .into_inner()
                 .lines;
-            vec![Reply::Lines { pane_id, lines }]
+            // Parsing a long history takes a while: not on the thread that draws.
+            let (lines, styled) = tokio::task::spawn_blocking(move || crate::styled::parse(&lines))
+                .await
+                .map_err(|e| tonic::Status::internal(format!("parsing the history: {e}")))?;
+            vec![Reply::Lines {
+                pane_id,
+                lines,
+                styled,
+            }]
         }
         Request::SetActiveTab { tab_id, .. } => {
             workspaces.focus_tab(pb::FocusTabRequest { tab_id }).await?;

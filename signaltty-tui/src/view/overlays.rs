@@ -296,19 +296,24 @@ fn scroll(app: &App, view: &crate::app::ScrollView, buf: &mut Buffer) {
     let top = bottom.saturating_sub(rows);
     let needle = view.last_search.to_lowercase();
     for (i, line) in view.lines[top..bottom].iter().enumerate() {
-        let style = if !needle.is_empty() && line.to_lowercase().contains(&needle) {
-            Style::default().bg(Color::Yellow).fg(Color::Black)
-        } else {
-            Style::default()
-        };
-        put(
-            buf,
-            0,
-            1 + u16::try_from(i).unwrap_or(0),
-            line,
-            area.width,
-            style,
-        );
+        let y = 1 + u16::try_from(i).unwrap_or(0);
+        if !needle.is_empty() && line.to_lowercase().contains(&needle) {
+            // A match is drawn in the search colours, over the line's own.
+            let style = Style::default().bg(Color::Yellow).fg(Color::Black);
+            put(buf, 0, y, line, area.width, style);
+            continue;
+        }
+        let mut x = 0;
+        for (text, style) in view.styled.get(top + i).into_iter().flatten() {
+            x += put(
+                buf,
+                x,
+                y,
+                text,
+                area.width.saturating_sub(x),
+                super::panes::style_of(*style),
+            );
+        }
     }
     let foot_y = rect.height.saturating_sub(1);
     match &view.search {
