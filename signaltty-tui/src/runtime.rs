@@ -14,7 +14,7 @@
 //! [`ECHO_GRACE`]: the echo and everything else dirty go out in one frame.
 
 mod attach;
-mod requests;
+pub mod requests;
 
 use std::collections::HashMap;
 use std::io::Write;
