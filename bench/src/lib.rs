@@ -47,11 +47,13 @@ pub enum Section {
     Reflow,
     /// Workspace diff and dirty check against git, echo while a diff runs.
     Git,
+    /// Real CLI processes against tmux's: start-up, capture, creating panes one process each.
+    Cli,
 }
 
 impl Section {
     /// Every section, in the order a run takes them (cheap ones first).
-    pub const ALL: [Section; 8] = [
+    pub const ALL: [Section; 9] = [
         Self::Startup,
         Self::Echo,
         Self::Panes,
@@ -60,6 +62,7 @@ impl Section {
         Self::Throughput,
         Self::Git,
         Self::Events,
+        Self::Cli,
     ];
 
     fn name(self) -> &'static str {
@@ -72,6 +75,7 @@ impl Section {
             Self::Events => "events",
             Self::Reflow => "reflow",
             Self::Git => "git",
+            Self::Cli => "cli",
         }
     }
 }
@@ -270,6 +274,7 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
             Section::Events => on_one_thread(sections::events::run(&bench)),
             Section::Reflow => sections::reflow::run(&bench).await,
             Section::Git => sections::git::run(&bench).await,
+            Section::Cli => sections::cli::run(&bench).await,
         };
         let took = started.elapsed().as_secs_f64();
         match result {
