@@ -152,8 +152,8 @@ impl Pacer {
     }
 
     /// After writing: `pending` bytes are still waiting for the terminal. Returns true when
-    /// the terminal just fell behind: the caller drops its unwritten backlog and queues
-    /// [`CANCEL`] (the pacer counts the dropped bytes as skipped via `dropped`).
+    /// the terminal just fell behind: the caller drops its unwritten backlog (counted here as
+    /// skipped) and queues [`CANCEL`].
     pub fn wrote(&mut self, pending: usize) -> bool {
         if self.state == PaceState::Live && pending > self.limit {
             self.skip(pending as u64);

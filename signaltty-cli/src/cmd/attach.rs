@@ -3,9 +3,12 @@
 //!
 //! The attach itself is `signaltty_client`'s driver; this file is what a real terminal does
 //! with it. The terminal goes raw (`signaltty_client::raw_mode`) only after the server's first
-//! message (a Snapshot) proves the attach works. Snapshot and Output bytes go to stdout as they
-//! are, less the queries the server answers for the pane (DA, cursor position: [`QueryFilter`]),
-//! which this terminal would otherwise answer a second time, with its own cursor position; typed
+//! message (a Snapshot) proves the attach works. Snapshot and Output bytes go to the terminal
+//! as they are, less the queries the server answers for the pane (DA, cursor position:
+//! [`QueryFilter`]), which this terminal would otherwise answer a second time, with its own
+//! cursor position. They are written without blocking (`signaltty_client::tty_output`); when
+//! the terminal falls behind the pane, output is skipped and a fresh screen is written once it
+//! caught up (`signaltty_client::attach_pacing`), so it never shows stale output late; typed
 //! bytes (read from the terminal in the same task, `signaltty_client::tty_input`) go to the pane
 //! as Input; SIGWINCH becomes a Resize. The detach key (Ctrl-\ by default, `--detach-key`:
 //! `ctrl-X`, `C-X` or `^X` for a control key, or `0xNN` for any byte) ends the attach without
