@@ -80,3 +80,69 @@ fn a_server_refuses_to_start_on_a_broken_file_and_says_why() {
         "{run:?}"
     );
 }
+
+#[test]
+fn the_server_honours_max_connections_from_the_file_with_a_clear_refusal() {
+    use std::io::BufRead;
+    let env = TestEnv::new();
+    env.write_config(
+        "[server]\nmax_connections = 1\nkeepalive_interval_secs = 30\nkeepalive_timeout_secs = 10\n",
+    );
+    assert!(env.ok(&["config", "check"]).ends_with(": ok\n"));
+    // Starts the server (the file is read at its start) and leaves an event to replay.
+    env.workspace("capped");
+    // A follower holds the one connection; its first replayed line says it is connected.
+    let mut follower = env
+        .command(&["events", "--from-seq", "0"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn signaltty events");
+    let stdout = follower.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let first = rx
+        .recv_timeout(common::RUN_TIMEOUT)
+        .expect("the follower replays the workspace's creation");
+    assert!(first.contains("capped"), "{first}");
+
+    let refused = env.fails(&["workspace", "list"], 1);
+    assert!(
+        refused.stderr.contains("TOO_MANY_CONNECTIONS"),
+        "{refused:?}"
+    );
+    assert!(refused.stderr.contains("close idle clients"), "{refused:?}");
+
+    // Once the follower is gone there is room again (the server sees the close shortly after).
+    let _ = follower.kill();
+    let _ = follower.wait();
+    common::wait_for("room under the cap", common::RUN_TIMEOUT, || {
+        env.run(&["workspace", "list"]).success().then_some(())
+    });
+}
+
+#[test]
+fn check_reports_connection_limits_out_of_range() {
+    let env = TestEnv::new();
+    let path = env.write_config("[server]\nmax_connections = 0\nkeepalive_timeout_secs = 601\n");
+    let run = env.fails(&["config", "check"], 2);
+    let p = path.display();
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            format!(
+                "{p}:2:19: server.max_connections: 0 is out of range: expected an integer from 1 to 65536"
+            ),
+            format!(
+                "{p}:3:26: server.keepalive_timeout_secs: 601 is out of range: expected an integer from 1 to 600"
+            ),
+        ],
+        "{run:?}"
+    );
+}

@@ -64,6 +64,12 @@ pub struct ServerConfig {
     pub default_shell: Option<String>,
     /// Close a tab when its last pane closes.
     pub close_tab_on_last_pane: Option<bool>,
+    /// Open connections past which new ones are refused (`TOO_MANY_CONNECTIONS`).
+    pub max_connections: Option<usize>,
+    /// Seconds of silence after which the server pings a connection (HTTP/2 keepalive).
+    pub keepalive_interval_secs: Option<u64>,
+    /// Seconds a ping may go unanswered before the connection is closed.
+    pub keepalive_timeout_secs: Option<u64>,
 }
 
 /// `[agents.<kind>]`: how the hooks of one agent kind behave.

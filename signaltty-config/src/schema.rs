@@ -151,6 +151,31 @@ pub const KEYS: &[Key] = &[
         doc: "Close a tab when its last pane closes.",
     },
     Key {
+        section: "server",
+        name: "max_connections",
+        kind: Kind::Integer {
+            min: 1,
+            max: 65_536,
+        },
+        default: "512",
+        doc: "Open connections past which a new one has every call refused \
+              (RESOURCE_EXHAUSTED TOO_MANY_CONNECTIONS).",
+    },
+    Key {
+        section: "server",
+        name: "keepalive_interval_secs",
+        kind: Kind::Integer { min: 1, max: 3_600 },
+        default: "60",
+        doc: "Seconds of silence on a connection after which the server sends an HTTP/2 ping.",
+    },
+    Key {
+        section: "server",
+        name: "keepalive_timeout_secs",
+        kind: Kind::Integer { min: 1, max: 600 },
+        default: "20",
+        doc: "Seconds a client has to answer that ping before its connection is closed.",
+    },
+    Key {
         section: "agents.*",
         name: "wait_for_answer",
         kind: Kind::Bool,
@@ -189,7 +214,8 @@ pub const KEYS: &[Key] = &[
         name: "pane_clients_may_control_other_workspaces",
         kind: Kind::Bool,
         default: "the server's rule",
-        doc: "Programs inside panes may change, close or type into other workspaces.",
+        doc: "Programs inside panes may change, close or type into other workspaces, open new \
+              workspaces, shut the server down and install or remove the agents' hooks.",
     },
     Key {
         section: "attach",

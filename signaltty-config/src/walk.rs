@@ -138,6 +138,13 @@ impl Walker<'_> {
             ("event_ring", Checked::Integer(n)) => out.event_ring = Some(usize(n)),
             ("default_shell", Checked::Text(s)) => out.default_shell = Some(s),
             ("close_tab_on_last_pane", Checked::Bool(b)) => out.close_tab_on_last_pane = Some(b),
+            ("max_connections", Checked::Integer(n)) => out.max_connections = Some(usize(n)),
+            ("keepalive_interval_secs", Checked::Integer(n)) => {
+                out.keepalive_interval_secs = Some(n);
+            }
+            ("keepalive_timeout_secs", Checked::Integer(n)) => {
+                out.keepalive_timeout_secs = Some(n);
+            }
             _ => {}
         });
     }

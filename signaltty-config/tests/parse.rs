@@ -11,6 +11,9 @@ scrollback_bytes = 0x10000
 event_ring = 500
 default_shell = "/bin/bash"
 close_tab_on_last_pane = false
+max_connections = 64
+keepalive_interval_secs = 30
+keepalive_timeout_secs = 5
 
 [agents.codex]
 wait_for_answer = false
@@ -49,6 +52,9 @@ fn every_key_is_read() {
     assert_eq!(c.server.event_ring, Some(500));
     assert_eq!(c.server.default_shell.as_deref(), Some("/bin/bash"));
     assert_eq!(c.server.close_tab_on_last_pane, Some(false));
+    assert_eq!(c.server.max_connections, Some(64));
+    assert_eq!(c.server.keepalive_interval_secs, Some(30));
+    assert_eq!(c.server.keepalive_timeout_secs, Some(5));
     assert_eq!(c.agent(AgentKind::Codex).wait_for_answer, Some(false));
     assert_eq!(c.agent(AgentKind::Codex).wait_timeout_ms, None);
     assert_eq!(c.agent(AgentKind::Claude).wait_timeout_ms, Some(30_000));
@@ -190,5 +196,43 @@ fn load_reports_the_path_and_treats_a_missing_default_file_as_empty() {
             "{}:2:14: server.event_ring: 1 is out of range: expected an integer from 16 to 1000000",
             path.display()
         )
+    );
+}
+
+#[test]
+fn connection_limits_are_checked_with_their_line_and_column() {
+    let c = parse("[server]\nmax_connections = 8\nkeepalive_interval_secs = 1\n").expect("valid");
+    assert_eq!(c.server.max_connections, Some(8));
+    assert_eq!(c.server.keepalive_interval_secs, Some(1));
+    assert_eq!(c.server.keepalive_timeout_secs, None);
+
+    let text = "[server]\nmax_connections = 0\nkeepalive_interval_secs = \"1m\"\nkeepalive_timeout_secs = 601\n";
+    let found: Vec<(usize, usize, String, String)> = parse(text)
+        .expect_err("has problems")
+        .into_iter()
+        .map(|p| (p.line, p.column, p.key, p.message))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                2,
+                19,
+                "server.max_connections".to_owned(),
+                "0 is out of range: expected an integer from 1 to 65536".to_owned()
+            ),
+            (
+                3,
+                27,
+                "server.keepalive_interval_secs".to_owned(),
+                "expected an integer from 1 to 3600, found the string \"1m\"".to_owned()
+            ),
+            (
+                4,
+                26,
+                "server.keepalive_timeout_secs".to_owned(),
+                "601 is out of range: expected an integer from 1 to 600".to_owned()
+            ),
+        ]
     );
 }

@@ -77,7 +77,6 @@ impl Bus {
             seq: self.head,
             at,
             event,
-            rendered: Default::default(),
         });
         if self.ring.len() == self.ring_capacity {
             self.ring.pop_front();

@@ -69,8 +69,9 @@ pub struct PaneClientPolicy {
     /// May report hook events and sessions for panes other than its own
     /// (`policy.pane_clients_may_report_for_other_panes`).
     pub may_report_for_other_panes: bool,
-    /// May write input to, attach with input to, signal or close panes (and close tabs and
-    /// workspaces) of other workspaces (`policy.pane_clients_may_control_other_workspaces`).
+    /// May change anything of other workspaces (input, signals, closes, names, layout,
+    /// attention, worktrees) and act beyond any workspace (open new ones, shut the server down,
+    /// install hooks) (`policy.pane_clients_may_control_other_workspaces`).
     pub may_control_other_workspaces: bool,
 }
 
@@ -159,6 +160,15 @@ impl Config {
         if let Some(shell) = &server.default_shell {
             self.default_shell = Some(shell.clone());
         }
+        if let Some(max) = server.max_connections {
+            self.max_connections = max;
+        }
+        if let Some(secs) = server.keepalive_interval_secs {
+            self.keepalive_interval = Duration::from_secs(secs);
+        }
+        if let Some(secs) = server.keepalive_timeout_secs {
+            self.keepalive_timeout = Duration::from_secs(secs);
+        }
         // `[agents.<kind>] wait_for_answer = true` holds that agent's permission hook in every
         // workspace; the hold is the longest `wait_timeout_ms` among them (clamped by `hold`).
         let held: Vec<_> = user
@@ -233,6 +243,24 @@ mod tests {
             defaults.close_tab_on_last_pane
         );
         assert_eq!(config.user, user);
+    }
+
+    #[test]
+    fn connection_limits_come_from_the_server_section() {
+        let mut config = Config::new("/s".into(), "/d".into());
+        let user = signaltty_config::parse(
+            "[server]\nmax_connections = 3\nkeepalive_interval_secs = 7\nkeepalive_timeout_secs = 2\n",
+        )
+        .expect("valid");
+        config.apply_user(user);
+        assert_eq!(config.max_connections, 3);
+        assert_eq!(config.keepalive_interval, Duration::from_secs(7));
+        assert_eq!(config.keepalive_timeout, Duration::from_secs(2));
+        // Unset keeps the defaults.
+        let mut plain = Config::new("/s".into(), "/d".into());
+        plain.apply_user(signaltty_config::Config::default());
+        assert_eq!(plain.max_connections, DEFAULT_MAX_CONNECTIONS);
+        assert_eq!(plain.keepalive_interval, Duration::from_secs(60));
     }
 
     #[test]

@@ -13,4 +13,5 @@ pub mod notification;
 pub mod pane;
 pub mod state;
 pub mod tab;
+pub mod tab_list;
 pub mod workspace;

@@ -82,6 +82,8 @@ pub enum Action {
     ScrollBack,
     /// Move the focused pane to a new tab.
     MovePane,
+    /// The focused workspace's changes against HEAD (files and hunks).
+    ShowDiff,
     /// Mouse: focus the pane under the pointer.
     FocusPaneAtCursor,
     /// Mouse: go to the tab under the pointer.
@@ -90,6 +92,8 @@ pub enum Action {
     HighlightSidebarRow,
     /// Mouse: drag the divider under the pointer.
     ResizePaneByDrag,
+    /// Mouse: answer the decision option under the pointer (on its pane or in the sidebar).
+    AnswerAtCursor,
     /// Explicitly nothing (unbinds a default).
     Noop,
 }
@@ -122,10 +126,12 @@ const SIMPLE: &[(&str, Action)] = &[
     ("ResumePane", Action::ResumePane),
     ("ScrollBack", Action::ScrollBack),
     ("MovePane", Action::MovePane),
+    ("ShowDiff", Action::ShowDiff),
     ("FocusPaneAtCursor", Action::FocusPaneAtCursor),
     ("GotoTabAtCursor", Action::GotoTabAtCursor),
     ("HighlightSidebarRow", Action::HighlightSidebarRow),
     ("ResizePaneByDrag", Action::ResizePaneByDrag),
+    ("AnswerAtCursor", Action::AnswerAtCursor),
     ("Noop", Action::Noop),
 ];
 

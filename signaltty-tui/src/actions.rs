@@ -7,9 +7,7 @@ use signaltty_client::geometry::{Axis, Dir, MAX_RATIO, MIN_RATIO, enclosing_spli
 use signaltty_proto::v1 as pb;
 
 use crate::action::{Action, Target};
-use crate::app::{
-    App, Confirm, Effect, Field, Focus, Mode, Overlay, Request, Row, ScrollView, SpawnForm,
-};
+use crate::app::{App, Confirm, Effect, Field, Focus, Mode, Overlay, Request, Row, ScrollView};
 use crate::regions::{self, tab_cells};
 use crate::update::{go_to, open_row, spawn_shell, start_drag};
 
@@ -46,7 +44,8 @@ pub fn perform(
         Action::SendLeader => {
             if let (Some(pane_id), Some(key)) = (focused, crate::keys::event_of(&app.keymap.leader))
             {
-                let bytes = crate::encode::key(&key, &Default::default());
+                let (modes, protocol) = crate::update::key_modes(app, &pane_id);
+                let bytes = crate::encode::key(&key, &modes, protocol);
                 fx.push(Effect::Input { pane_id, bytes });
                 app.mode = Mode::Insert;
             }
@@ -83,6 +82,12 @@ pub fn perform(
                 return;
             };
             match (action, row) {
+                // Enter on a listed option answers it; a double click only opens its pane (the
+                // click before it already answered).
+                (Action::AttachHighlighted, Row::Option(pane_id, n)) if at.is_none() => {
+                    let (pane_id, n) = (pane_id.clone(), *n);
+                    answer(app, &pane_id, n, now, fx);
+                }
                 (Action::ToggleAttachHighlighted, Row::Workspace(id)) => {
                     if !app.collapsed.remove(id) {
                         app.collapsed.insert(id.clone());
@@ -91,18 +96,8 @@ pub fn perform(
                 _ => open_row(app, row, fx),
             }
         }
-        Action::OpenSpawnModal => {
-            let workspace = app
-                .workspace
-                .as_ref()
-                .and_then(|id| app.catalog.workspaces.iter().position(|w| &w.id == id))
-                .unwrap_or(0);
-            app.overlay = Some(Overlay::Spawn(SpawnForm {
-                workspace,
-                field: 2,
-                ..SpawnForm::default()
-            }));
-        }
+        Action::OpenSpawnModal => crate::spawn::open(app, fx),
+        Action::ShowDiff => crate::diff::open(app, fx),
         Action::KillHighlighted | Action::ClosePane => {
             let target = match (app.focus, app.sidebar_rows().get(app.highlight)) {
                 (Focus::Sidebar, Some(Row::Pane(id))) if action == Action::KillHighlighted => {
@@ -150,17 +145,15 @@ pub fn perform(
             }
         }
         Action::AnswerDecision(n) => {
-            let pane = app.focused_pane();
-            match pane.and_then(|p| p.pending_decision.as_ref()) {
-                Some(d) => match d.options.get(usize::from(n) - 1) {
-                    Some(option) => fx.push(Effect::Request(Request::Answer {
-                        pane_id: d.pane_id.clone(),
-                        decision_id: d.id.clone(),
-                        option_id: option.id.clone(),
-                    })),
-                    None => app.toast(format!("this decision has no option {n}"), now),
-                },
-                None => app.toast("no pending decision on this pane", now),
+            if let Some(pane_id) = focused {
+                answer(app, &pane_id, n, now, fx);
+            }
+        }
+        Action::AnswerAtCursor => {
+            if let Some((x, y)) = at
+                && let Some((pane_id, n)) = crate::decision_box::decision_at(app, x, y)
+            {
+                answer(app, &pane_id, n, now, fx);
             }
         }
         Action::SplitHorizontal | Action::SplitVertical => {
@@ -254,13 +247,11 @@ pub fn perform(
             }
         }
         Action::HighlightSidebarRow => {
-            if let Some((_, y)) = at {
-                let rows = app.sidebar_rows().len();
-                let row = usize::from(y).saturating_sub(1);
-                if row < rows {
-                    app.highlight = row;
-                    app.focus = Focus::Sidebar;
-                }
+            if let Some((_, y)) = at
+                && let Some(row) = regions::sidebar_row_at(app, y)
+            {
+                app.highlight = row;
+                app.focus = Focus::Sidebar;
             }
         }
         Action::ResizePaneByDrag => {
@@ -268,6 +259,33 @@ pub fn perform(
                 start_drag(app, x, y);
             }
         }
+    }
+}
+
+/// Answers option `n` (1-based) of a pane's pending decision, once.
+fn answer(app: &mut App, pane_id: &str, n: u8, now: Instant, fx: &mut Vec<Effect>) {
+    let decision = app
+        .catalog
+        .panes
+        .get(pane_id)
+        .and_then(|p| p.pending_decision.as_ref());
+    let Some(d) = decision else {
+        app.toast("no pending decision on this pane", now);
+        return;
+    };
+    if app.answered.as_deref() == Some(d.id.as_str()) {
+        return;
+    }
+    match d.options.get(usize::from(n).wrapping_sub(1)) {
+        Some(option) => {
+            fx.push(Effect::Request(Request::Answer {
+                pane_id: d.pane_id.clone(),
+                decision_id: d.id.clone(),
+                option_id: option.id.clone(),
+            }));
+            app.answered = Some(d.id.clone());
+        }
+        None => app.toast(format!("this decision has no option {n}"), now),
     }
 }
 

@@ -58,30 +58,17 @@ pub struct Field {
     pub text: String,
 }
 
-/// The spawn form.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SpawnForm {
-    /// Index into the catalog's workspaces.
-    pub workspace: usize,
-    /// Working directory (the workspace's when empty).
-    pub cwd: Field,
-    /// Command line, split on whitespace (a shell when empty).
-    pub command: Field,
-    /// Title.
-    pub label: Field,
-    /// `KEY=VALUE` pairs separated by spaces.
-    pub env: Field,
-    /// Which field has the cursor: 0 workspace, 1 cwd, 2 command, 3 label, 4 env.
-    pub field: usize,
-}
+pub use crate::spawn::SpawnForm;
 
 /// The scroll view over a pane's history (from `ReadPane`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ScrollView {
     /// The pane.
     pub pane_id: String,
-    /// Its lines, oldest first (empty until loaded).
+    /// Its lines as plain text (what search matches), oldest first (empty until loaded).
     pub lines: Vec<String>,
+    /// The same lines with their colours and attributes, as runs.
+    pub styled: Vec<crate::styled::StyledLine>,
     /// Lines scrolled up from the bottom.
     pub offset: usize,
     /// The search being typed, when `/` was pressed.
@@ -102,7 +89,7 @@ pub enum Confirm {
 }
 
 /// A modal overlay; it takes every key until dismissed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Overlay {
     /// The bindings.
     Help,
@@ -123,6 +110,8 @@ pub enum Overlay {
     Notifications,
     /// The scroll view.
     Scroll(ScrollView),
+    /// The focused workspace's changes against HEAD.
+    Diff(crate::diff::DiffView),
 }
 
 /// A short message in the status line.
@@ -143,6 +132,9 @@ pub enum Row {
     Tab(String),
     /// A pane.
     Pane(String),
+    /// Option `n` (1-based) of the pane's pending decision, listed under the pane: a click
+    /// answers it, and so does Enter on the highlighted row.
+    Option(String, u8),
 }
 
 /// The state of one attachment as the runtime was last asked for it.
@@ -241,6 +233,11 @@ pub struct App {
     pub selection: Option<Selection>,
     /// The last left click, for double clicks.
     pub last_click: Option<(Instant, u16, u16)>,
+    /// The pane the user was last shown focused (to mark a newly focused pane seen once).
+    pub looked_at: Option<String>,
+    /// The decision last answered from here (a double click or a repeated key must not send
+    /// a second answer that the server would refuse).
+    pub answered: Option<String>,
     /// Whether a workspace for `start_dir` was already asked for (once).
     pub bootstrapped: bool,
     /// Set by Quit.
@@ -274,6 +271,8 @@ impl App {
             drag: None,
             selection: None,
             last_click: None,
+            looked_at: None,
+            answered: None,
             bootstrapped: false,
             quit: false,
             dirty: true,
@@ -335,6 +334,12 @@ impl App {
                 rows.push(Row::Tab(tab.id.clone()));
                 for pane in self.catalog.panes_of(tab) {
                     rows.push(Row::Pane(pane.id.clone()));
+                    if let Some(d) = pane.pending_decision.as_ref().filter(|d| d.answerable) {
+                        for n in 1..=d.options.len() {
+                            let n = u8::try_from(n).unwrap_or(u8::MAX);
+                            rows.push(Row::Option(pane.id.clone(), n));
+                        }
+                    }
                 }
             }
         }
@@ -380,6 +385,10 @@ pub enum Msg {
     Paste(String),
     /// The outer terminal's new size.
     Resize(u16, u16),
+    /// The outer terminal gained the focus.
+    FocusGained,
+    /// The outer terminal lost the focus.
+    FocusLost,
     /// From the catalog feed.
     Feed(FeedMsg),
     /// From an attachment.
@@ -444,9 +453,14 @@ pub enum Reply {
     Lines {
         /// The pane.
         pane_id: String,
-        /// Oldest first.
+        /// Plain text, oldest first.
         lines: Vec<String>,
+        /// The same lines' styled runs (parsed by [`crate::styled::parse`] off the event loop:
+        /// a long history takes a while).
+        styled: Vec<crate::styled::StyledLine>,
     },
+    /// A git request's answer (diff view, spawn form, worktree chain).
+    Git(Box<crate::git::GitReply>),
 }
 
 /// A server request the runtime makes.
@@ -544,6 +558,8 @@ pub enum Request {
         /// Pane.
         pane_id: String,
     },
+    /// A git request (diff view, worktrees, "new agent in a worktree").
+    Git(crate::git::GitRequest),
 }
 
 /// What `update` asks the runtime to do.

@@ -2,78 +2,15 @@
 //! the program set in its terminal (the pane's model knows them: application cursor keys,
 //! bracketed paste, mouse reporting and its encoding) — never by guessing from `TERM`.
 //!
-//! Not covered: the kitty keyboard protocol's extended encodings (keys are sent the legacy way,
-//! which every program that asks for the protocol also understands).
+//! Keys also follow the keyboard protocol the program pushed (kitty flags, modifyOtherKeys):
+//! see [`keys`].
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+mod keys;
+
+use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use signaltty_term::vt::{Modes, MouseEncoding, MouseMode};
 
-/// The bytes of a key press; empty for keys with no encoding.
-pub fn key(event: &KeyEvent, modes: &Modes) -> Vec<u8> {
-    let ctrl = event.modifiers.contains(KeyModifiers::CONTROL);
-    let alt = event.modifiers.contains(KeyModifiers::ALT);
-    let shift = event.modifiers.contains(KeyModifiers::SHIFT);
-    // xterm's modifier parameter: 1 + shift + 2·alt + 4·ctrl.
-    let param = 1 + u8::from(shift) + 2 * u8::from(alt) + 4 * u8::from(ctrl);
-    let cursor = |letter: u8| -> Vec<u8> {
-        if param > 1 {
-            format!("\x1b[1;{param}{}", letter as char).into_bytes()
-        } else if modes.application_cursor {
-            vec![0x1b, b'O', letter]
-        } else {
-            vec![0x1b, b'[', letter]
-        }
-    };
-    let tilde = |n: u8| -> Vec<u8> {
-        if param > 1 {
-            format!("\x1b[{n};{param}~").into_bytes()
-        } else {
-            format!("\x1b[{n}~").into_bytes()
-        }
-    };
-    let mut out = match event.code {
-        KeyCode::Char(c) if ctrl => match c.to_ascii_lowercase() {
-            l @ 'a'..='z' => vec![l as u8 & 0x1f],
-            '@' | ' ' | '2' => vec![0],
-            '[' | '3' => vec![0x1b],
-            '\\' | '4' => vec![0x1c],
-            ']' | '5' => vec![0x1d],
-            '^' | '6' => vec![0x1e],
-            '_' | '/' | '7' => vec![0x1f],
-            '?' | '8' => vec![0x7f],
-            other => other.to_string().into_bytes(),
-        },
-        KeyCode::Char(c) => c.to_string().into_bytes(),
-        KeyCode::Enter => vec![b'\r'],
-        KeyCode::Tab => vec![b'\t'],
-        KeyCode::BackTab => b"\x1b[Z".to_vec(),
-        KeyCode::Backspace => vec![0x7f],
-        KeyCode::Esc => vec![0x1b],
-        KeyCode::Up => cursor(b'A'),
-        KeyCode::Down => cursor(b'B'),
-        KeyCode::Right => cursor(b'C'),
-        KeyCode::Left => cursor(b'D'),
-        KeyCode::Home => cursor(b'H'),
-        KeyCode::End => cursor(b'F'),
-        KeyCode::Insert => tilde(2),
-        KeyCode::Delete => tilde(3),
-        KeyCode::PageUp => tilde(5),
-        KeyCode::PageDown => tilde(6),
-        KeyCode::F(n @ 1..=4) => vec![0x1b, b'O', b'P' + (n - 1)],
-        KeyCode::F(n @ 5..=12) => tilde([15, 17, 18, 19, 20, 21, 23, 24][usize::from(n - 5)]),
-        _ => Vec::new(),
-    };
-    // Alt prefixes ESC to plain keys (the "meta sends escape" convention).
-    if alt
-        && matches!(
-            event.code,
-            KeyCode::Char(_) | KeyCode::Enter | KeyCode::Backspace
-        )
-    {
-        out.insert(0, 0x1b);
-    }
-    out
-}
+pub use keys::{KeyProtocol, key};
 
 /// Pasted text, bracketed when the program asked for it.
 pub fn paste(text: &str, modes: &Modes) -> Vec<u8> {
@@ -148,37 +85,6 @@ fn button_code(button: MouseButton) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn k(code: KeyCode, mods: KeyModifiers) -> KeyEvent {
-        KeyEvent::new(code, mods)
-    }
-
-    #[test]
-    fn keys_follow_the_programs_modes() {
-        let normal = Modes::default();
-        let app = Modes {
-            application_cursor: true,
-            ..Modes::default()
-        };
-        let none = KeyModifiers::NONE;
-        assert_eq!(key(&k(KeyCode::Up, none), &normal), b"\x1b[A");
-        assert_eq!(key(&k(KeyCode::Up, none), &app), b"\x1bOA");
-        assert_eq!(
-            key(&k(KeyCode::Up, KeyModifiers::CONTROL), &app),
-            b"\x1b[1;5A"
-        );
-        assert_eq!(
-            key(&k(KeyCode::Char('c'), KeyModifiers::CONTROL), &normal),
-            [3]
-        );
-        assert_eq!(
-            key(&k(KeyCode::Char('x'), KeyModifiers::ALT), &normal),
-            b"\x1bx"
-        );
-        assert_eq!(key(&k(KeyCode::Enter, none), &normal), b"\r");
-        assert_eq!(key(&k(KeyCode::F(5), none), &normal), b"\x1b[15~");
-        assert_eq!(key(&k(KeyCode::Char('é'), none), &normal), "é".as_bytes());
-    }
 
     #[test]
     fn pastes_are_bracketed_only_when_asked() {

@@ -3,7 +3,8 @@
 //! character (`a`, `H`, `%`; a shifted letter is the capital, never `shift-h`), or one of
 //! `enter esc tab backtab backspace space up down left right home end pageup pagedown delete
 //! insert f1…f12`; a mouse gesture is `mouse:kind(region)` with kind `click dblclick drag
-//! wheel-up wheel-down` and region `pane tab sidebar-row split-divider`. A chord is keys
+//! wheel-up wheel-down` and region `pane tab sidebar-row split-divider decision-option`. A
+//! chord is keys
 //! separated by spaces (`"ctrl-w h"`, `"g t"`); `<leader>` stands for the configured leader.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -31,7 +32,13 @@ const NAMED: &[&str] = &[
 /// Mouse gesture kinds.
 pub const MOUSE_KINDS: &[&str] = &["click", "dblclick", "drag", "wheel-up", "wheel-down"];
 /// Mouse regions.
-pub const MOUSE_REGIONS: &[&str] = &["pane", "tab", "sidebar-row", "split-divider"];
+pub const MOUSE_REGIONS: &[&str] = &[
+    "pane",
+    "tab",
+    "sidebar-row",
+    "split-divider",
+    "decision-option",
+];
 
 /// Canonicalises one key token as written in a config file; `Err` says what is wrong.
 pub fn canonical_token(token: &str) -> Result<String, String> {

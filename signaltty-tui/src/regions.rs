@@ -42,6 +42,24 @@ pub fn regions(app: &App) -> Regions {
     }
 }
 
+/// How many tree rows the sidebar shows (its title row and footer take two), and the index of
+/// the first one: the list scrolls to keep the highlight in view.
+pub fn sidebar_window(app: &App) -> (usize, usize) {
+    let height = regions(app).sidebar.map(|s| s.height).unwrap_or(0);
+    let visible = usize::from(height.saturating_sub(2));
+    let first = app.highlight.saturating_sub(visible.saturating_sub(1));
+    (first, visible)
+}
+
+/// The index (into `App::sidebar_rows`) of the tree row drawn at screen row `y`.
+pub fn sidebar_row_at(app: &App, y: u16) -> Option<usize> {
+    let side = regions(app).sidebar?;
+    let (first, visible) = sidebar_window(app);
+    let offset = usize::from(y.checked_sub(side.y + 1)?);
+    let row = first + offset;
+    (offset < visible && row < app.sidebar_rows().len()).then_some(row)
+}
+
 /// The current tab's placement, if it has a layout.
 pub fn placement(app: &App) -> Option<(&pb::Tab, Placement)> {
     let tab = app.current_tab()?;

@@ -9,7 +9,7 @@
 //! output so the outer terminal never shows half of one.
 
 mod attach;
-mod requests;
+pub mod requests;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -171,6 +171,8 @@ fn to_msg(event: Event) -> Option<Msg> {
         Event::Mouse(mouse) => Some(Msg::Mouse(mouse)),
         Event::Paste(text) => Some(Msg::Paste(text)),
         Event::Resize(cols, rows) => Some(Msg::Resize(cols, rows)),
+        Event::FocusGained => Some(Msg::FocusGained),
+        Event::FocusLost => Some(Msg::FocusLost),
         _ => None,
     }
 }

@@ -1,7 +1,10 @@
-//! The outer terminal: raw mode, alternate screen, mouse reporting and bracketed paste on the
-//! way in, and always back out — on a normal exit (the guard's `Drop`), on a panic (a hook that
-//! restores before the message is printed) and on SIGTERM/SIGINT/SIGHUP (the runtime restores,
-//! then re-raises the signal with its default action so the parent sees the right status).
+//! The outer terminal: raw mode, alternate screen, mouse reporting, bracketed paste, focus
+//! reports and (when the terminal speaks the kitty keyboard protocol) its "disambiguate escape
+//! codes" flag on the way in — so Shift+Enter, Ctrl+I and Esc arrive distinct and can be encoded
+//! for the pane the way its program asked (`encode::keys`) — and always back out: on a normal
+//! exit (the guard's `Drop`), on a panic (a hook that restores before the message is printed)
+//! and on SIGTERM/SIGINT/SIGHUP (the runtime restores, then re-raises the signal with its
+//! default action so the parent sees the right status).
 
 use std::io::Write;
 use std::os::fd::AsFd;
@@ -10,7 +13,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossterm::event::{
     DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
-    EnableMouseCapture,
+    EnableFocusChange, EnableMouseCapture, KeyboardEnhancementFlags, PopKeyboardEnhancementFlags,
+    PushKeyboardEnhancementFlags,
 };
 use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen};
 use crossterm::{cursor, execute};
@@ -20,6 +24,8 @@ use nix::sys::termios;
 static SAVED: OnceLock<libc::termios> = OnceLock::new();
 /// Whether the terminal is currently in our modes (restoring twice must be harmless).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// Whether we pushed keyboard enhancement flags (popped again on the way out).
+static KEYBOARD_PUSHED: AtomicBool = AtomicBool::new(false);
 
 /// Restores the terminal when dropped.
 #[derive(Debug)]
@@ -43,8 +49,22 @@ pub fn enter() -> std::io::Result<Guard> {
         EnterAlternateScreen,
         EnableMouseCapture,
         EnableBracketedPaste,
+        EnableFocusChange,
         cursor::Hide
     )?;
+    // Asks the terminal (answered at once by those that speak the protocol; the others answer
+    // only the device-attributes query sent with it). Flags are pushed, so popping on the way
+    // out gives the shell back exactly what it had.
+    if matches!(
+        crossterm::terminal::supports_keyboard_enhancement(),
+        Ok(true)
+    ) {
+        execute!(
+            std::io::stdout(),
+            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+        )?;
+        KEYBOARD_PUSHED.store(true, Ordering::SeqCst);
+    }
     Ok(Guard(()))
 }
 
@@ -54,6 +74,9 @@ pub fn restore() {
         return;
     }
     let mut out = std::io::stdout();
+    if KEYBOARD_PUSHED.swap(false, Ordering::SeqCst) {
+        let _ = execute!(out, PopKeyboardEnhancementFlags);
+    }
     let _ = execute!(
         out,
         DisableMouseCapture,

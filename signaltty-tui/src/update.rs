@@ -17,6 +17,7 @@ use crate::app::{
     App, Attachment, Drag, Effect, Focus, Link, Mode, Msg, PaneEvent, Reply, Request, Row,
 };
 use crate::encode;
+use crate::focus;
 use crate::keymap::{Resolved, Table};
 use crate::keys::{event_of, token_of};
 use crate::overlay_keys;
@@ -55,9 +56,11 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
             }
         }
         Msg::Resize(cols, rows) => app.size = (cols, rows),
+        Msg::FocusGained => fx.extend(focus::outer(app, true)),
+        Msg::FocusLost => fx.extend(focus::outer(app, false)),
         Msg::Feed(feed) => on_feed(app, feed, &mut fx),
         Msg::Pane { pane_id, event } => on_pane(app, pane_id, event),
-        Msg::Reply(reply) => on_reply(app, reply, now),
+        Msg::Reply(reply) => on_reply(app, reply, now, &mut fx),
         Msg::Tick => {
             let table = table(app);
             if let Some(resolved) = app.keymap.expire(table, &mut app.chord, now) {
@@ -66,6 +69,7 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
         }
     }
     fx.extend(reconcile(app));
+    fx.extend(focus::look(app));
     if fx.contains(&Effect::Quit) {
         app.quit = true;
     }
@@ -128,18 +132,29 @@ fn send_keys(app: &App, keys: &[KeyEvent], fx: &mut Vec<Effect>) {
     let Some(pane) = app.focused_pane() else {
         return;
     };
-    let modes = app
-        .screens
-        .get(&pane.id)
-        .map(|s| *s.view().modes())
-        .unwrap_or_default();
-    let bytes: Vec<u8> = keys.iter().flat_map(|k| encode::key(k, &modes)).collect();
+    let (modes, protocol) = key_modes(app, &pane.id);
+    let bytes: Vec<u8> = keys
+        .iter()
+        .flat_map(|k| encode::key(k, &modes, protocol))
+        .collect();
     if !bytes.is_empty() {
         fx.push(Effect::Input {
             pane_id: pane.id.clone(),
             bytes,
         });
+        // Typing into a pane is looking at it.
+        if focus::seen_clears(app, pane) {
+            fx.push(Effect::Request(Request::MarkSeen(pane.id.clone())));
+        }
     }
+}
+
+/// The modes and keyboard protocol of a pane's program (defaults before its first snapshot).
+pub fn key_modes(app: &App, pane_id: &str) -> (signaltty_term::vt::Modes, encode::KeyProtocol) {
+    app.screens
+        .get(pane_id)
+        .map(|s| (*s.view().modes(), encode::KeyProtocol::of(s.view())))
+        .unwrap_or_default()
 }
 
 fn on_mouse(app: &mut App, mouse: MouseEvent, now: Instant, fx: &mut Vec<Effect>) {
@@ -150,6 +165,11 @@ fn on_mouse(app: &mut App, mouse: MouseEvent, now: Instant, fx: &mut Vec<Effect>
             MouseEventKind::ScrollDown => view.offset = view.offset.saturating_sub(3),
             _ => {}
         }
+        return;
+    }
+    if let Some(crate::app::Overlay::Diff(mut view)) = app.overlay.take() {
+        crate::diff::on_mouse(app, &mut view, &mouse, fx);
+        app.overlay = Some(crate::app::Overlay::Diff(view));
         return;
     }
     if app.overlay.is_some() {
@@ -175,10 +195,16 @@ fn on_mouse(app: &mut App, mouse: MouseEvent, now: Instant, fx: &mut Vec<Effect>
         return;
     }
     let region = region_at(app, x, y);
-    // Pass-through: the focused pane in Insert mode, when its program asked for the mouse.
+    // Pass-through, when the program asked for the mouse: everything over the focused pane in
+    // Insert mode, and the wheel over any visible pane in either mode (as in tmux: a full-screen
+    // program scrolls itself; the scroll view opens only over panes that did not ask).
+    let wheel = matches!(
+        mouse.kind,
+        MouseEventKind::ScrollUp | MouseEventKind::ScrollDown
+    );
     if let Some((Region::Pane, Some(pane_id))) = &region
-        && app.mode == Mode::Insert
-        && app.focused_pane().is_some_and(|p| &p.id == pane_id)
+        && (wheel
+            || (app.mode == Mode::Insert && app.focused_pane().is_some_and(|p| &p.id == pane_id)))
         && let Some((_, placement)) = regions::placement(app)
         && let Some(rect) = placement.rect_of(pane_id).map(content)
         && rect.contains(x, y)
@@ -315,6 +341,8 @@ pub enum Region {
     SidebarRow,
     /// A split divider.
     Divider,
+    /// An option of a pending decision (drawn on its pane or listed in the sidebar).
+    DecisionOption,
 }
 
 impl Region {
@@ -324,12 +352,16 @@ impl Region {
             Region::Tab => "tab",
             Region::SidebarRow => "sidebar-row",
             Region::Divider => "split-divider",
+            Region::DecisionOption => "decision-option",
         }
     }
 }
 
 /// What is at a cell, with the pane's id for panes.
 pub fn region_at(app: &App, x: u16, y: u16) -> Option<(Region, Option<String>)> {
+    if let Some((pane_id, _)) = crate::decision_box::decision_at(app, x, y) {
+        return Some((Region::DecisionOption, Some(pane_id)));
+    }
     let r = regions::regions(app);
     if r.sidebar.is_some_and(|s| s.contains(x, y)) {
         return Some((Region::SidebarRow, None));
@@ -367,6 +399,7 @@ fn on_feed(app: &mut App, feed: FeedMsg, fx: &mut Vec<Effect>) {
             choose_workspace(app, fx);
         }
         FeedMsg::Event(event) => {
+            crate::git::on_event(app, &event, fx);
             app.catalog.apply(&event);
             if app.current_workspace().is_none() {
                 choose_workspace(app, fx);
@@ -457,10 +490,15 @@ fn on_pane(app: &mut App, pane_id: String, event: PaneEvent) {
     }
 }
 
-fn on_reply(app: &mut App, reply: Reply, now: Instant) {
+fn on_reply(app: &mut App, reply: Reply, now: Instant, fx: &mut Vec<Effect>) {
     match reply {
+        Reply::Git(reply) => crate::git::on_reply(app, *reply, now, fx),
         Reply::Done => {}
-        Reply::Failed(text) => app.toast(text, now),
+        Reply::Failed(text) => {
+            // A refused answer may be tried again.
+            app.answered = None;
+            app.toast(text, now);
+        }
         Reply::Spawned {
             workspace_id,
             tab_id,
@@ -475,11 +513,16 @@ fn on_reply(app: &mut App, reply: Reply, now: Instant) {
             app.active_pane.insert(tab_id, pane_id);
         }
         Reply::WorkspaceCreated(id) => app.workspace = Some(id),
-        Reply::Lines { pane_id, lines } => {
+        Reply::Lines {
+            pane_id,
+            lines,
+            styled,
+        } => {
             if let Some(crate::app::Overlay::Scroll(view)) = &mut app.overlay
                 && view.pane_id == pane_id
             {
                 view.lines = lines;
+                view.styled = styled;
                 view.loaded = true;
             }
         }
@@ -546,7 +589,7 @@ pub fn open_row(app: &mut App, row: &Row, fx: &mut Vec<Effect>) {
             Some(id.clone()),
             None,
         ),
-        Row::Pane(id) => match app.catalog.panes.get(id) {
+        Row::Pane(id) | Row::Option(id, _) => match app.catalog.panes.get(id) {
             Some(p) => (
                 Some(p.workspace_id.clone()),
                 Some(p.tab_id.clone()),
@@ -594,9 +637,14 @@ pub fn needs_position(action: Action) -> bool {
             | Action::GotoTabAtCursor
             | Action::HighlightSidebarRow
             | Action::ResizePaneByDrag
+            | Action::AnswerAtCursor
     )
 }
 
 #[cfg(test)]
 #[path = "update_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "interaction_tests.rs"]
+mod interaction_tests;

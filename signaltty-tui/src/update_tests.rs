@@ -398,9 +398,9 @@ fn the_sidebar_navigates_and_opens_rows() {
     let now = Instant::now();
     press(&mut app, "<tab>", now);
     assert_eq!(app.focus, Focus::Sidebar);
-    // Rows: w, t1, a, b, t2, c.
-    press(&mut app, "j j j j j", now);
-    assert_eq!(app.highlight, 5);
+    // Rows: w, t1, a, a's three decision options, b, t2, c.
+    press(&mut app, "j j j j j j j j", now);
+    assert_eq!(app.highlight, 8);
     press(&mut app, "<enter>", now);
     assert_eq!(app.focus, Focus::Panes);
     assert_eq!(app.current_tab().map(|t| t.id.as_str()), Some("t2"));

@@ -147,3 +147,48 @@ fn nested_splits_and_sidebar_focus() {
     press(&mut app, "<tab> j j", Instant::now());
     insta::assert_snapshot!("nested", render(&app));
 }
+
+#[test]
+fn the_scroll_view_shows_the_history_in_colour_and_search_still_matches() {
+    use ratatui::style::{Color, Modifier};
+
+    let mut app = app();
+    app.size = (60, 8);
+    let now = Instant::now();
+    press(&mut app, "/", now);
+    let (lines, styled) = crate::styled::parse(&[
+        "$ cargo build".into(),
+        "\x1b[0;1;31merror\x1b[m: mismatched types".into(),
+        "\x1b[0;32mok\x1b[m".into(),
+    ]);
+    update(
+        &mut app,
+        Msg::Reply(crate::app::Reply::Lines {
+            pane_id: "a".into(),
+            lines,
+            styled,
+        }),
+        now,
+    );
+    let (w, h) = app.size;
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    terminal.draw(|f| super::view(&app, f)).expect("draw");
+    let text = render(&app);
+    insta::assert_snapshot!("scrollback", text);
+    let buf = terminal.backend().buffer().clone();
+    // Line 2 of the view is "error: …": red and bold, then default.
+    let y = text
+        .lines()
+        .position(|l| l.starts_with("error"))
+        .expect("error line") as u16;
+    assert_eq!(buf[(0, y)].fg, Color::Indexed(1));
+    assert!(buf[(0, y)].modifier.contains(Modifier::BOLD));
+    assert_eq!(buf[(6, y)].fg, Color::Reset);
+    assert_eq!(buf[(0, y + 1)].fg, Color::Indexed(2));
+    // A search for "mismatched" highlights its line (search colours over the line's).
+    press(&mut app, "/ mismatched <enter>", now);
+    terminal.draw(|f| super::view(&app, f)).expect("draw");
+    let buf = terminal.backend().buffer().clone();
+    assert_eq!(buf[(0, y)].bg, Color::Yellow);
+    assert_eq!(buf[(0, y + 1)].bg, Color::Reset);
+}

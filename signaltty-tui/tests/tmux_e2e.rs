@@ -2,11 +2,13 @@
 //! against the real `signaltty-server` (started on demand by the TUI) in a temp dir, driven
 //! with `tmux send-keys` and read with `tmux capture-pane -p`. A fake agent — a shell script in
 //! a pane spawned from the TUI's spawn form — raises a permission request through the real
-//! `signaltty hook-event`, and the TUI answers it.
+//! `signaltty hook-event`, and a click on its option answers it. A shell command that pushes
+//! the kitty keyboard flags then reads a line shows that Esc reaches it as `CSI 27 u`.
 //!
 //! Needs the binaries next to the TUI's: `cargo build -p signaltty-server -p signaltty-cli`.
 //! Mouse: tmux cannot click for us, but a terminal's mouse report is only bytes on the TUI's
-//! input, so the divider drag is sent as the SGR reports a terminal would send.
+//! input, so the divider drag and the option click are sent as the SGR reports a terminal would
+//! send.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -229,6 +231,22 @@ fn a_newcomer_splits_types_answers_an_agent_survives_a_restart_and_quits_cleanly
         s.contains("hello-from-tui") && s.contains("NORMAL")
     });
 
+    // A program that pushes the kitty keyboard flags (disambiguate) gets Esc as `CSI 27 u`:
+    // the TUI encodes keys by the pane's own protocol, which its model tracked.
+    world.keys(&["i"]);
+    // The key is sent only once the TUI has drawn output that followed the push.
+    world.literal("printf '\\033[>1u'; echo kit''ty-on; head -n1 | od -c");
+    world.keys(&["Enter"]);
+    world.wait("the flags pushed", |s| s.contains("kitty-on"));
+    world.keys(&["Escape"]);
+    world.keys(&["Enter"]);
+    world.wait("Esc in the kitty protocol", |s| {
+        s.contains("033   [   2   7   u")
+    });
+    world.literal("printf '\\033[<u'");
+    world.keys(&["Enter", "C-a"]);
+    world.wait("Normal mode again", |s| s.contains("NORMAL"));
+
     // Drag the divider: press on it, move 10 columns left, release (SGR mouse reports).
     let screen = world.screen();
     let row = screen.lines().nth(10).unwrap();
@@ -257,7 +275,8 @@ fn a_newcomer_splits_types_answers_an_agent_survives_a_restart_and_quits_cleanly
     });
     let _ = narrowed;
 
-    // Spawn the fake agent from the spawn form; its permission request shows; `1` answers it.
+    // Spawn the fake agent from the spawn form; its permission request shows with its options;
+    // a click on `[1]` (a mouse report, as for the divider) answers it.
     world.keys(&["s"]);
     world.wait("the spawn form", |s| s.contains("spawn a pane"));
     world.literal(&format!("sh {}", agent.display()));
@@ -265,7 +284,16 @@ fn a_newcomer_splits_types_answers_an_agent_survives_a_restart_and_quits_cleanly
     world.wait("the permission request", |s| {
         s.contains("Allow") && s.contains("[1]") && s.contains("waiting")
     });
-    world.keys(&["1"]);
+    let screen = world.screen();
+    let (y, x) = screen
+        .lines()
+        .enumerate()
+        .find_map(|(y, line)| {
+            let at = line.find("[1] ")?;
+            Some((y + 1, line[..at].chars().count() + 2))
+        })
+        .expect("option [1] on screen");
+    world.literal(&format!("\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m"));
     world.wait("the verdict in the agent's pane", |s| {
         s.contains("verdict:") && !s.contains("[1] ")
     });

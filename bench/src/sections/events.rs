@@ -10,6 +10,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use anyhow::Context;
+
 use serde_json::json;
 use signaltty_proto::v1::SubscribeRequest;
 use signaltty_proto::v1::event_service_client::EventServiceClient;
@@ -20,6 +22,7 @@ use crate::report::Row;
 use crate::signaltty::SignalttyServer;
 use crate::units::ms;
 use crate::{Bench, SectionOutput, stats};
+use signaltty_proto::v1::{ListPanesRequest, PaneStatus, ReadPaneRequest};
 
 /// Printing panes.
 const PANES: usize = 200;
@@ -27,9 +30,14 @@ const PANES: usize = 200;
 const CLIENTS: usize = 20;
 /// Alternating rounds of (without, with) subscribers.
 const ROUNDS: usize = 3;
-/// What each printing pane runs: a line and a notification every 100 ms (the per-pane limit is
-/// 20 at once then 5/s, so about 5 notification events per pane and second reach the bus).
-const PRINTER: &str = "i=0; while :; do i=$((i+1)); printf 'line %d of an agent at work\\n\\033]9;step %d done\\007' $i $i; sleep 0.1; done";
+/// What each printing pane runs (in bash): a line and a notification every 100 ms (the per-pane
+/// limit is 20 at once then 5/s, so about 5 notification events per pane and second reach the
+/// bus). The pause is bash's `read -t`, not `sleep`: 200 panes forking `sleep` ten times a second
+/// are 2000 fork+execs a second, which on a loaded 2-core machine starved the server and
+/// everything else (the section's first runs never finished, or found printers gone). `read` ends
+/// by timeout (status > 128) as long as the terminal is there; anything else (the terminal hung
+/// up: EOF) ends the printer instead of spinning.
+const PRINTER: &str = "i=0; while :; do i=$((i+1)); printf 'line %d of an agent at work\\n\\033]9;step %d done\\007' $i $i; read -r -t 0.1 _; [ $? -gt 128 ] || exit 7; done";
 
 /// Runs the section.
 pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
@@ -46,15 +54,19 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         tokio::time::timeout(Duration::from_secs(10), typist.until(b"READY")).await??;
     }
     let mut printers = Vec::with_capacity(PANES);
+    let printer = vec!["bash".to_owned(), "-c".to_owned(), PRINTER.to_owned()];
     for _ in 0..PANES {
-        printers.push(server.spawn_pane(&workspace, &sh(PRINTER)).await?);
+        printers.push(server.spawn_pane(&workspace, &printer).await?);
     }
+    all_printing(&server, &workspace, "after spawning them").await?;
     let socket: PathBuf = server.socket().to_path_buf();
     for pane in printers.iter().take(CLIENTS - 1) {
         drain_attach_in_background(socket.clone(), pane.id.clone());
     }
     // Attached and never read.
-    let stalled_client = SignalttyServer::attach_at(&socket, &printers[CLIENTS - 1].id).await?;
+    let stalled_client = SignalttyServer::attach_at(&socket, &printers[CLIENTS - 1].id)
+        .await
+        .with_context(|| format!("attach to printer {}", printers[CLIENTS - 1].id))?;
     attach_echo(&mut typist, &keystrokes(20)).await?;
 
     let (mut without, mut with) = (Vec::new(), Vec::new());
@@ -69,6 +81,8 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         drop(subscribers);
     }
     drop(stalled_client);
+    // Figures from a run where printers died would not be the load they claim.
+    all_printing(&server, &workspace, "at the end of the run").await?;
     let events = received.load(Ordering::Relaxed);
     let per_s = events as f64 / with_seconds.max(1e-9) / (CLIENTS - 1) as f64;
     let pct = |lat: &[Duration], p| stats::percentile(&stats::millis(lat), p).unwrap_or(0.0);
@@ -172,4 +186,47 @@ async fn subscribe(
     });
     ready_rx.await??;
     Ok(stop_tx)
+}
+
+/// Fails, saying which and why, if a printing pane is no longer running: its exit code and the
+/// last lines on its screen (a printer only ends on its own when its terminal goes away).
+async fn all_printing(server: &SignalttyServer, workspace: &str, when: &str) -> anyhow::Result<()> {
+    let panes = server
+        .panes()
+        .list_panes(ListPanesRequest {
+            workspace_id: workspace.into(),
+            ..ListPanesRequest::default()
+        })
+        .await
+        .context("ListPanes")?
+        .into_inner()
+        .panes;
+    let gone: Vec<_> = panes
+        .iter()
+        .filter(|p| p.status != PaneStatus::Live as i32)
+        .collect();
+    let Some(first) = gone.first() else {
+        return Ok(());
+    };
+    let screen = server
+        .panes()
+        .read_pane(ReadPaneRequest {
+            pane_id: first.id.clone(),
+            ..ReadPaneRequest::default()
+        })
+        .await
+        .map(|r| {
+            let lines = r.into_inner().lines;
+            let start = lines.len().saturating_sub(3);
+            lines[start..].join(" / ")
+        })
+        .unwrap_or_else(|e| format!("(unreadable: {})", e.message()));
+    anyhow::bail!(
+        "{} of {} panes stopped running {when}; the first, {}, has status {} and exit code {:?}; its screen ends: {screen}",
+        gone.len(),
+        panes.len(),
+        first.id,
+        first.status,
+        first.exit_code,
+    )
 }

@@ -13,22 +13,24 @@ use super::pane::{Pane, Size};
 use super::tab::Tab;
 use super::workspace::{GitContext, Workspace};
 
-/// One state change.
+/// One state change. Records are boxed: the bus keeps up to 10,000 events and an enum is as
+/// large as its largest variant, so an inline `Pane` (~550 bytes) made every event, even a
+/// lifecycle change, cost that much in the replay ring.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
     /// A workspace was created.
-    WorkspaceCreated(Workspace),
+    WorkspaceCreated(Box<Workspace>),
     /// A workspace changed.
-    WorkspaceUpdated(Workspace),
+    WorkspaceUpdated(Box<Workspace>),
     /// A workspace was closed.
     WorkspaceClosed {
         /// Its id.
         workspace_id: WorkspaceId,
     },
     /// A tab was created.
-    TabCreated(Tab),
+    TabCreated(Box<Tab>),
     /// A tab changed.
-    TabUpdated(Tab),
+    TabUpdated(Box<Tab>),
     /// A tab was closed.
     TabClosed {
         /// Its id.
@@ -37,9 +39,9 @@ pub enum Event {
         workspace_id: WorkspaceId,
     },
     /// A pane was created.
-    PaneCreated(Pane),
+    PaneCreated(Box<Pane>),
     /// A pane changed.
-    PaneUpdated(Pane),
+    PaneUpdated(Box<Pane>),
     /// A pane's size changed.
     PaneResized {
         /// Its id.
@@ -95,7 +97,7 @@ pub enum Event {
         workspace_id: Option<WorkspaceId>,
     },
     /// A decision became pending on its pane.
-    DecisionCreated(PendingDecision),
+    DecisionCreated(Box<PendingDecision>),
     /// A decision was answered; its waiter received the verdict.
     DecisionAnswered {
         /// The decision.
@@ -190,22 +192,4 @@ pub struct Stamped {
     pub at: SystemTime,
     /// What happened.
     pub event: Event,
-    /// The event as the API shows it, made by the first subscriber that needs it and shared by
-    /// the rest (every subscriber gets the same `Arc<Stamped>`), so an event is converted once
-    /// however many clients watch. Opaque here: the model does not know the wire types.
-    pub rendered: Rendered,
-}
-
-/// A once-filled slot for an event's wire form (see [`Stamped::rendered`]).
-#[derive(Clone, Debug, Default)]
-pub struct Rendered(std::sync::OnceLock<std::sync::Arc<dyn std::any::Any + Send + Sync>>);
-
-impl Rendered {
-    /// The value in the slot, made by `make` if it is empty (`make` runs at most once, even when
-    /// several threads ask at the same time).
-    pub fn get_or_make<T: Send + Sync + 'static>(&self, make: impl FnOnce() -> T) -> Option<&T> {
-        self.0
-            .get_or_init(|| std::sync::Arc::new(make()))
-            .downcast_ref::<T>()
-    }
 }

@@ -1,14 +1,31 @@
 //! Prefixed, opaque ids (`ws_…`, `tab_…`, `pane_…`, `notif_…`, `dec_…`). Each kind is its own newtype
 //! so a pane id can never be passed where a tab id is expected.
+//!
+//! An id is an `Arc<str>`: ids are copied into every record that refers to another, into every
+//! event and into layouts, and a copy must cost a reference count, not an allocation (issue 18:
+//! the clones of id strings were a visible share of a spawn's memory).
 
 use std::fmt;
+use std::sync::Arc;
 
 macro_rules! prefixed_id {
     ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
         $(#[$doc])*
-        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-        #[serde(transparent)]
-        pub struct $name(String);
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(Arc<str>);
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&self.0)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let raw = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+                Ok(Self(Arc::from(raw.as_ref())))
+            }
+        }
 
         impl $name {
             /// The prefix every id of this kind starts with.
@@ -16,7 +33,7 @@ macro_rules! prefixed_id {
 
             /// A fresh random id.
             pub fn new() -> Self {
-                Self(format!("{}{}", $prefix, uuid::Uuid::new_v4().simple()))
+                Self(Arc::from(format!("{}{}", $prefix, uuid::Uuid::new_v4().simple())))
             }
 
             /// Accepts a client-supplied id if it has this kind's prefix and a sane body.
@@ -26,7 +43,7 @@ macro_rules! prefixed_id {
                 let ok = !body.is_empty()
                     && body.len() <= 64
                     && body.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-                ok.then(|| Self(s.to_owned()))
+                ok.then(|| Self(Arc::from(s)))
             }
 
             /// The id as sent on the wire.

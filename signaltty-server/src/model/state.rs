@@ -17,6 +17,7 @@ use super::names::validate_name;
 use super::notification::Notifications;
 use super::pane::{Pane, Size};
 use super::tab::Tab;
+use super::tab_list::TabList;
 use super::workspace::{GitContext, Workspace, WorkspaceSettings};
 
 /// Why a state change was refused. Maps onto the server's error reasons.
@@ -134,7 +135,11 @@ impl State {
 
     /// A workspace's tabs in display order.
     pub fn tabs_of(&self, ws: &Workspace) -> Vec<&Tab> {
-        ws.tabs.iter().filter_map(|t| self.tabs.get(t)).collect()
+        ws.tabs
+            .ids()
+            .into_iter()
+            .filter_map(|t| self.tabs.get(t))
+            .collect()
     }
 
     /// A tab's panes in layout order.
@@ -196,14 +201,14 @@ impl State {
             name,
             cwd,
             git,
-            tabs: Vec::new(),
+            tabs: TabList::new(),
             active_tab: None,
             settings,
             created_at: now,
             updated_at: now,
         };
         self.workspaces.push(ws.clone());
-        Ok((ws.clone(), vec![Event::WorkspaceCreated(ws)]))
+        Ok((ws.clone(), vec![Event::WorkspaceCreated(Box::new(ws))]))
     }
 
     fn workspace_mut(&mut self, id: &WorkspaceId) -> Result<&mut Workspace, StateError> {
@@ -223,7 +228,7 @@ impl State {
         change(ws);
         ws.updated_at = now;
         let ws = ws.clone();
-        Ok((ws.clone(), vec![Event::WorkspaceUpdated(ws)]))
+        Ok((ws.clone(), vec![Event::WorkspaceUpdated(Box::new(ws))]))
     }
 
     /// Renames a workspace.
@@ -273,7 +278,7 @@ impl State {
         let ws = self.workspaces.remove(index);
         let mut events = Vec::new();
         let mut removed = Vec::new();
-        for tab_id in &ws.tabs {
+        for tab_id in ws.tabs.ids() {
             let (panes, tab_events) = self.drop_tab(tab_id);
             removed.extend(panes);
             events.extend(tab_events);
@@ -312,7 +317,7 @@ impl State {
             w.tabs.push(tab.id.clone());
             w.active_tab = Some(tab.id.clone());
         })?;
-        events.insert(0, Event::TabCreated(tab.clone()));
+        events.insert(0, Event::TabCreated(Box::new(tab.clone())));
         Ok((tab, events))
     }
 
@@ -323,7 +328,7 @@ impl State {
             .ok_or_else(|| StateError::NoSuchTab(id.clone()))?;
         change(tab);
         let tab = tab.clone();
-        Ok((tab.clone(), vec![Event::TabUpdated(tab)]))
+        Ok((tab.clone(), vec![Event::TabUpdated(Box::new(tab))]))
     }
 
     /// Renames a tab.
@@ -482,7 +487,7 @@ impl State {
         }
         pane.tab_id = tab_id.clone();
         self.panes.insert(pane.id.clone(), pane.clone());
-        events.push(Event::PaneCreated(pane.clone()));
+        events.push(Event::PaneCreated(Box::new(pane.clone())));
         let (tab, tab_events) = self.update_tab(&tab_id, |t| {
             t.layout = layout;
             t.active_pane = Some(pane.id.clone());
@@ -546,7 +551,7 @@ impl State {
         let events = if after == before {
             Vec::new()
         } else {
-            vec![Event::PaneUpdated(after.clone())]
+            vec![Event::PaneUpdated(Box::new(after.clone()))]
         };
         Ok((after, events))
     }
@@ -555,7 +560,7 @@ impl State {
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut seen_tabs = BTreeSet::new();
         for ws in &self.workspaces {
-            for tab_id in &ws.tabs {
+            for tab_id in ws.tabs.ids() {
                 let tab = self
                     .tabs
                     .get(tab_id)

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use super::ids::{TabId, WorkspaceId};
+use super::tab_list::TabList;
 
 /// One project or task.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -17,8 +18,8 @@ pub struct Workspace {
     /// Cached git context of `cwd`.
     #[serde(default)]
     pub git: GitContext,
-    /// Tabs in display order.
-    pub tabs: Vec<TabId>,
+    /// Tabs in display order (a persistent list: a copy of the workspace shares it).
+    pub tabs: TabList,
     /// Last focused tab.
     #[serde(default)]
     pub active_tab: Option<TabId>,

@@ -77,13 +77,16 @@ struct Model {
     offset: u64,
     clients: HashMap<ClientId, Option<Size>>,
     next_client: u64,
+    /// Output to attached clients. Made by the first subscriber and dropped at the first output
+    /// nobody receives: a broadcast channel allocates all its slots up front (~4.5 KiB for 64
+    /// chunks), and most panes have no client most of the time (issue 18: memory per pane).
+    fanout: Option<broadcast::Sender<Chunk>>,
 }
 
 struct Shared {
     id: PaneId,
     pty: Pty,
     model: Mutex<Model>,
-    fanout: broadcast::Sender<Chunk>,
     size: watch::Sender<Size>,
     exit: watch::Sender<Option<i32>>,
     /// Set when the pane is closed: attached clients are detached.
@@ -157,7 +160,6 @@ impl PaneHandle {
         // its terminal is not this one's to answer.
         screen.feed(&options.prelude);
         let _ = screen.take_replies();
-        let (fanout, _) = broadcast::channel(FANOUT_CHUNKS);
         let (size_tx, _) = watch::channel(size);
         let (exit_tx, _) = watch::channel(None);
         let (closed, _) = watch::channel(false);
@@ -171,8 +173,8 @@ impl PaneHandle {
                 offset: 0,
                 clients: HashMap::new(),
                 next_client: 1,
+                fanout: None,
             }),
-            fanout,
             size: size_tx,
             exit: exit_tx,
             closed,
@@ -213,11 +215,15 @@ impl PaneHandle {
 
     /// Snapshot + subscription, atomically with respect to output.
     pub fn subscribe(&self) -> Subscribed {
-        let model = self.model();
+        let mut model = self.model();
+        let chunks = model
+            .fanout
+            .get_or_insert_with(|| broadcast::channel(FANOUT_CHUNKS).0)
+            .subscribe();
         Subscribed {
             snapshot: model.screen.snapshot(),
             offset: model.offset,
-            chunks: self.shared.fanout.subscribe(),
+            chunks,
         }
     }
 
@@ -351,12 +357,19 @@ fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
         model.offset += bytes.len() as u64;
         let end_offset = model.offset;
         // Clients are woken with the bytes before the screen parses them, not after. Sending
-        // and feeding under one lock keeps snapshot + subscribe exact. No receivers is fine; a
-        // lagging one finds out on its next receive.
-        let _ = shared.fanout.send(Chunk {
-            data: bytes.clone(),
-            end_offset,
-        });
+        // and feeding under one lock keeps snapshot + subscribe exact. A lagging receiver finds
+        // out on its next receive.
+        if let Some(fanout) = &model.fanout
+            && fanout
+                .send(Chunk {
+                    data: bytes.clone(),
+                    end_offset,
+                })
+                .is_err()
+        {
+            // Every client has gone: free the channel's slots until the next one attaches.
+            model.fanout = None;
+        }
         model.screen.feed(bytes);
         let replies = model.screen.take_replies();
         let before = model.notify_limit.dropped();

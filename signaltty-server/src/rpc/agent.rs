@@ -101,6 +101,11 @@ impl pb::agent_service_server::AgentService for AgentService {
         &self,
         req: Request<pb::InstallHooksRequest>,
     ) -> Answer<pb::InstallHooksResponse> {
+        // The agents' config files are read by every workspace's agents.
+        self.hub.may_act_beyond_workspace(
+            &super::origin(&req),
+            "install or remove the agents' hooks",
+        )?;
         let req = req.into_inner();
         let kinds = agent_kinds_from_pb(&req.agents, &INSTALLABLE)?;
         let reports = self

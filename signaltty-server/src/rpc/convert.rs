@@ -133,7 +133,7 @@ pub fn workspace_to_pb(w: &Workspace) -> pb::Workspace {
         name: w.name.clone(),
         cwd: w.cwd.display().to_string(),
         git: Some(git_to_pb(&w.git)),
-        tab_ids: w.tabs.iter().map(ToString::to_string).collect(),
+        tab_ids: w.tabs.ids().into_iter().map(ToString::to_string).collect(),
         active_tab_id: w
             .active_tab
             .as_ref()

@@ -5,10 +5,10 @@
 //! therefore never blocks a publisher: its receiver falls behind, and the next time the stream is
 //! polled it yields `Lagged` and ends.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use futures_util::Stream;
 use futures_util::stream::{self, StreamExt};
@@ -24,12 +24,16 @@ use crate::model::event::{EventKind, Stamped};
 #[derive(Debug)]
 pub struct EventService {
     hub: Hub,
+    renders: Arc<Renders>,
 }
 
 impl EventService {
     /// A service over the hub.
     pub fn new(hub: Hub) -> Self {
-        EventService { hub }
+        EventService {
+            hub,
+            renders: Arc::default(),
+        }
     }
 }
 
@@ -39,7 +43,7 @@ fn message(kind: pb::subscribe_response::Kind) -> Result<pb::SubscribeResponse, 
     Ok(pb::SubscribeResponse { kind: Some(kind) })
 }
 
-/// Events converted to their wire form so far (each at most once, see [`render`]).
+/// Events converted to their wire form so far (see [`Renders`]).
 static CONVERSIONS: AtomicU64 = AtomicU64::new(0);
 
 /// How many events this process has converted for subscribers (tests check it is one per
@@ -48,20 +52,48 @@ pub fn conversions() -> u64 {
     CONVERSIONS.load(Ordering::Relaxed)
 }
 
-/// The wire form of `e`, converted by the first subscriber that needs it and cached on the
-/// shared event; the others clone it.
-fn render(hub: &Hub, e: &Stamped) -> pb::Event {
-    e.rendered
-        .get_or_make(|| {
-            CONVERSIONS.fetch_add(1, Ordering::Relaxed);
-            event_to_pb(e, &|p| pane_pb(hub, p))
-        })
-        .cloned()
-        .unwrap_or_else(|| event_to_pb(e, &|p| pane_pb(hub, p)))
+/// How many of the newest events keep their wire form for other subscribers. Subscribers that
+/// keep up read within a few events of each other, so a short window serves them all; one that
+/// reads further back (a replay, a slow reader) converts for itself, which costs CPU, never
+/// memory that stays.
+const RECENT_RENDERS: usize = 64;
+
+/// The wire forms of the newest events, shared by every subscription of the server, so that an
+/// event is converted once however many clients watch. Kept here, in a short window, and not on
+/// the event itself: the bus's replay ring holds 10,000 events, and a wire form is a deep copy
+/// (a `WorkspaceUpdated` lists every tab as a string), so caching it on every retained event
+/// made the ring's memory grow with the square of a workspace's tabs (issue 18).
+#[derive(Debug, Default)]
+pub struct Renders {
+    recent: Mutex<VecDeque<(u64, pb::Event)>>,
+}
+
+impl Renders {
+    /// The wire form of `e`: from the window, else converted (and kept when it is the newest).
+    /// Converting under the lock keeps "once per event" exact when subscribers race.
+    fn render(&self, hub: &Hub, e: &Stamped) -> pb::Event {
+        let mut recent = self
+            .recent
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Ok(i) = recent.binary_search_by_key(&e.seq, |(seq, _)| *seq) {
+            return recent[i].1.clone();
+        }
+        CONVERSIONS.fetch_add(1, Ordering::Relaxed);
+        let msg = event_to_pb(e, &|p| pane_pb(hub, p));
+        if recent.back().is_none_or(|(seq, _)| *seq < e.seq) {
+            if recent.len() == RECENT_RENDERS {
+                recent.pop_front();
+            }
+            recent.push_back((e.seq, msg.clone()));
+        }
+        msg
+    }
 }
 
 struct Live {
     hub: Hub,
+    renders: Arc<Renders>,
     rx: broadcast::Receiver<Arc<Stamped>>,
     kinds: HashSet<EventKind>,
     last_seen: u64,
@@ -86,7 +118,7 @@ impl Live {
                 Ok(e) => {
                     self.last_seen = e.seq;
                     if self.wanted(&e) {
-                        let msg = render(&self.hub, &e);
+                        let msg = self.renders.render(&self.hub, &e);
                         return Some((message(pb::subscribe_response::Kind::Event(msg)), self));
                     }
                 }
@@ -131,7 +163,7 @@ impl pb::event_service_server::EventService for EventService {
         }
         for e in &sub.replay {
             if kinds.is_empty() || kinds.contains(&e.event.kind()) {
-                let msg = render(&self.hub, e);
+                let msg = self.renders.render(&self.hub, e);
                 prelude.push(message(pb::subscribe_response::Kind::Event(msg)));
             }
         }
@@ -143,6 +175,7 @@ impl pb::event_service_server::EventService for EventService {
         })));
         let live = Live {
             hub: self.hub.clone(),
+            renders: Arc::clone(&self.renders),
             rx: sub.live,
             kinds,
             last_seen,

@@ -40,8 +40,13 @@ impl pb::git_service_server::GitService for GitService {
         &self,
         req: Request<pb::CreateWorktreeRequest>,
     ) -> Answer<pb::CreateWorktreeResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
         let id = workspace_id(&req.workspace_id)?;
+        // A new checkout of the workspace's repository, and a new workspace on it.
+        self.hub.may_control_workspace(&origin, &id)?;
+        self.hub
+            .may_act_beyond_workspace(&origin, "open new workspaces (on a new worktree)")?;
         let created = self
             .hub
             .create_worktree(
@@ -65,8 +70,12 @@ impl pb::git_service_server::GitService for GitService {
         &self,
         req: Request<pb::OpenWorktreeRequest>,
     ) -> Answer<pb::OpenWorktreeResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
         let id = workspace_id(&req.workspace_id)?;
+        self.hub.may_control_workspace(&origin, &id)?;
+        self.hub
+            .may_act_beyond_workspace(&origin, "open new workspaces (on a worktree)")?;
         let (ws, reused) = self.hub.open_worktree(&id, &req.path).await?;
         Ok(Response::new(pb::OpenWorktreeResponse {
             workspace: Some(workspace_to_pb(&ws)),
@@ -78,8 +87,11 @@ impl pb::git_service_server::GitService for GitService {
         &self,
         req: Request<pb::RemoveWorktreeRequest>,
     ) -> Answer<pb::RemoveWorktreeResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
         let id = workspace_id(&req.workspace_id)?;
+        // A checkout open in any workspace is refused by the operation itself.
+        self.hub.may_control_workspace(&origin, &id)?;
         self.hub.remove_worktree(&id, &req.path).await?;
         Ok(Response::new(pb::RemoveWorktreeResponse {}))
     }

@@ -28,8 +28,11 @@ type Answer<T> = Result<Response<T>, Status>;
 #[tonic::async_trait]
 impl pb::notification_service_server::NotificationService for NotificationService {
     async fn notify(&self, req: Request<pb::NotifyRequest>) -> Answer<pb::NotifyResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
-        let pane = optional(&req.pane_id, pane_id)?;
+        let pane = self
+            .hub
+            .notify_pane(&origin, optional(&req.pane_id, pane_id)?)?;
         let severity = severity_from_pb(req.severity)?;
         let (n, ws) = self.hub.notify(pane, &req.title, &req.body, severity)?;
         Ok(Response::new(pb::NotifyResponse {
@@ -61,6 +64,7 @@ impl pb::notification_service_server::NotificationService for NotificationServic
         &self,
         req: Request<pb::MarkNotificationReadRequest>,
     ) -> Answer<pb::MarkNotificationReadResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
         let target = match (req.notification_id.is_empty(), req.pane_id.is_empty()) {
             (false, true) => ReadTarget::One(notification_id(&req.notification_id)?),
@@ -69,6 +73,7 @@ impl pb::notification_service_server::NotificationService for NotificationServic
                 return Err(Error::bad("give exactly one of notification_id and pane_id").into());
             }
         };
+        self.hub.may_mark_read(&origin, &target)?;
         let marked = self.hub.mark_notification_read(&target)?;
         Ok(Response::new(pb::MarkNotificationReadResponse {
             marked: u32::try_from(marked).unwrap_or(u32::MAX),

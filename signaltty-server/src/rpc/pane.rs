@@ -46,8 +46,10 @@ impl pb::pane_service_server::PaneService for PaneService {
         &self,
         req: Request<pb::SpawnPaneRequest>,
     ) -> Answer<pb::SpawnPaneResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
         let ws = workspace_id(&req.workspace_id)?;
+        self.hub.may_control_workspace(&origin, &ws)?;
         let tab = optional(&req.tab_id, tab_id)?;
         let launch = Launch {
             argv: req.argv,
@@ -69,8 +71,10 @@ impl pb::pane_service_server::PaneService for PaneService {
         &self,
         req: Request<pb::SplitPaneRequest>,
     ) -> Answer<pb::SplitPaneResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
         let target = pane_id(&req.pane_id)?;
+        self.hub.may_control_pane(&origin, &target)?;
         let direction = direction_from_pb(req.direction)?;
         let launch = Launch {
             argv: req.argv,
@@ -146,10 +150,11 @@ impl pb::pane_service_server::PaneService for PaneService {
         &self,
         req: Request<pb::ResizePaneRequest>,
     ) -> Answer<pb::ResizePaneResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
-        let size = self
-            .hub
-            .resize_pane(&pane_id(&req.pane_id)?, req.cols, req.rows)?;
+        let id = pane_id(&req.pane_id)?;
+        self.hub.may_control_pane(&origin, &id)?;
+        let size = self.hub.resize_pane(&id, req.cols, req.rows)?;
         Ok(Response::new(pb::ResizePaneResponse {
             cols: u32::from(size.cols),
             rows: u32::from(size.rows),
@@ -183,15 +188,20 @@ impl pb::pane_service_server::PaneService for PaneService {
         &self,
         req: Request<pb::RenamePaneRequest>,
     ) -> Answer<pb::RenamePaneResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
-        let pane = self.hub.rename_pane(&pane_id(&req.pane_id)?, &req.title)?;
+        let id = pane_id(&req.pane_id)?;
+        self.hub.may_control_pane(&origin, &id)?;
+        let pane = self.hub.rename_pane(&id, &req.title)?;
         Ok(Response::new(pb::RenamePaneResponse {
             pane: Some(pane_pb(&self.hub, &pane)),
         }))
     }
 
     async fn mark_seen(&self, req: Request<pb::MarkSeenRequest>) -> Answer<pb::MarkSeenResponse> {
+        let origin = super::origin(&req);
         let id = pane_id(&req.into_inner().pane_id)?;
+        self.hub.may_control_pane(&origin, &id)?;
         let pane = self.hub.mark_seen(&id, ChangeSource::Api)?;
         Ok(Response::new(pb::MarkSeenResponse {
             pane: Some(pane_pb(&self.hub, &pane)),
@@ -221,8 +231,10 @@ impl pb::pane_service_server::PaneService for PaneService {
         &self,
         req: Request<pb::ResumePaneRequest>,
     ) -> Answer<pb::ResumePaneResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
         let id = pane_id(&req.pane_id)?;
+        self.hub.may_control_pane(&origin, &id)?;
         let mode = match pb::ResumeMode::try_from(req.mode) {
             Ok(pb::ResumeMode::Unspecified | pb::ResumeMode::AgentSession) => {
                 ResumeMode::AgentSession
@@ -272,10 +284,11 @@ impl pb::pane_service_server::PaneService for PaneService {
         &self,
         req: Request<pb::FocusPaneRequest>,
     ) -> Answer<pb::FocusPaneResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
-        let (pane, tab) = self
-            .hub
-            .focus_pane(&pane_id(&req.pane_id)?, req.mark_seen)?;
+        let id = pane_id(&req.pane_id)?;
+        self.hub.may_control_pane(&origin, &id)?;
+        let (pane, tab) = self.hub.focus_pane(&id, req.mark_seen)?;
         Ok(Response::new(pb::FocusPaneResponse {
             pane: Some(pane_pb(&self.hub, &pane)),
             tab: Some(tab_to_pb(&tab)),
@@ -283,9 +296,16 @@ impl pb::pane_service_server::PaneService for PaneService {
     }
 
     async fn move_pane(&self, req: Request<pb::MovePaneRequest>) -> Answer<pb::MovePaneResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
         let id = pane_id(&req.pane_id)?;
-        let moved = self.hub.move_pane(&id, move_destination(req)?)?;
+        let destination = move_destination(req)?;
+        // Both ends: the pane's workspace, and the tab it goes to (a new tab is in the pane's).
+        self.hub.may_control_pane(&origin, &id)?;
+        if let Destination::Tab { tab, .. } = &destination {
+            self.hub.may_control_tab(&origin, tab)?;
+        }
+        let moved = self.hub.move_pane(&id, destination)?;
         Ok(Response::new(pb::MovePaneResponse {
             pane: Some(pane_pb(&self.hub, &moved.pane)),
             tab: Some(tab_to_pb(&moved.tab)),

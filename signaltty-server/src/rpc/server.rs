@@ -62,6 +62,9 @@ impl pb::server_service_server::ServerService for ServerService {
         &self,
         req: Request<pb::ShutdownRequest>,
     ) -> Result<Response<pb::ShutdownResponse>, Status> {
+        // It ends every workspace's panes.
+        self.hub
+            .may_act_beyond_workspace(&super::origin(&req), "shut the server down")?;
         let hung_up = self
             .hub
             .shutdown(req.into_inner().force, "shutdown requested")

@@ -28,10 +28,11 @@ impl pb::tab_service_server::TabService for TabService {
         &self,
         req: Request<pb::CreateTabRequest>,
     ) -> Answer<pb::CreateTabResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
-        let tab = self
-            .hub
-            .create_tab(&workspace_id(&req.workspace_id)?, &req.title)?;
+        let ws = workspace_id(&req.workspace_id)?;
+        self.hub.may_control_workspace(&origin, &ws)?;
+        let tab = self.hub.create_tab(&ws, &req.title)?;
         Ok(Response::new(pb::CreateTabResponse {
             tab: Some(tab_to_pb(&tab)),
         }))
@@ -41,8 +42,11 @@ impl pb::tab_service_server::TabService for TabService {
         &self,
         req: Request<pb::RenameTabRequest>,
     ) -> Answer<pb::RenameTabResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
-        let tab = self.hub.rename_tab(&tab_id(&req.tab_id)?, &req.title)?;
+        let id = tab_id(&req.tab_id)?;
+        self.hub.may_control_tab(&origin, &id)?;
+        let tab = self.hub.rename_tab(&id, &req.title)?;
         Ok(Response::new(pb::RenameTabResponse {
             tab: Some(tab_to_pb(&tab)),
         }))
@@ -62,8 +66,10 @@ impl pb::tab_service_server::TabService for TabService {
         &self,
         req: Request<pb::SetLayoutRequest>,
     ) -> Answer<pb::SetLayoutResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
         let id = tab_id(&req.tab_id)?;
+        self.hub.may_control_tab(&origin, &id)?;
         let layout = req
             .layout
             .as_ref()
@@ -75,10 +81,13 @@ impl pb::tab_service_server::TabService for TabService {
     }
 
     async fn set_ratio(&self, req: Request<pb::SetRatioRequest>) -> Answer<pb::SetRatioResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
-        let tab =
-            self.hub
-                .set_ratio(&tab_id(&req.tab_id)?, &path_from_pb(&req.path)?, req.ratio)?;
+        let id = tab_id(&req.tab_id)?;
+        self.hub.may_control_tab(&origin, &id)?;
+        let tab = self
+            .hub
+            .set_ratio(&id, &path_from_pb(&req.path)?, req.ratio)?;
         Ok(Response::new(pb::SetRatioResponse {
             tab: Some(tab_to_pb(&tab)),
         }))

@@ -29,6 +29,8 @@ impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
         &self,
         req: Request<pb::CreateWorkspaceRequest>,
     ) -> Answer<pb::CreateWorkspaceResponse> {
+        self.hub
+            .may_act_beyond_workspace(&super::origin(&req), "open new workspaces")?;
         let req = req.into_inner();
         let ws = self
             .hub
@@ -85,10 +87,11 @@ impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
         &self,
         req: Request<pb::RenameWorkspaceRequest>,
     ) -> Answer<pb::RenameWorkspaceResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
-        let ws = self
-            .hub
-            .rename_workspace(&workspace_id(&req.workspace_id)?, &req.name)?;
+        let id = workspace_id(&req.workspace_id)?;
+        self.hub.may_control_workspace(&origin, &id)?;
+        let ws = self.hub.rename_workspace(&id, &req.name)?;
         Ok(Response::new(pb::RenameWorkspaceResponse {
             workspace: Some(workspace_to_pb(&ws)),
         }))
@@ -98,11 +101,13 @@ impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
         &self,
         req: Request<pb::UpdateWorkspaceSettingsRequest>,
     ) -> Answer<pb::UpdateWorkspaceSettingsResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
-        let ws = self.hub.update_workspace_settings(
-            &workspace_id(&req.workspace_id)?,
-            settings_from_pb(req.settings),
-        )?;
+        let id = workspace_id(&req.workspace_id)?;
+        self.hub.may_control_workspace(&origin, &id)?;
+        let ws = self
+            .hub
+            .update_workspace_settings(&id, settings_from_pb(req.settings))?;
         Ok(Response::new(pb::UpdateWorkspaceSettingsResponse {
             workspace: Some(workspace_to_pb(&ws)),
         }))
@@ -133,7 +138,9 @@ impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
     }
 
     async fn focus_tab(&self, req: Request<pb::FocusTabRequest>) -> Answer<pb::FocusTabResponse> {
+        let origin = super::origin(&req);
         let id = tab_id(&req.into_inner().tab_id)?;
+        self.hub.may_control_tab(&origin, &id)?;
         let ws = self.hub.focus_tab(&id)?;
         Ok(Response::new(pb::FocusTabResponse {
             workspace: Some(workspace_to_pb(&ws)),
@@ -141,9 +148,12 @@ impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
     }
 
     async fn move_tab(&self, req: Request<pb::MoveTabRequest>) -> Answer<pb::MoveTabResponse> {
+        let origin = super::origin(&req);
         let req = req.into_inner();
+        let id = tab_id(&req.tab_id)?;
+        self.hub.may_control_tab(&origin, &id)?;
         let index = usize::try_from(req.index).unwrap_or(usize::MAX);
-        let ws = self.hub.move_tab(&tab_id(&req.tab_id)?, index)?;
+        let ws = self.hub.move_tab(&id, index)?;
         Ok(Response::new(pb::MoveTabResponse {
             workspace: Some(workspace_to_pb(&ws)),
         }))

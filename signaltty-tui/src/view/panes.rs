@@ -11,6 +11,7 @@ use signaltty_term::vt::{Attr, Color as VtColor};
 
 use super::{agent_name, badge, glyph, put, tui};
 use crate::app::{App, Focus, Mode};
+use crate::decision_box::Line;
 use crate::regions::{content, placement};
 
 /// Draws the pane area.
@@ -144,7 +145,7 @@ fn cells(screen: &Screen, area: Rect, buf: &mut Buffer) {
     }
 }
 
-fn style_of(style: signaltty_term::vt::Style) -> Style {
+pub(super) fn style_of(style: signaltty_term::vt::Style) -> Style {
     let mut out = Style::default().fg(color(style.fg())).bg(color(style.bg()));
     for (attr, modifier) in [
         (Attr::Bold, Modifier::BOLD),
@@ -171,57 +172,45 @@ fn color(c: VtColor) -> Color {
     }
 }
 
-/// The decision over the bottom of its pane: prompt, detail, numbered options (wrapped onto
-/// as many rows as the pane's width needs).
+/// The decision over the bottom of its pane, laid out by [`crate::decision_box`] (where clicks
+/// on its options are hit-tested too); options are drawn as buttons.
 fn decision_box(decision: &signaltty_proto::v1::Decision, area: Rect, buf: &mut Buffer) {
-    if area.width < 10 || area.height < 2 {
+    let Some(laid) = crate::decision_box::layout(decision, area) else {
         return;
-    }
-    let inner = usize::from(area.width - 2);
-    let mut option_rows: Vec<String> = vec![String::new()];
-    for (i, o) in decision.options.iter().enumerate() {
-        let item = format!("[{}] {}", i + 1, o.label);
-        let last = option_rows
-            .last_mut()
-            .map(|r| r.chars().count())
-            .unwrap_or(0);
-        if last > 0 && last + 2 + item.chars().count() > inner {
-            option_rows.push(item);
-        } else if let Some(row) = option_rows.last_mut() {
-            if !row.is_empty() {
-                row.push_str("  ");
-            }
-            row.push_str(&item);
-        }
-    }
-    if !decision.answerable {
-        option_rows.push("(the agent stopped waiting)".into());
-    }
-    let detail = decision.detail.lines().next().unwrap_or("");
-    let wanted = 1 + u16::from(!detail.is_empty()) + u16::try_from(option_rows.len()).unwrap_or(1);
-    let height = wanted.min(area.height);
-    let top = area.y + area.height - height;
+    };
     let style = Style::default().bg(Color::Yellow).fg(Color::Black);
-    buf.set_style(tui(Rect::new(area.x, top, area.width, height)), style);
-    let mut lines: Vec<(String, Style)> = vec![(
-        format!("⚠ {}", decision.prompt),
-        style.add_modifier(Modifier::BOLD),
-    )];
-    if !detail.is_empty() {
-        lines.push((detail.to_owned(), style));
-    }
-    lines.extend(option_rows.into_iter().map(|r| (r, style)));
-    // When the pane is too short, the options matter most: drop the detail, then the prompt.
-    while lines.len() > usize::from(height) && lines.len() > 1 {
-        lines.remove(if lines.len() > 2 && !detail.is_empty() {
-            1
-        } else {
-            0
-        });
-    }
-    for (i, (text, style)) in lines.iter().enumerate() {
-        let y = top + u16::try_from(i).unwrap_or(0);
-        put(buf, area.x + 1, y, text, area.width - 2, *style);
+    buf.set_style(tui(laid.area), style);
+    let text_width = laid.area.width.saturating_sub(2);
+    for (i, line) in laid.lines.iter().enumerate() {
+        let y = laid.area.y + u16::try_from(i).unwrap_or(0);
+        let x = laid.area.x + 1;
+        match line {
+            Line::Prompt(text) => {
+                put(
+                    buf,
+                    x,
+                    y,
+                    text,
+                    text_width,
+                    style.add_modifier(Modifier::BOLD),
+                );
+            }
+            Line::Detail(text) | Line::Note(text) => {
+                put(buf, x, y, text, text_width, style);
+            }
+            Line::Options(items) => {
+                for (_, text, rect) in items {
+                    put(
+                        buf,
+                        rect.x,
+                        rect.y,
+                        text,
+                        rect.width,
+                        style.add_modifier(Modifier::UNDERLINED),
+                    );
+                }
+            }
+        }
     }
 }
 

@@ -34,10 +34,8 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0);
     let rows = app.sidebar_rows();
-    let footer = 1;
-    let visible = usize::from(area.height.saturating_sub(1 + footer));
-    // Keep the highlight in view.
-    let first = app.highlight.saturating_sub(visible.saturating_sub(1));
+    // The same window `regions::sidebar_row_at` hit-tests clicks by.
+    let (first, visible) = crate::regions::sidebar_window(app);
     let current_tab = app.current_tab().map(|t| t.id.clone());
     let focused = app.focused_pane().map(|p| p.id.clone());
     for (i, row) in rows.iter().enumerate().skip(first).take(visible) {
@@ -83,7 +81,29 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                         style.fg(Color::Magenta),
                     );
                 }
-                let _ = x;
+                // Panes of the workspace that need the user: visible even when it is folded.
+                let needing = app
+                    .catalog
+                    .panes
+                    .values()
+                    .filter(|p| {
+                        &p.workspace_id == id
+                            && p.attention > signaltty_proto::v1::Attention::None as i32
+                    })
+                    .count();
+                if needing > 0 {
+                    let count = format!(" ⚠{needing}");
+                    let w = u16::try_from(count.chars().count()).unwrap_or(0);
+                    let at = (area.x + width).saturating_sub(w).max(x);
+                    put(
+                        buf,
+                        at,
+                        y,
+                        &count,
+                        (area.x + width).saturating_sub(at),
+                        style.fg(Color::Yellow).add_modifier(Modifier::BOLD),
+                    );
+                }
             }
             Row::Tab(id) => {
                 let Some(tab) = app.catalog.tabs.get(id) else {
@@ -101,6 +121,25 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                     &format!("  {mark}{}", tab.title),
                     width,
                     style.fg(Color::Cyan),
+                );
+            }
+            Row::Option(id, n) => {
+                let Some(option) = app
+                    .catalog
+                    .panes
+                    .get(id)
+                    .and_then(|p| p.pending_decision.as_ref())
+                    .and_then(|d| d.options.get(usize::from(*n).wrapping_sub(1)))
+                else {
+                    continue;
+                };
+                put(
+                    buf,
+                    area.x,
+                    y,
+                    &format!("       [{n}] {}", option.label),
+                    width,
+                    style.fg(Color::Yellow),
                 );
             }
             Row::Pane(id) => {

@@ -107,8 +107,7 @@ impl State {
         }
         let from = ws
             .tabs
-            .iter()
-            .position(|t| t == tab_id)
+            .position(tab_id)
             .ok_or_else(|| StateError::Bad(format!("tab {tab_id} is not listed by {ws_id}")))?;
         if from == index {
             return Ok((ws.clone(), Vec::new()));

@@ -132,7 +132,7 @@ impl State {
                     now,
                 ));
                 if visible(pane) != before {
-                    events.push(Event::PaneUpdated(pane.clone()));
+                    events.push(Event::PaneUpdated(Box::new(pane.clone())));
                 }
             }
             None => {
@@ -214,7 +214,7 @@ impl State {
         let rule = map_exit(pane.agent_kind(), Some(code));
         let changes = pane.state.exit(rule.lifecycle, rule.attention, now);
         events.extend(change_events(pane_id, changes, ChangeSource::Exit));
-        events.push(Event::PaneUpdated(pane.clone()));
+        events.push(Event::PaneUpdated(Box::new(pane.clone())));
         Ok((cleared, events))
     }
 
@@ -274,7 +274,7 @@ impl State {
                 decision.tool_use_id = effect.tool.as_ref().and_then(|t| t.use_id.clone());
                 decision.session.clone_from(&effect.session_id);
                 pane.pending_decision = Some(decision.clone());
-                events.push(Event::DecisionCreated(decision.clone()));
+                events.push(Event::DecisionCreated(Box::new(decision.clone())));
                 applied.created = Some(decision);
             }
             if let Some(message) = &effect.message {
@@ -304,7 +304,7 @@ impl State {
             }
         }
         if visible(pane) != before {
-            events.push(Event::PaneUpdated(pane.clone()));
+            events.push(Event::PaneUpdated(Box::new(pane.clone())));
         }
         Ok((applied, events))
     }
@@ -327,7 +327,7 @@ impl State {
         let events = if visible(pane) == before {
             Vec::new()
         } else {
-            vec![Event::PaneUpdated(pane.clone())]
+            vec![Event::PaneUpdated(Box::new(pane.clone()))]
         };
         Ok((info, events))
     }

@@ -464,7 +464,7 @@ proptest! {
             .expect("ws");
         let ws = w.id;
         for op in ops {
-            let tabs: Vec<TabId> = s.workspace(&ws).expect("ws").tabs.clone();
+            let tabs: Vec<TabId> = s.workspace(&ws).expect("ws").tabs.to_vec();
             let panes: Vec<PaneId> = s.all_panes().iter().map(|p| p.id.clone()).collect();
             let before = dump(&s);
             let result: Result<(), StateError> = match op {
@@ -501,7 +501,7 @@ proptest! {
                     let Some(t) = pick(&tabs, tab) else { continue };
                     let r = s.move_tab(&t, index, now());
                     if r.is_ok() {
-                        let mut after = s.workspace(&ws).expect("ws").tabs.clone();
+                        let mut after = s.workspace(&ws).expect("ws").tabs.to_vec();
                         prop_assert_eq!(&after[index], &t);
                         after.sort();
                         let mut sorted = tabs.clone();
