@@ -87,11 +87,10 @@ fn a_slow_terminal_gets_fresh_screens_not_every_byte_and_ends_on_the_exact_scree
         std::thread::spawn(move || {
             let mut master = std::fs::File::from(master);
             let mut buf = [0u8; 1024];
-            loop {
-                match stop_rx.recv_timeout(Duration::from_millis(2)) {
-                    Err(mpsc::RecvTimeoutError::Timeout) => {}
-                    _ => break,
-                }
+            // The pause: a timer (the channel only says when to stop).
+            while let Err(mpsc::RecvTimeoutError::Timeout) =
+                stop_rx.recv_timeout(Duration::from_millis(2))
+            {
                 let n = match master.read(&mut buf) {
                     Ok(0) | Err(_) => break,
                     Ok(n) => n,
