@@ -10,6 +10,8 @@ pub mod reflow;
 pub mod scrollback;
 pub mod startup;
 pub mod throughput;
+pub mod tui;
+pub mod tui_setup;
 
 use std::future::Future;
 use std::time::{Duration, Instant};
