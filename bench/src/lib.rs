@@ -48,13 +48,15 @@ pub enum Section {
     Reflow,
     /// Workspace diff and dirty check against git, echo while a diff runs.
     Git,
+    /// Real CLI processes against tmux's: start-up, capture, creating panes one process each.
+    Cli,
     /// The real `signaltty-tui` against `tmux attach`: echo, frames, CPU per MB, idle.
     Tui,
 }
 
 impl Section {
     /// Every section, in the order a run takes them (cheap ones first).
-    pub const ALL: [Section; 9] = [
+    pub const ALL: [Section; 10] = [
         Self::Startup,
         Self::Echo,
         Self::Panes,
@@ -63,6 +65,7 @@ impl Section {
         Self::Throughput,
         Self::Git,
         Self::Events,
+        Self::Cli,
         Self::Tui,
     ];
 
@@ -76,6 +79,7 @@ impl Section {
             Self::Events => "events",
             Self::Reflow => "reflow",
             Self::Git => "git",
+            Self::Cli => "cli",
             Self::Tui => "tui",
         }
     }
@@ -280,6 +284,7 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
             Section::Events => on_one_thread(sections::events::run(&bench)),
             Section::Reflow => sections::reflow::run(&bench).await,
             Section::Git => sections::git::run(&bench).await,
+            Section::Cli => sections::cli::run(&bench).await,
             Section::Tui => sections::tui::run(&bench).await,
         };
         let took = started.elapsed().as_secs_f64();
