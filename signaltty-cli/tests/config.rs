@@ -89,27 +89,47 @@ fn the_server_honours_max_connections_from_the_file_with_a_clear_refusal() {
         "[server]\nmax_connections = 1\nkeepalive_interval_secs = 30\nkeepalive_timeout_secs = 10\n",
     );
     assert!(env.ok(&["config", "check"]).ends_with(": ok\n"));
-    // Starts the server (the file is read at its start) and leaves an event to replay.
-    env.workspace("capped");
-    // A follower holds the one connection; its first replayed line says it is connected.
-    let mut follower = env
-        .command(&["events", "--from-seq", "0"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn signaltty events");
-    let stdout = follower.stdout.take().expect("stdout");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = std::io::BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
+    // Starts the server (the file is read at its start) and leaves an event to replay. The
+    // auto-start's own probe holds the one connection until the server sees it closed: retry.
+    common::wait_for("the first call under the cap", common::RUN_TIMEOUT, || {
+        env.run(&[
+            "workspace",
+            "create",
+            "--name",
+            "capped",
+            "--cwd",
+            &env.dir_str(),
+        ])
+        .success()
+        .then_some(())
     });
-    let first = rx
-        .recv_timeout(common::RUN_TIMEOUT)
-        .expect("the follower replays the workspace's creation");
-    assert!(first.contains("capped"), "{first}");
+    // A follower holds the one connection; its first replayed line says it is connected (a
+    // follower that came too early, while the last call's connection was still counted, is
+    // refused and tried again).
+    let mut follower = common::wait_for("a follower under the cap", common::RUN_TIMEOUT, || {
+        let mut child = env
+            .command(&["events", "--from-seq", "0"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn signaltty events");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        match rx.recv_timeout(common::RUN_TIMEOUT) {
+            Ok(line) if line.contains("capped") => Some(child),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                None
+            }
+        }
+    });
 
     let refused = env.fails(&["workspace", "list"], 1);
     assert!(

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use serde_json::json;
-use signaltty_proto::v1::SubscribeRequest;
 use signaltty_proto::v1::event_service_client::EventServiceClient;
+use signaltty_proto::v1::{SubscribeRequest, SubscribeResponse};
 
 use super::echo::{SCRIPT, attach_echo, drain_attach_in_background, keystrokes};
 use super::sh;
@@ -70,11 +70,11 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
     attach_echo(&mut typist, &keystrokes(20)).await?;
 
     let (mut without, mut with) = (Vec::new(), Vec::new());
-    let received = Arc::new(AtomicU64::new(0));
+    let counts = Arc::new(Counts::default());
     let mut with_seconds = 0.0;
     for _ in 0..ROUNDS {
         without.extend(attach_echo(&mut typist, &keystrokes(keys_per_round)).await?);
-        let subscribers = subscribe(&socket, Arc::clone(&received)).await?;
+        let subscribers = subscribe(&socket, Arc::clone(&counts)).await?;
         let started = Instant::now();
         with.extend(attach_echo(&mut typist, &keystrokes(keys_per_round)).await?);
         with_seconds += started.elapsed().as_secs_f64();
@@ -83,7 +83,8 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
     drop(stalled_client);
     // Figures from a run where printers died would not be the load they claim.
     all_printing(&server, &workspace, "at the end of the run").await?;
-    let events = received.load(Ordering::Relaxed);
+    let events = counts.events.load(Ordering::Relaxed);
+    let lagged = counts.lagged.load(Ordering::Relaxed);
     let per_s = events as f64 / with_seconds.max(1e-9) / (CLIENTS - 1) as f64;
     let pct = |lat: &[Duration], p| stats::percentile(&stats::millis(lat), p).unwrap_or(0.0);
     let mut rows = Vec::new();
@@ -104,6 +105,13 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         ))
         .signaltty(format!("{per_s:.0}")),
     );
+    rows.push(
+        Row::new(format!(
+            "times a reading subscriber lagged and resubscribed ({ROUNDS} rounds × {})",
+            CLIENTS - 1
+        ))
+        .signaltty(format!("{lagged}")),
+    );
     Ok(SectionOutput {
         rows,
         details: json!({
@@ -113,6 +121,7 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
             "without_subscribers_ms": stats::millis(&without),
             "with_subscribers_ms": stats::millis(&with),
             "events_received": events,
+            "lagged_resubscriptions": lagged,
             "events_per_s_per_subscriber": per_s,
         }),
         notes: vec![format!(
@@ -126,13 +135,63 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
     })
 }
 
+/// What the reading subscribers received.
+#[derive(Default)]
+struct Counts {
+    /// Events.
+    events: AtomicU64,
+    /// `Lagged` endings (each followed by a resubscription from the last seq, as the clients'
+    /// catalog feed does).
+    lagged: AtomicU64,
+}
+
+/// Reads a subscription as a real client does: counts events, and after `Lagged` resubscribes
+/// from the last delivered seq so the load does not drop; ends when the stream or the
+/// connection does (the runtime is dropped at the end of the round).
+async fn follow(
+    mut client: EventServiceClient<tonic::transport::Channel>,
+    mut stream: tonic::Streaming<SubscribeResponse>,
+    counts: Arc<Counts>,
+) {
+    use signaltty_proto::v1::subscribe_response::Kind;
+    loop {
+        let from_seq = loop {
+            match stream.message().await {
+                Ok(Some(SubscribeResponse {
+                    kind: Some(Kind::Event(_)),
+                })) => {
+                    counts.events.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok(Some(SubscribeResponse {
+                    kind: Some(Kind::Lagged(lagged)),
+                })) => {
+                    counts.lagged.fetch_add(1, Ordering::Relaxed);
+                    break lagged.last_delivered_seq;
+                }
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => return,
+            }
+        };
+        match client
+            .subscribe(SubscribeRequest {
+                from_seq: Some(from_seq),
+                kinds: vec![],
+            })
+            .await
+        {
+            Ok(s) => stream = s.into_inner(),
+            Err(_) => return,
+        }
+    }
+}
+
 /// Starts `CLIENTS` subscribers to every event, each on a connection of its own, on a thread of
 /// their own (as other client processes would be, not competing with the typist's thread): all
-/// but one read and count what they receive, the last never reads. Dropping the returned sender
-/// ends them.
+/// but one read and count what they receive (see [`follow`]), the last never reads. Dropping the
+/// returned sender ends them.
 async fn subscribe(
     socket: &std::path::Path,
-    received: Arc<AtomicU64>,
+    counts: Arc<Counts>,
 ) -> anyhow::Result<tokio::sync::oneshot::Sender<()>> {
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let (ready_tx, ready_rx) = tokio::sync::oneshot::channel::<anyhow::Result<()>>();
@@ -153,14 +212,15 @@ async fn subscribe(
             for _ in 0..CLIENTS {
                 let opened = async {
                     let channel = signaltty_proto::connect(&socket).await?;
-                    let stream = EventServiceClient::new(channel)
+                    let mut client = EventServiceClient::new(channel);
+                    let stream = client
                         .subscribe(SubscribeRequest {
                             from_seq: None,
                             kinds: vec![],
                         })
                         .await?
                         .into_inner();
-                    anyhow::Ok(stream)
+                    anyhow::Ok((client, stream))
                 };
                 match opened.await {
                     Ok(s) => streams.push(s),
@@ -172,13 +232,8 @@ async fn subscribe(
             }
             // The last one is held open and never read.
             let _stalled = streams.pop();
-            for mut stream in streams {
-                let received = Arc::clone(&received);
-                tokio::spawn(async move {
-                    while let Ok(Some(_)) = stream.message().await {
-                        received.fetch_add(1, Ordering::Relaxed);
-                    }
-                });
+            for (client, stream) in streams {
+                tokio::spawn(follow(client, stream, Arc::clone(&counts)));
             }
             let _ = ready_tx.send(Ok(()));
             let _ = stop_rx.await;
