@@ -225,7 +225,11 @@ async fn every_mutating_call_from_a_pane_is_confined_to_its_own_workspace() {
         .unwrap()
         .into_inner()
         .notifications;
-    assert_eq!(unread.len(), 1, "the stranger's notification is unread, alone");
+    assert_eq!(
+        unread.len(),
+        1,
+        "the stranger's notification is unread, alone"
+    );
     assert_eq!(unread[0].id, note.id);
     // And what was allowed happened.
     assert_eq!(srv.pane(np).await.title, "renamed");

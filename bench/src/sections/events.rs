@@ -18,11 +18,11 @@ use signaltty_proto::v1::event_service_client::EventServiceClient;
 
 use super::echo::{SCRIPT, attach_echo, drain_attach_in_background, keystrokes};
 use super::sh;
-use signaltty_proto::v1::{ListPanesRequest, PaneStatus, ReadPaneRequest};
 use crate::report::Row;
 use crate::signaltty::SignalttyServer;
 use crate::units::ms;
 use crate::{Bench, SectionOutput, stats};
+use signaltty_proto::v1::{ListPanesRequest, PaneStatus, ReadPaneRequest};
 
 /// Printing panes.
 const PANES: usize = 200;
