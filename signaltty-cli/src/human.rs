@@ -77,11 +77,6 @@ pub fn tab_details(t: &pb::Tab) -> String {
     text
 }
 
-/// A table of panes with their status and the two state axes.
-pub fn pane_table(panes: &[pb::Pane]) -> String {
-    pane_table_with_workspaces(panes, &std::collections::HashMap::new())
-}
-
 /// Panes as a table with their workspace's name (`workspaces`: id → name; the id when absent).
 pub fn pane_table_with_workspaces(
     panes: &[pb::Pane],

@@ -106,3 +106,62 @@ fn bad_focus_and_moves_say_why_and_exit_1() {
         "nothing changed"
     );
 }
+
+/// `tab focus|move` and `pane focus|move` take what every other command takes: titles, unique
+/// id prefixes and `-` for the last one used; an ambiguous word lists the candidates.
+#[test]
+fn focus_and_move_take_titles_prefixes_and_the_last_used() {
+    let env = TestEnv::new();
+    let ws = env.workspace("words");
+    let a = env.json(&["pane", "spawn", &ws, "--title", "left", "--", "/bin/cat"]);
+    let (a, tab1) = (id(&a["pane"]["id"]), id(&a["tab"]["id"]));
+    env.ok(&["tab", "rename", &tab1, "first"]);
+    let b = env.json(&["pane", "spawn", &ws, "--title", "right", "--", "/bin/cat"]);
+    let (b, tab2) = (id(&b["pane"]["id"]), id(&b["tab"]["id"]));
+    env.ok(&["tab", "rename", &tab2, "second"]);
+
+    // A tab by title, then by id prefix without `tab_`.
+    let focused = env.json(&["tab", "focus", "first"]);
+    assert_eq!(focused["active_tab_id"], tab1.as_str(), "{focused}");
+    let prefix = &tab2["tab_".len().."tab_".len() + 12];
+    let focused = env.json(&["tab", "focus", prefix]);
+    assert_eq!(focused["active_tab_id"], tab2.as_str(), "{focused}");
+    // `-` is the tab just focused.
+    let moved = env.json(&["tab", "move", "-", "--index", "0"]);
+    assert_eq!(moved["tab_ids"], serde_json::json!([tab2, tab1]), "{moved}");
+
+    // A pane by title; then `-` is that pane.
+    let focused = env.json(&["pane", "focus", "left"]);
+    assert_eq!(focused["tab"]["active_pane_id"], a.as_str(), "{focused}");
+    let moved = env.json(&[
+        "pane", "move", "-", "--to-tab", "second", "--beside", "right", "--down",
+    ]);
+    assert_eq!(moved["pane"]["id"], a.as_str(), "{moved}");
+    assert_eq!(
+        moved["tab"]["pane_ids"],
+        serde_json::json!([b, a]),
+        "{moved}"
+    );
+    assert_eq!(moved["closed_tab_id"], tab1.as_str(), "{moved}");
+    // --beside was not remembered: `-` is still the pane that moved.
+    let focused = env.json(&["pane", "focus", "-"]);
+    assert_eq!(focused["pane"]["id"], a.as_str(), "{focused}");
+
+    // Two panes titled alike: the error lists both and nothing moves.
+    env.ok(&["pane", "rename", &b, "left"]);
+    let before = env.json(&["workspace", "get", &ws]);
+    let run = env.fails(&["pane", "move", "left", "--new-tab"], 2);
+    assert!(
+        run.stderr.contains(&a) && run.stderr.contains(&b),
+        "the candidates are listed: {run:?}"
+    );
+    let run = env.fails(&["pane", "focus", "no-such-title"], 1);
+    assert!(run.stderr.contains("(NO_SUCH_PANE)"), "{run:?}");
+    let run = env.fails(&["tab", "move", "no-such-tab", "--index", "0"], 1);
+    assert!(run.stderr.contains("(NO_SUCH_TAB)"), "{run:?}");
+    assert_eq!(
+        env.json(&["workspace", "get", &ws]),
+        before,
+        "nothing changed"
+    );
+}

@@ -198,3 +198,36 @@ fn attach_takes_a_short_id_and_without_one_reattaches_to_the_last_pane() {
     b.screen
         .wait_for(&format!("[detached] {pane}"), 1, Duration::from_secs(5));
 }
+
+/// A pane restored after a restart has no process: `signaltty attach` says so on the screen and
+/// names the command that starts it; a key typed meanwhile is answered with the notice again,
+/// not dropped in silence; after `pane resume --respawn` it runs again.
+#[test]
+fn attaching_to_a_restored_pane_says_so_and_names_the_resume_command() {
+    let env = TestEnv::new();
+    let pane = cat_pane(&env);
+    env.ok(&["server", "stop", "--force"]);
+    // The next command starts a server on the same state: the pane comes back without a process.
+    let restored = env.json(&["pane", "get", &pane]);
+    assert_eq!(restored["status"], "restored", "{restored}");
+
+    let hint = format!("signaltty pane resume {pane} --respawn");
+    let wait = Duration::from_secs(30);
+    // Nothing attached yet: `attach` alone takes the last pane used (the one `pane get` named).
+    let mut a = attach_with(&env, &["attach"]);
+    a.screen.wait_for("not running since a restart", 1, wait);
+    a.screen.wait_for(&hint, 1, wait);
+    a.master_writer.write_all(b"x").expect("type");
+    a.screen.wait_for(&hint, 2, wait);
+    a.master_writer.write_all(&[0x1c]).expect("detach key");
+    assert_eq!(wait_exit(&mut a.child, wait), Some(0));
+    assert!(cooked(&a.slave), "the terminal is restored");
+
+    let resumed = env.json(&["pane", "resume", &pane, "--respawn"]);
+    assert_eq!(resumed["status"], "live", "{resumed}");
+    let mut b = attach(&env, &pane);
+    b.master_writer.write_all(b"back-again\r").expect("type");
+    b.screen.wait_for("back-again", 2, wait);
+    b.master_writer.write_all(&[0x1c]).expect("detach key");
+    assert_eq!(wait_exit(&mut b.child, wait), Some(0));
+}

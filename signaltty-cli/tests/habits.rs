@@ -160,6 +160,14 @@ fn pane_commands_take_what_pane_get_prints() {
             .any(|l| l.contains(&pane) && l.contains("shapes")),
         "{table}"
     );
+    // So does the pane table of `workspace get` (its name, not a truncated id).
+    let details = env.ok(&["workspace", "get", &ws]);
+    assert!(
+        details
+            .lines()
+            .any(|l| l.starts_with(&pane) && l.contains("shapes")),
+        "{details}"
+    );
 
     // pane send's usage shows the order it accepts: PANE, then TEXT.
     let help = env.ok(&["pane", "send", "--help"]);

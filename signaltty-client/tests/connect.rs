@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use common::{World, step};
 use signaltty_client::{AttachEvent, AttachStart, AutoStart, Backoff, ClientError};
-use signaltty_proto::v1 as pb;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn auto_start_starts_one_server_and_later_connects_reuse_it() {
@@ -66,31 +65,7 @@ async fn reconnect_retries_until_a_server_answers() {
 async fn the_attach_driver_yields_snapshot_output_resize_and_exit() {
     let world = World::new();
     let client = world.start().await;
-    let ws = step(
-        client
-            .workspaces()
-            .create_workspace(pb::CreateWorkspaceRequest {
-                name: "attach".into(),
-                cwd: world.dir.path().to_str().expect("UTF-8").into(),
-                ..Default::default()
-            }),
-    )
-    .await
-    .expect("workspace")
-    .into_inner()
-    .workspace
-    .expect("a workspace");
-    let spawned = step(client.panes().spawn_pane(pb::SpawnPaneRequest {
-        workspace_id: ws.id,
-        argv: vec!["cat".into()],
-        cols: 80,
-        rows: 24,
-        ..Default::default()
-    }))
-    .await
-    .expect("spawn")
-    .into_inner();
-    let pane_id = spawned.pane.expect("a pane").id;
+    let pane_id = world.cat_pane(&client, "attach").await.id;
 
     let bad = step(client.attach(AttachStart::new("pane_nope", 80, 24))).await;
     let Err(ClientError::Server { reason, .. }) = bad else {
@@ -170,30 +145,7 @@ async fn auto_start_works_when_the_socket_directory_does_not_exist_yet() {
 async fn a_killed_server_ends_the_attach_retryably_and_reconnect_recovers() {
     let world = World::new();
     let client = world.start().await;
-    let ws = step(
-        client
-            .workspaces()
-            .create_workspace(pb::CreateWorkspaceRequest {
-                name: "kill".into(),
-                cwd: world.dir.path().to_str().expect("UTF-8").into(),
-                ..Default::default()
-            }),
-    )
-    .await
-    .expect("workspace")
-    .into_inner()
-    .workspace
-    .expect("a workspace");
-    let pane = step(client.panes().spawn_pane(pb::SpawnPaneRequest {
-        workspace_id: ws.id,
-        argv: vec!["cat".into()],
-        ..Default::default()
-    }))
-    .await
-    .expect("spawn")
-    .into_inner()
-    .pane
-    .expect("a pane");
+    let pane = world.cat_pane(&client, "kill").await;
     let mut attach = step(client.attach(AttachStart::new(&pane.id, 80, 24)))
         .await
         .expect("attach");

@@ -98,12 +98,7 @@ impl<'a> Fake<'a> {
     async fn run(&mut self, mode: &str, event: &str, fixture: &str) -> usize {
         self.n += 1;
         self.srv
-            .panes()
-            .write_input(pb::WriteInputRequest {
-                pane_id: self.pane.clone(),
-                data: format!("{mode} {event} {fixture}\n").into_bytes(),
-                timeout_ms: 0,
-            })
+            .write_input(&self.pane, format!("{mode} {event} {fixture}\n").as_bytes())
             .await
             .expect("input");
         self.screen.until_output(&format!("@{}@", self.n)).await;

@@ -29,16 +29,6 @@ fn to_tab(pane: &str, tab: &str, beside: &str, direction: pb::Direction) -> pb::
     }
 }
 
-async fn get(srv: &TestServer, ws: &str) -> pb::GetWorkspaceResponse {
-    srv.workspaces()
-        .get_workspace(pb::GetWorkspaceRequest {
-            workspace_id: ws.into(),
-        })
-        .await
-        .expect("get workspace")
-        .into_inner()
-}
-
 /// What a restart must keep: the workspace's tab order and focus, and each tab's layout and
 /// focus (process numbers and timestamps aside).
 fn arrangement(got: &pb::GetWorkspaceResponse) -> (Vec<String>, String, Vec<pb::Tab>) {
@@ -192,7 +182,7 @@ async fn focus_moves_and_reorders_are_events_keep_processes_and_survive_a_restar
         pb::PaneStatus::Live as i32,
         "moving never ends a process"
     );
-    let before = get(&srv, &ws.id).await;
+    let before = srv.get_workspace(&ws.id).await;
     let (order, active, _) = arrangement(&before);
     assert_eq!(order, vec![tab2.clone(), solo.id.clone()]);
     assert_eq!(active, solo.id);
@@ -204,12 +194,12 @@ async fn focus_moves_and_reorders_are_events_keep_processes_and_survive_a_restar
         })
         .await
         .unwrap();
-    let before = get(&srv, &ws.id).await;
+    let before = srv.get_workspace(&ws.id).await;
     drop(events);
     drop(attached);
 
     let srv = srv.restart().await;
-    let after = get(&srv, &ws.id).await;
+    let after = srv.get_workspace(&ws.id).await;
     assert_eq!(arrangement(&after), arrangement(&before));
     let (_, active, tabs) = arrangement(&after);
     assert_eq!(active, tab2);
@@ -230,7 +220,7 @@ async fn bad_focus_and_move_requests_are_refused_and_change_nothing() {
         .pane
         .unwrap();
     let c = spawn(&srv, &ws.id, &["/bin/cat"]).await;
-    let before = get(&srv, &ws.id).await;
+    let before = srv.get_workspace(&ws.id).await;
     let head = srv.head().await;
     let ghost_pane = "pane_00000000-0000-4000-8000-000000000000";
     let ghost_tab = "tab_00000000-0000-4000-8000-000000000000";
@@ -355,7 +345,7 @@ async fn bad_focus_and_move_requests_are_refused_and_change_nothing() {
             "{shown}: messages speak to people"
         );
     }
-    assert_eq!(get(&srv, &ws.id).await, before, "nothing changed");
+    assert_eq!(srv.get_workspace(&ws.id).await, before, "nothing changed");
     assert_eq!(srv.head().await, head, "no event was emitted");
 }
 

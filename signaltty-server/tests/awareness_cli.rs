@@ -10,8 +10,10 @@
 
 mod clients;
 mod common;
+mod server_process;
 
 use common::{TestServer, assert_error, cli_bin, fixtures, until_event};
+use server_process::wait_file_contains;
 use signaltty_proto::v1 as pb;
 use tonic::Code;
 
@@ -19,7 +21,8 @@ use tonic::Code;
 /// reports SessionStart, then for every line it reads (a "run"): UserPromptSubmit, a waiting
 /// PermissionRequest whose stdout goes to `$3/verdict<n>`, and Stop. The run `exit` leaves the
 /// permission hook waiting in the background (immune to the hangup) and exits the pane; once that
-/// hook returns, it says so with a notification.
+/// hook returns, it writes `$3/finished<n>` (not a notification: a process whose pane is gone may
+/// not raise one, by the pane policy).
 const FAKE_CLAUDE: &str = r#"
 S="$1"; F="$2"; O="$3"
 hook() { ev="$1"; shift; "$S" hook-event --agent claude --event "$ev" --payload-stdin "$@" < "$F/$ev.json"; }
@@ -33,7 +36,7 @@ while read mode; do
     exit)
       ( trap '' HUP
         hook PermissionRequest --wait-for-answer > "$O/verdict$n"
-        "$S" notify --pane "$SIGNALTTY_PANE" "hook $n finished" ) </dev/null >/dev/null 2>&1 &
+        echo "hook $n finished" > "$O/finished$n" ) </dev/null >/dev/null 2>&1 &
       read x
       exit 0 ;;
     *) hook PermissionRequest --wait-for-answer > "$O/verdict$n" ;;
@@ -43,12 +46,7 @@ done
 "#;
 
 async fn type_line(srv: &TestServer, pane: &str, line: &str) {
-    srv.panes()
-        .write_input(pb::WriteInputRequest {
-            pane_id: pane.into(),
-            data: format!("{line}\n").into_bytes(),
-            timeout_ms: 0,
-        })
+    srv.write_input(pane, format!("{line}\n").as_bytes())
         .await
         .expect("input");
 }
@@ -175,14 +173,7 @@ async fn a_fake_claude_gets_allow_deny_and_silence_through_the_real_cli() {
     })
     .await;
     assert_eq!(reason, "pane_exited");
-    let finished = until_event(&mut events, |k| match k {
-        pb::event::Kind::NotificationCreated(n) => {
-            n.notification.clone().filter(|n| n.pane_id == id)
-        }
-        _ => None,
-    })
-    .await;
-    assert_eq!(finished.body, "hook 4 finished");
+    wait_file_contains(&out.join("finished4"), &["hook 4 finished"]).await;
     assert_eq!(verdict(4), "", "an exit is never an allow");
     let p = srv.pane(&id).await;
     assert_eq!(p.lifecycle, pb::Lifecycle::Exited as i32);

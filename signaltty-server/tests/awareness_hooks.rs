@@ -425,14 +425,7 @@ async fn a_pane_exit_or_close_ends_its_wait() {
     let pane = spawn(&srv, &ws.id, &["sh", "-c", "read x; exit 0"]).await;
     let mut events = srv.subscribe(&[pb::EventKind::Decision]).await;
     let (task, d) = start_wait(&srv, &mut events, waiting(&pane.id, 0)).await;
-    srv.panes()
-        .write_input(pb::WriteInputRequest {
-            pane_id: pane.id.clone(),
-            data: b"\n".to_vec(),
-            timeout_ms: 0,
-        })
-        .await
-        .unwrap();
+    srv.write_input(&pane.id, b"\n").await.unwrap();
     let reply = finished(task).await;
     assert_eq!(
         (reply.verdict, reply.wait_end_reason.as_str()),
@@ -673,14 +666,7 @@ async fn an_agent_launch_that_cannot_start_installs_no_hooks_and_leaves_nothing(
         !home.join(".claude").exists() && !home.join(".codex").exists(),
         "no hooks were written"
     );
-    let got = srv
-        .workspaces()
-        .get_workspace(pb::GetWorkspaceRequest {
-            workspace_id: ws.id.clone(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let got = srv.get_workspace(&ws.id).await;
     assert!(got.tabs.is_empty() && got.panes.is_empty(), "{got:?}");
     assert_eq!(srv.head().await, head, "no event");
 }

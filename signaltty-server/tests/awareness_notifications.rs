@@ -403,14 +403,7 @@ async fn wait_pane_waits_on_transitions_with_baselines_and_deadlines() {
         before_bell,
         20_000,
     ));
-    srv.panes()
-        .write_input(pb::WriteInputRequest {
-            pane_id: pane.id.clone(),
-            data: b"\n".to_vec(),
-            timeout_ms: 0,
-        })
-        .await
-        .unwrap();
+    srv.write_input(&pane.id, b"\n").await.unwrap();
     let done = tokio::time::timeout(WAIT, waiter)
         .await
         .unwrap()
@@ -451,14 +444,7 @@ async fn wait_pane_waits_on_transitions_with_baselines_and_deadlines() {
         srv.head().await,
         20_000,
     ));
-    srv.panes()
-        .write_input(pb::WriteInputRequest {
-            pane_id: pane.id.clone(),
-            data: b"\n".to_vec(),
-            timeout_ms: 0,
-        })
-        .await
-        .unwrap();
+    srv.write_input(&pane.id, b"\n").await.unwrap();
     let exited = tokio::time::timeout(WAIT, waiter)
         .await
         .unwrap()

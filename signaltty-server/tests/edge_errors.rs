@@ -95,12 +95,7 @@ async fn write_input_over_the_limit_is_resource_exhausted_at_any_size() {
     let pane = spawn(&srv, &ws.id, &["sh", "-c", "exec sleep 600"]).await;
     for len in [(1 << 20) + 1, 5 << 20, 17 << 20] {
         let status = srv
-            .panes()
-            .write_input(pb::WriteInputRequest {
-                pane_id: pane.id.clone(),
-                data: vec![b'x'; len],
-                timeout_ms: 0,
-            })
+            .write_input(&pane.id, &vec![b'x'; len])
             .await
             .expect_err("too large");
         assert_eq!(status.code(), Code::ResourceExhausted, "{len}: {status:?}");

@@ -9,7 +9,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use prost::Message;
@@ -20,37 +19,17 @@ use signaltty_server::agents::payload::parse_payload;
 use signaltty_server::model::state::Policy;
 use signaltty_server::rpc::convert::layout_from_pb;
 
-fn cases() -> u32 {
-    std::env::var("SIGNALTTY_FUZZ_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(256)
-}
+#[path = "../../fuzz/harness.rs"]
+mod harness;
 
-fn files_in(dir: &Path) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            out.extend(files_in(&path));
-        } else {
-            out.push(std::fs::read(path).unwrap());
-        }
-    }
-    out.sort();
-    out
-}
+use harness::cases;
 
+/// A target's corpus; hook mapping also replays the real hook fixtures.
 fn corpus(target: &str) -> Vec<Vec<u8>> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut inputs = files_in(&root.join("fuzz/corpus").join(target));
-    if target == "hook_mapping" {
-        inputs.extend(files_in(
-            &root.join("signaltty-server/tests/fixtures/hooks"),
-        ));
+    match target {
+        "hook_mapping" => harness::corpus(target, &["signaltty-server/tests/fixtures/hooks"]),
+        _ => harness::corpus(target, &[]),
     }
-    assert!(!inputs.is_empty(), "empty corpus {target}");
-    inputs
 }
 
 const KINDS: [AgentKind; 5] = [

@@ -103,13 +103,8 @@ async fn layouts_made_by_panes_are_validated_by_set_layout_and_set_ratio() {
         );
     }
     let unchanged = srv
-        .workspaces()
-        .get_workspace(pb::GetWorkspaceRequest {
-            workspace_id: ws.id.clone(),
-        })
+        .get_workspace(&ws.id)
         .await
-        .unwrap()
-        .into_inner()
         .tabs
         .into_iter()
         .find(|t| t.id == tab.id)

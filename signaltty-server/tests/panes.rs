@@ -152,13 +152,7 @@ async fn exit_codes_are_kept_on_the_tombstone() {
             .await
             .unwrap();
         assert_error(
-            srv.panes()
-                .write_input(pb::WriteInputRequest {
-                    pane_id: pane.id.clone(),
-                    data: b"x".to_vec(),
-                    timeout_ms: 0,
-                })
-                .await,
+            srv.write_input(&pane.id, b"x").await,
             Code::FailedPrecondition,
             "PANE_EXITED",
         );
@@ -300,14 +294,12 @@ async fn stty_size(srv: &TestServer, pane: &str) -> String {
     let tag = rand_tag();
     let (mut c, _) = attach(srv, pane, 0, 0, true).await;
     // The typed line must not contain the marker itself, or its echo would match first.
-    srv.panes()
-        .write_input(pb::WriteInputRequest {
-            pane_id: pane.into(),
-            data: format!("echo \"S\"\"Z{tag}:\" $(stty size)\n").into_bytes(),
-            timeout_ms: 0,
-        })
-        .await
-        .unwrap();
+    srv.write_input(
+        pane,
+        format!("echo \"S\"\"Z{tag}:\" $(stty size)\n").as_bytes(),
+    )
+    .await
+    .unwrap();
     let needle = format!("SZ{tag}: ");
     loop {
         let text = String::from_utf8_lossy(&c.seen).to_string();
@@ -487,14 +479,7 @@ async fn a_spawn_that_fails_leaves_no_pane_and_no_tab() {
         Code::NotFound,
         "NO_SUCH_WORKSPACE",
     );
-    let got = srv
-        .workspaces()
-        .get_workspace(pb::GetWorkspaceRequest {
-            workspace_id: ws.id.clone(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let got = srv.get_workspace(&ws.id).await;
     assert!(got.tabs.is_empty() && got.panes.is_empty());
 }
 

@@ -32,14 +32,7 @@ async fn world(srv: &RealServer) -> Vec<pb::GetWorkspaceResponse> {
         .workspaces;
     let mut out = Vec::new();
     for ws in list {
-        let mut got = srv
-            .workspaces()
-            .get_workspace(pb::GetWorkspaceRequest {
-                workspace_id: ws.id,
-            })
-            .await
-            .unwrap()
-            .into_inner();
+        let mut got = srv.get_workspace(&ws.id).await;
         for p in &mut got.panes {
             p.status = 0;
             p.pid = 0;
@@ -172,16 +165,7 @@ async fn everything_comes_back_after_sigkill_without_running_anything() {
     assert_eq!(gone.exit_code, Some(3));
     // A plain command's non-zero exit is `failed` (agent awareness); it stays so.
     assert_eq!(gone.lifecycle, pb::Lifecycle::Failed as i32);
-    assert_error_reason(
-        srv.panes()
-            .write_input(pb::WriteInputRequest {
-                pane_id: chatty.id.clone(),
-                data: b"x".to_vec(),
-                timeout_ms: 0,
-            })
-            .await,
-        "PANE_EXITED",
-    );
+    assert_error_reason(srv.write_input(&chatty.id, b"x").await, "PANE_EXITED");
 
     // What the panes last said is shown: ReadPane and an attach snapshot.
     let text = srv.scrollback(&chatty.id).await;
@@ -270,14 +254,7 @@ async fn a_change_is_on_disk_within_the_debounce_window_and_survives_sigkill() {
     srv.kill();
 
     let srv = root.start().await;
-    let got = srv
-        .workspaces()
-        .get_workspace(pb::GetWorkspaceRequest {
-            workspace_id: ws.id.clone(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let got = srv.get_workspace(&ws.id).await;
     assert_eq!(got.workspace.unwrap().name, "name-19");
 }
 
@@ -304,14 +281,7 @@ async fn sigterm_saves_at_once_and_live_panes_come_back_restored_not_exited() {
     let p = srv.pane(&pane.id).await;
     assert_eq!(status_of(&p), pb::PaneStatus::Restored, "{p:?}");
     assert_ne!(p.lifecycle, pb::Lifecycle::Exited as i32);
-    let got = srv
-        .workspaces()
-        .get_workspace(pb::GetWorkspaceRequest {
-            workspace_id: ws.id.clone(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let got = srv.get_workspace(&ws.id).await;
     assert_eq!(got.workspace.unwrap().name, "renamed-just-before-sigterm");
     // And the Shutdown RPC saves too.
     srv.workspaces()
@@ -346,14 +316,7 @@ async fn disable_tails_deletes_them_and_writes_no_more() {
         .unwrap();
     wait_file_gone(&root.tail(&pane.id)).await;
     // New output is not written either: type into the pane, wait for the echo and a save.
-    srv.panes()
-        .write_input(pb::WriteInputRequest {
-            pane_id: pane.id.clone(),
-            data: b"more-output\n".to_vec(),
-            timeout_ms: 0,
-        })
-        .await
-        .unwrap();
+    srv.write_input(&pane.id, b"more-output\n").await.unwrap();
     srv.until_output(&pane.id, "more-output").await;
     srv.workspaces()
         .rename_workspace(pb::RenameWorkspaceRequest {

@@ -9,7 +9,7 @@
 mod clients;
 mod server_process;
 
-use server_process::{RealServer, Root, wait_file, wait_file_contains};
+use server_process::{RealServer, Root, runs, wait_file, wait_file_contains};
 use signaltty_proto::v1 as pb;
 
 const SECRET: &str = "agent-launch-secret-5c4b3a";
@@ -27,14 +27,6 @@ fn fake_claude(root: &Root) -> std::path::PathBuf {
         ),
     );
     record
-}
-
-fn runs(record: &std::path::Path) -> Vec<String> {
-    std::fs::read_to_string(record)
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_owned)
-        .collect()
 }
 
 async fn spawn_claude(srv: &RealServer, ws: &str, cfg: &std::path::Path) -> pb::Pane {
@@ -222,8 +214,9 @@ async fn auto_resume_starts_only_agent_panes_of_workspaces_that_opted_in() {
 
     let srv = root.start().await;
     wait_file_contains(&record, &["run --resume sess-auto"]).await;
-    let p = srv.pane(&auto_agent.id).await;
-    assert_eq!(p.status, pb::PaneStatus::Live as i32);
+    // The resumed process writes its record before the server marks the pane LIVE: wait for
+    // the record's change, not the file.
+    srv.until_status(&auto_agent.id, pb::PaneStatus::Live).await;
     assert_eq!(
         srv.pane(&auto_plain.id).await.status,
         pb::PaneStatus::Restored as i32

@@ -6,7 +6,7 @@
 mod clients;
 mod server_process;
 
-use server_process::{Root, next, wait_file_contains};
+use server_process::{Root, next, runs, wait_file_contains};
 use signaltty_proto::v1 as pb;
 
 /// Installs `bin/recorder`: appends its arguments to `record.txt`, prints a marker, then echoes
@@ -21,14 +21,6 @@ fn recorder(root: &Root) -> std::path::PathBuf {
         ),
     );
     record
-}
-
-fn runs(record: &std::path::Path) -> Vec<String> {
-    std::fs::read_to_string(record)
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_owned)
-        .collect()
 }
 
 fn reason(status: &tonic::Status) -> String {
@@ -116,12 +108,7 @@ async fn a_restored_pane_runs_again_only_when_asked_in_the_same_slot_with_its_ta
 
     // Old tail above, new output below, in the same pane; input reaches the new process.
     srv.until_output(&pane.id, "recorder-started").await;
-    srv.panes()
-        .write_input(pb::WriteInputRequest {
-            pane_id: pane.id.clone(),
-            data: b"typed-after-resume\n".to_vec(),
-            timeout_ms: 0,
-        })
+    srv.write_input(&pane.id, b"typed-after-resume\n")
         .await
         .unwrap();
     srv.until_output(&pane.id, "typed-after-resume").await;
@@ -133,16 +120,7 @@ async fn a_restored_pane_runs_again_only_when_asked_in_the_same_slot_with_its_ta
     );
 
     // Its place in the layout is unchanged, and a running pane cannot be resumed.
-    let tab = srv
-        .workspaces()
-        .get_workspace(pb::GetWorkspaceRequest {
-            workspace_id: ws.id.clone(),
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .tabs
-        .remove(0);
+    let tab = srv.get_workspace(&ws.id).await.tabs.remove(0);
     assert_eq!(tab.pane_ids, vec![first.id.clone(), pane.id.clone()]);
     let err = srv
         .resume(&pane.id, pb::ResumeMode::RespawnArgv)
@@ -242,7 +220,9 @@ async fn two_resumes_at_once_start_one_process_and_closing_a_restored_pane_lets_
     assert!(r1.is_ok() != r2.is_ok(), "exactly one wins: {r1:?} {r2:?}");
     let err = r1.err().or(r2.err()).unwrap();
     assert_eq!(reason(&err), "NOT_RESUMABLE");
-    srv.until_output(&a.id, "recorder-started a").await;
+    // Wait for the new process itself: its marker is already on screen from the restored
+    // tail, so waiting for output would not prove the new process has run yet.
+    wait_file_contains(&record, &["run a\n"]).await;
     assert_eq!(runs(&record), vec!["run a"]);
 
     // Closing a restored pane ends its attached clients and forgets its tail.

@@ -127,14 +127,7 @@ async fn an_older_sparse_snapshot_loads_with_defaults_and_a_saved_pid_is_dropped
     assert_eq!(p.title, "old pane");
     assert_eq!(p.lifecycle, pb::Lifecycle::Unknown as i32);
     assert_eq!(p.attention, pb::Attention::None as i32);
-    let ws = srv
-        .workspaces()
-        .get_workspace(pb::GetWorkspaceRequest {
-            workspace_id: "ws_old".into(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let ws = srv.get_workspace("ws_old").await;
     let settings = ws.workspace.unwrap().settings.unwrap();
     assert!(!settings.auto_resume_agents && !settings.disable_tails);
     assert!(corrupt_copies(&root).is_empty());

@@ -45,13 +45,7 @@ async fn workspace_lifecycle_create_list_get_rename_close() {
         .into_inner()
         .tab
         .unwrap();
-    let got = client
-        .get_workspace(pb::GetWorkspaceRequest {
-            workspace_id: ws.id.clone(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let got = srv.get_workspace(&ws.id).await;
     assert_eq!(got.tabs.len(), 1);
     assert_eq!(got.tabs[0].id, tab.id);
     assert_eq!(got.workspace.unwrap().active_tab_id, tab.id);

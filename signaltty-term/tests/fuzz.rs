@@ -10,30 +10,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
-
 use proptest::prelude::*;
 use signaltty_term::sanitize::is_bidi_control;
 use signaltty_term::{OscScanner, Screen, sanitize, strip};
 
-fn cases() -> u32 {
-    std::env::var("SIGNALTTY_FUZZ_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(256)
-}
+#[path = "../../fuzz/harness.rs"]
+mod harness;
+
+use harness::cases;
 
 fn corpus(target: &str) -> Vec<Vec<u8>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../fuzz/corpus")
-        .join(target);
-    let mut inputs: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
-        .collect();
-    assert!(!inputs.is_empty(), "empty corpus {}", dir.display());
-    inputs.sort();
-    inputs
+    harness::corpus(target, &[])
 }
 
 /// Bytes that mostly build escape sequences: introducers, parameters, finals, string ends,

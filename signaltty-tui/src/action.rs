@@ -82,6 +82,8 @@ pub enum Action {
     ScrollBack,
     /// Move the focused pane to a new tab.
     MovePane,
+    /// The focused workspace's changes against HEAD (files and hunks).
+    ShowDiff,
     /// Mouse: focus the pane under the pointer.
     FocusPaneAtCursor,
     /// Mouse: go to the tab under the pointer.
@@ -124,6 +126,7 @@ const SIMPLE: &[(&str, Action)] = &[
     ("ResumePane", Action::ResumePane),
     ("ScrollBack", Action::ScrollBack),
     ("MovePane", Action::MovePane),
+    ("ShowDiff", Action::ShowDiff),
     ("FocusPaneAtCursor", Action::FocusPaneAtCursor),
     ("GotoTabAtCursor", Action::GotoTabAtCursor),
     ("HighlightSidebarRow", Action::HighlightSidebarRow),

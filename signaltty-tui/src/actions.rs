@@ -7,9 +7,7 @@ use signaltty_client::geometry::{Axis, Dir, MAX_RATIO, MIN_RATIO, enclosing_spli
 use signaltty_proto::v1 as pb;
 
 use crate::action::{Action, Target};
-use crate::app::{
-    App, Confirm, Effect, Field, Focus, Mode, Overlay, Request, Row, ScrollView, SpawnForm,
-};
+use crate::app::{App, Confirm, Effect, Field, Focus, Mode, Overlay, Request, Row, ScrollView};
 use crate::regions::{self, tab_cells};
 use crate::update::{go_to, open_row, spawn_shell, start_drag};
 
@@ -98,18 +96,8 @@ pub fn perform(
                 _ => open_row(app, row, fx),
             }
         }
-        Action::OpenSpawnModal => {
-            let workspace = app
-                .workspace
-                .as_ref()
-                .and_then(|id| app.catalog.workspaces.iter().position(|w| &w.id == id))
-                .unwrap_or(0);
-            app.overlay = Some(Overlay::Spawn(SpawnForm {
-                workspace,
-                field: 2,
-                ..SpawnForm::default()
-            }));
-        }
+        Action::OpenSpawnModal => crate::spawn::open(app, fx),
+        Action::ShowDiff => crate::diff::open(app, fx),
         Action::KillHighlighted | Action::ClosePane => {
             let target = match (app.focus, app.sidebar_rows().get(app.highlight)) {
                 (Focus::Sidebar, Some(Row::Pane(id))) if action == Action::KillHighlighted => {

@@ -58,22 +58,7 @@ pub struct Field {
     pub text: String,
 }
 
-/// The spawn form.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SpawnForm {
-    /// Index into the catalog's workspaces.
-    pub workspace: usize,
-    /// Working directory (the workspace's when empty).
-    pub cwd: Field,
-    /// Command line, split on whitespace (a shell when empty).
-    pub command: Field,
-    /// Title.
-    pub label: Field,
-    /// `KEY=VALUE` pairs separated by spaces.
-    pub env: Field,
-    /// Which field has the cursor: 0 workspace, 1 cwd, 2 command, 3 label, 4 env.
-    pub field: usize,
-}
+pub use crate::spawn::SpawnForm;
 
 /// The scroll view over a pane's history (from `ReadPane`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -104,7 +89,7 @@ pub enum Confirm {
 }
 
 /// A modal overlay; it takes every key until dismissed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Overlay {
     /// The bindings.
     Help,
@@ -125,6 +110,8 @@ pub enum Overlay {
     Notifications,
     /// The scroll view.
     Scroll(ScrollView),
+    /// The focused workspace's changes against HEAD.
+    Diff(crate::diff::DiffView),
 }
 
 /// A short message in the status line.
@@ -472,6 +459,8 @@ pub enum Reply {
         /// a long history takes a while).
         styled: Vec<crate::styled::StyledLine>,
     },
+    /// A git request's answer (diff view, spawn form, worktree chain).
+    Git(Box<crate::git::GitReply>),
 }
 
 /// A server request the runtime makes.
@@ -569,6 +558,8 @@ pub enum Request {
         /// Pane.
         pane_id: String,
     },
+    /// A git request (diff view, worktrees, "new agent in a worktree").
+    Git(crate::git::GitRequest),
 }
 
 /// What `update` asks the runtime to do.

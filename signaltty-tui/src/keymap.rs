@@ -92,6 +92,7 @@ pub const DEFAULT_NORMAL: &[(&str, Action)] = &[
     ("g w", Action::Rename(Target::Workspace)),
     ("R", Action::ResumePane),
     ("M", Action::MovePane),
+    ("d", Action::ShowDiff),
     ("b", Action::ToggleSidebar),
     ("?", Action::ShowHelp),
     ("q", Action::Quit),

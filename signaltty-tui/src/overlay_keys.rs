@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use crate::app::{App, Confirm, Effect, Field, Overlay, Request, ScrollView, SpawnForm};
+use crate::app::{App, Confirm, Effect, Field, Overlay, Request, ScrollView};
 
 /// Handles a key for the open overlay.
 pub fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) {
@@ -44,7 +44,10 @@ pub fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) 
             }
         },
         Overlay::Spawn(mut form) => {
-            spawn_key(app, &mut form, key, fx).then_some(Overlay::Spawn(form))
+            crate::spawn::on_key(app, &mut form, key, fx).then_some(Overlay::Spawn(form))
+        }
+        Overlay::Diff(mut view) => {
+            crate::diff::on_key(app, &mut view, key, fx).then_some(Overlay::Diff(view))
         }
         Overlay::Scroll(mut view) => scroll_key(&mut view, key).then_some(Overlay::Scroll(view)),
     };
@@ -59,71 +62,6 @@ pub fn edit(field: &mut Field, key: &KeyEvent) -> bool {
             field.text.pop();
         }
         _ => return false,
-    }
-    true
-}
-
-/// The spawn form; returns whether it stays open.
-fn spawn_key(app: &mut App, form: &mut SpawnForm, key: KeyEvent, fx: &mut Vec<Effect>) -> bool {
-    const FIELDS: usize = 5;
-    match key.code {
-        KeyCode::Esc => return false,
-        KeyCode::Tab | KeyCode::Down => form.field = (form.field + 1) % FIELDS,
-        KeyCode::BackTab | KeyCode::Up => form.field = (form.field + FIELDS - 1) % FIELDS,
-        KeyCode::Left | KeyCode::Right if form.field == 0 => {
-            let n = app.catalog.workspaces.len().max(1);
-            form.workspace = if key.code == KeyCode::Right {
-                (form.workspace + 1) % n
-            } else {
-                (form.workspace + n - 1) % n
-            };
-        }
-        KeyCode::Enter => {
-            let Some(ws) = app.catalog.workspaces.get(form.workspace) else {
-                app.toast("no workspace to spawn into", Instant::now());
-                return false;
-            };
-            let mut env = Vec::new();
-            for pair in form.env.text.split_whitespace() {
-                match pair.split_once('=') {
-                    Some((k, v)) if !k.is_empty() => env.push((k.to_owned(), v.to_owned())),
-                    _ => {
-                        app.toast(
-                            format!("env entries are KEY=VALUE, not {pair:?}"),
-                            Instant::now(),
-                        );
-                        return true;
-                    }
-                }
-            }
-            let area = crate::regions::regions(app).panes;
-            fx.push(Effect::Request(Request::Spawn {
-                workspace_id: ws.id.clone(),
-                tab_id: String::new(),
-                argv: form
-                    .command
-                    .text
-                    .split_whitespace()
-                    .map(str::to_owned)
-                    .collect(),
-                cwd: form.cwd.text.trim().to_owned(),
-                title: form.label.text.trim().to_owned(),
-                env,
-                cols: area.width,
-                rows: area.height.saturating_sub(1),
-            }));
-            return false;
-        }
-        _ => {
-            let field = match form.field {
-                1 => &mut form.cwd,
-                2 => &mut form.command,
-                3 => &mut form.label,
-                4 => &mut form.env,
-                _ => return true,
-            };
-            edit(field, &key);
-        }
     }
     true
 }

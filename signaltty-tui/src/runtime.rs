@@ -9,7 +9,7 @@
 //! output so the outer terminal never shows half of one.
 
 mod attach;
-mod requests;
+pub mod requests;
 
 use std::collections::HashMap;
 use std::io::Write;

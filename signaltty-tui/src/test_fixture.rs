@@ -138,3 +138,22 @@ pub fn app() -> App {
     );
     app
 }
+
+/// The frame as text, one line per row, trailing blanks trimmed (for insta snapshots).
+pub fn render(app: &App) -> String {
+    let (w, h) = app.size;
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).expect("terminal");
+    terminal.draw(|f| crate::view::view(app, f)).expect("draw");
+    let buf = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..h {
+        let mut line = String::new();
+        for x in 0..w {
+            line.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}

@@ -60,7 +60,7 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
         Msg::FocusLost => fx.extend(focus::outer(app, false)),
         Msg::Feed(feed) => on_feed(app, feed, &mut fx),
         Msg::Pane { pane_id, event } => on_pane(app, pane_id, event),
-        Msg::Reply(reply) => on_reply(app, reply, now),
+        Msg::Reply(reply) => on_reply(app, reply, now, &mut fx),
         Msg::Tick => {
             let table = table(app);
             if let Some(resolved) = app.keymap.expire(table, &mut app.chord, now) {
@@ -165,6 +165,11 @@ fn on_mouse(app: &mut App, mouse: MouseEvent, now: Instant, fx: &mut Vec<Effect>
             MouseEventKind::ScrollDown => view.offset = view.offset.saturating_sub(3),
             _ => {}
         }
+        return;
+    }
+    if let Some(crate::app::Overlay::Diff(mut view)) = app.overlay.take() {
+        crate::diff::on_mouse(app, &mut view, &mouse, fx);
+        app.overlay = Some(crate::app::Overlay::Diff(view));
         return;
     }
     if app.overlay.is_some() {
@@ -394,6 +399,7 @@ fn on_feed(app: &mut App, feed: FeedMsg, fx: &mut Vec<Effect>) {
             choose_workspace(app, fx);
         }
         FeedMsg::Event(event) => {
+            crate::git::on_event(app, &event, fx);
             app.catalog.apply(&event);
             if app.current_workspace().is_none() {
                 choose_workspace(app, fx);
@@ -484,8 +490,9 @@ fn on_pane(app: &mut App, pane_id: String, event: PaneEvent) {
     }
 }
 
-fn on_reply(app: &mut App, reply: Reply, now: Instant) {
+fn on_reply(app: &mut App, reply: Reply, now: Instant, fx: &mut Vec<Effect>) {
     match reply {
+        Reply::Git(reply) => crate::git::on_reply(app, *reply, now, fx),
         Reply::Done => {}
         Reply::Failed(text) => {
             // A refused answer may be tried again.

@@ -2,9 +2,11 @@
 //! the overlays have their own files. Glyphs carry meaning without colour (`○ ● ⚠ ✓ ✗ · ↻`);
 //! colour only reinforces.
 
+mod diff;
 mod overlays;
 mod panes;
 mod sidebar;
+mod spawn;
 
 use ratatui::Frame;
 use ratatui::buffer::Buffer;

@@ -1,6 +1,8 @@
 //! `signaltty tab focus|move` and `signaltty pane focus|move`: where the user is, and where
 //! panes and tabs go. The `tab` and `pane` command groups register these subcommands; the work
-//! is here so that each group's file stays about its other commands.
+//! is here so that each group's file stays about its other commands. Every tab and pane they
+//! take is resolved like everywhere else ([`crate::resolve`]): an id, a unique id prefix, a
+//! unique title, or `-` for the last one used.
 
 use clap::{ArgGroup, Args};
 use serde::Serialize;
@@ -14,19 +16,22 @@ use super::pane::JsonSpawned;
 use super::tab::print_tab;
 use crate::error::{CliError, CliResult};
 use crate::human;
+use crate::resolve::{self, Kind};
+use signaltty_client::Client;
 use signaltty_client::present::json::{JsonPane, JsonTab, JsonWorkspace, non_empty};
 
 /// `signaltty tab focus`
 #[derive(Debug, Args)]
 pub struct TabFocusArgs {
-    /// The tab's id; it becomes its workspace's active tab.
+    /// The tab (an id, a unique id prefix or title, or `-` for the last one used); it becomes
+    /// its workspace's active tab.
     tab: String,
 }
 
 /// `signaltty tab move`
 #[derive(Debug, Args)]
 pub struct TabMoveArgs {
-    /// The tab's id.
+    /// The tab: an id, a unique id prefix or title, or `-` for the last one used.
     tab: String,
     /// Its new 0-based position among its workspace's tabs.
     #[arg(long, value_name = "N")]
@@ -36,7 +41,8 @@ pub struct TabMoveArgs {
 /// `signaltty pane focus`
 #[derive(Debug, Args)]
 pub struct PaneFocusArgs {
-    /// The pane's id; it becomes its tab's active pane, and its tab the workspace's active tab.
+    /// The pane (an id, a unique id prefix or title, or `-` for the last one used); it becomes
+    /// its tab's active pane, and its tab the workspace's active tab.
     pane: String,
     /// Also clear the pane's attention, as `signaltty pane seen` does.
     #[arg(long)]
@@ -47,9 +53,10 @@ pub struct PaneFocusArgs {
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("destination").required(true).args(["to_tab", "new_tab"])))]
 pub struct PaneMoveArgs {
-    /// The pane to move (its process keeps running).
+    /// The pane to move (its process keeps running): an id, a unique id prefix or title, or `-`
+    /// for the last one used.
     pane: String,
-    /// Move it into this tab (its own tab too, with --beside).
+    /// Move it into this tab (its own tab too, with --beside); an id, prefix or title.
     #[arg(long, value_name = "TAB")]
     to_tab: Option<String>,
     /// Move it into a new tab at the end of its workspace.
@@ -58,7 +65,8 @@ pub struct PaneMoveArgs {
     /// Title of the new tab [default: "tab N"].
     #[arg(long, conflicts_with = "to_tab")]
     title: Option<String>,
-    /// Split this pane of the destination tab [default: that tab's active pane].
+    /// Split this pane of the destination tab (an id, prefix or title) [default: that tab's
+    /// active pane].
     #[arg(long, value_name = "PANE", conflicts_with = "new_tab")]
     beside: Option<String>,
     /// Put the moved pane below the pane it splits [default: to its right].
@@ -67,10 +75,14 @@ pub struct PaneMoveArgs {
 }
 
 impl PaneMoveArgs {
-    fn request(self) -> pb::MovePaneRequest {
+    /// The request, every word resolved to an id. The moved pane becomes the last used pane
+    /// and the destination tab the last used tab; `--beside` is resolved without being
+    /// remembered, so that `-` still means the pane that moved.
+    async fn request(self, ctx: &Ctx, conn: &Client) -> CliResult<pb::MovePaneRequest> {
         use pb::move_pane_request::Destination;
+        let pane_id = ctx.resolve(conn, Kind::Pane, Some(&self.pane)).await?;
         let destination = match self.to_tab {
-            Some(tab) => Destination::TabId(tab),
+            Some(tab) => Destination::TabId(ctx.resolve(conn, Kind::Tab, Some(&tab)).await?),
             None => Destination::NewTab(pb::NewTabDestination {
                 title: self.title.unwrap_or_default(),
             }),
@@ -80,12 +92,16 @@ impl PaneMoveArgs {
         } else {
             pb::Direction::Right
         };
-        pb::MovePaneRequest {
-            pane_id: self.pane,
+        let beside_pane_id = match &self.beside {
+            Some(word) => resolve::resolve(conn, &ctx.target, Kind::Pane, Some(word)).await?,
+            None => String::new(),
+        };
+        Ok(pb::MovePaneRequest {
+            pane_id,
             destination: Some(destination),
-            beside_pane_id: self.beside.unwrap_or_default(),
+            beside_pane_id,
             direction: direction as i32,
-        }
+        })
     }
 }
 
@@ -99,21 +115,23 @@ struct JsonMoved {
 }
 
 /// Runs `signaltty tab focus`.
-pub async fn cmd_tab_focus(ctx: &Ctx, args: TabFocusArgs) -> CliResult {
-    let mut client = WorkspaceServiceClient::new(ctx.channel().await?);
+pub async fn cmd_tab_focus(ctx: &Ctx, conn: &Client, args: TabFocusArgs) -> CliResult {
+    let tab_id = ctx.resolve(conn, Kind::Tab, Some(&args.tab)).await?;
+    let mut client = WorkspaceServiceClient::new(conn.channel());
     let reply = client
-        .focus_tab(pb::FocusTabRequest { tab_id: args.tab })
+        .focus_tab(pb::FocusTabRequest { tab_id })
         .await?
         .into_inner();
     print_workspace(ctx, reply.workspace)
 }
 
 /// Runs `signaltty tab move`.
-pub async fn cmd_tab_move(ctx: &Ctx, args: TabMoveArgs) -> CliResult {
-    let mut client = WorkspaceServiceClient::new(ctx.channel().await?);
+pub async fn cmd_tab_move(ctx: &Ctx, conn: &Client, args: TabMoveArgs) -> CliResult {
+    let tab_id = ctx.resolve(conn, Kind::Tab, Some(&args.tab)).await?;
+    let mut client = WorkspaceServiceClient::new(conn.channel());
     let reply = client
         .move_tab(pb::MoveTabRequest {
-            tab_id: args.tab,
+            tab_id,
             index: args.index,
         })
         .await?
@@ -124,12 +142,14 @@ pub async fn cmd_tab_move(ctx: &Ctx, args: TabMoveArgs) -> CliResult {
 /// Runs `signaltty pane focus`.
 pub async fn cmd_pane_focus(
     ctx: &Ctx,
+    conn: &Client,
     client: &mut PaneServiceClient<Channel>,
     args: PaneFocusArgs,
 ) -> CliResult {
+    let pane_id = ctx.resolve(conn, Kind::Pane, Some(&args.pane)).await?;
     let reply = client
         .focus_pane(pb::FocusPaneRequest {
-            pane_id: args.pane,
+            pane_id,
             mark_seen: args.seen,
         })
         .await?
@@ -147,10 +167,12 @@ pub async fn cmd_pane_focus(
 /// Runs `signaltty pane move`.
 pub async fn cmd_pane_move(
     ctx: &Ctx,
+    conn: &Client,
     client: &mut PaneServiceClient<Channel>,
     args: PaneMoveArgs,
 ) -> CliResult {
-    let reply = client.move_pane(args.request()).await?.into_inner();
+    let request = args.request(ctx, conn).await?;
+    let reply = client.move_pane(request).await?.into_inner();
     if ctx.out.is_json() {
         return ctx.out.json(&JsonMoved {
             pane: reply.pane.as_ref().map(JsonPane::from),

@@ -32,7 +32,8 @@ pub const DEFAULT_DETACH_KEY: u8 = signaltty_config::detach_key::DEFAULT.0;
 /// `signaltty attach`
 #[derive(Debug, Args)]
 pub struct AttachArgs {
-    /// The pane: an id, a unique id prefix or title [default: the pane attached to last].
+    /// The pane: an id, a unique id prefix or title [default: the pane attached to last, else
+    /// the last one used].
     pane: Option<String>,
     /// Watch only: typing is not sent and this terminal's size does not count.
     #[arg(long)]
@@ -110,14 +111,18 @@ pub async fn cmd_attach(ctx: &Ctx, args: AttachArgs) -> CliResult {
     };
     let client = ctx.client().await?;
     let pane = match args.pane.as_deref() {
-        // tmux's `attach` habit: no argument reattaches to the last pane attached to.
-        None | Some("-") => crate::resolve::last_used(&ctx.target)
-            .attached
-            .ok_or_else(|| {
+        // tmux's `attach` habit: no argument reattaches to the last pane attached to; before
+        // the first attach, the last pane used (the one just spawned, as tmux attaches to the
+        // most recent session).
+        None | Some("-") => {
+            let last = crate::resolve::last_used(&ctx.target);
+            last.attached.or(last.pane).ok_or_else(|| {
                 CliError::usage(
-                    "no pane attached to yet from this CLI: name one (`signaltty ls` lists them)",
+                    "no pane attached to or used yet from this CLI: name one (`signaltty ls` \
+                     lists them)",
                 )
-            })?,
+            })?
+        }
         Some(word) => ctx.resolve(&client, Kind::Pane, Some(word)).await?,
     };
     attach(ctx, &client, &pane, options).await

@@ -55,7 +55,7 @@ enum PaneCommand {
         /// COLSxROWS, or the width in columns when ROWS follows.
         size: String,
         /// Height in rows (with a bare width).
-        rows: Option<u32>,
+        rows: Option<String>,
     },
     /// Send a signal (INT TERM KILL HUP QUIT WINCH USR1 USR2) to the pane's process.
     Signal {
@@ -201,8 +201,12 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
         async move { ctx.resolve(&conn, Kind::Pane, Some(&word)).await }
     };
     match args.command {
-        PaneCommand::Focus(args) => super::arrange::cmd_pane_focus(ctx, &mut client, args).await,
-        PaneCommand::Move(args) => super::arrange::cmd_pane_move(ctx, &mut client, args).await,
+        PaneCommand::Focus(args) => {
+            super::arrange::cmd_pane_focus(ctx, &conn, &mut client, args).await
+        }
+        PaneCommand::Move(args) => {
+            super::arrange::cmd_pane_move(ctx, &conn, &mut client, args).await
+        }
         PaneCommand::Spawn(args) => {
             let workspace_id = ctx
                 .resolve(&conn, Kind::Workspace, Some(&args.workspace))
@@ -296,12 +300,13 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
             pane_io::send(ctx, &mut client, args).await
         }
         PaneCommand::Resize { pane, size, rows } => {
-            let (cols, rows) = parse_size(&size, rows).map_err(CliError::usage)?;
+            let size =
+                super::size::parse_size_words(&size, rows.as_deref()).map_err(CliError::usage)?;
             let pane = pane_id(pane).await?;
             let request = pb::ResizePaneRequest {
                 pane_id: pane.clone(),
-                cols,
-                rows,
+                cols: size.cols,
+                rows: size.rows,
             };
             let reply = client.resize_pane(request).await?.into_inner();
             if ctx.out.is_json() {
@@ -410,19 +415,6 @@ async fn resume(
         })
         .await?;
     print_pane(ctx, reply.into_inner().pane)
-}
-
-/// Parses `120x40` (or `120` with `rows` given separately) into columns and rows.
-pub fn parse_size(size: &str, rows: Option<u32>) -> Result<(u32, u32), String> {
-    let bad = || format!("bad size {size:?}: expected COLSxROWS (e.g. 120x40) or COLS ROWS");
-    match (size.split_once(['x', 'X']), rows) {
-        (Some((c, r)), None) => Ok((
-            c.trim().parse().map_err(|_| bad())?,
-            r.trim().parse().map_err(|_| bad())?,
-        )),
-        (None, Some(rows)) => Ok((size.trim().parse().map_err(|_| bad())?, rows)),
-        _ => Err(bad()),
-    }
 }
 
 /// `{"row": …, "col": …}` for `--json`.

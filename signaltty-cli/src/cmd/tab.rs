@@ -114,12 +114,12 @@ pub async fn cmd_tab(ctx: &Ctx, args: TabArgs) -> CliResult {
                 .resolve(&conn, crate::resolve::Kind::Tab, Some(tab))
                 .await?;
         }
-        // `tab focus` and `tab move` take their ids as they are (see `arrange`).
+        // `tab focus` and `tab move` resolve their tab in `arrange`.
         TabCommand::Focus(_) | TabCommand::Move(_) => {}
     }
     let tab = match command {
-        TabCommand::Focus(args) => return super::arrange::cmd_tab_focus(ctx, args).await,
-        TabCommand::Move(args) => return super::arrange::cmd_tab_move(ctx, args).await,
+        TabCommand::Focus(args) => return super::arrange::cmd_tab_focus(ctx, &conn, args).await,
+        TabCommand::Move(args) => return super::arrange::cmd_tab_move(ctx, &conn, args).await,
         TabCommand::Create { workspace, title } => {
             client
                 .create_tab(pb::CreateTabRequest {

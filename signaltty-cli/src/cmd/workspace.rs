@@ -202,8 +202,14 @@ fn print_full(ctx: &Ctx, reply: &pb::GetWorkspaceResponse) -> CliResult {
         text.push_str(&human::tab_table(&reply.tabs));
     }
     if !reply.panes.is_empty() {
+        // Every pane here is in this workspace: show its name, as `pane list` does.
+        let names = reply
+            .workspace
+            .iter()
+            .map(|w| (w.id.clone(), w.name.clone()))
+            .collect();
         text.push('\n');
-        text.push_str(&human::pane_table(&reply.panes));
+        text.push_str(&human::pane_table_with_workspaces(&reply.panes, &names));
     }
     ctx.out.text(&text)
 }

@@ -78,6 +78,37 @@ impl World {
         self.pid.lock().expect("pid lock")
     }
 
+    /// A workspace named `name` on the world's temp dir, and a pane running `cat` in it (a
+    /// program that echoes what it is typed and ends on Ctrl-D).
+    pub async fn cat_pane(&self, client: &Client, name: &str) -> pb::Pane {
+        let ws = step(
+            client
+                .workspaces()
+                .create_workspace(pb::CreateWorkspaceRequest {
+                    name: name.into(),
+                    cwd: self.dir.path().to_str().expect("UTF-8").into(),
+                    ..Default::default()
+                }),
+        )
+        .await
+        .expect("workspace")
+        .into_inner()
+        .workspace
+        .expect("a workspace");
+        step(client.panes().spawn_pane(pb::SpawnPaneRequest {
+            workspace_id: ws.id,
+            argv: vec!["cat".into()],
+            cols: 80,
+            rows: 24,
+            ..Default::default()
+        }))
+        .await
+        .expect("spawn")
+        .into_inner()
+        .pane
+        .expect("a pane")
+    }
+
     /// Stops the server through the API.
     pub async fn stop(&self, client: &Client) {
         step(

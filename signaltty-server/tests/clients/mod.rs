@@ -39,6 +39,28 @@ macro_rules! client_accessors {
         pub fn git(&self) -> signaltty_proto::v1::git_service_client::GitServiceClient<tonic::transport::Channel> {
             signaltty_proto::v1::git_service_client::GitServiceClient::new(self.channel.clone())
         }
+        /// WriteInput of `data` to a pane, without a timeout.
+        pub async fn write_input(
+            &self,
+            pane: &str,
+            data: &[u8],
+        ) -> Result<tonic::Response<signaltty_proto::v1::WriteInputResponse>, tonic::Status> {
+            self.panes()
+                .write_input(signaltty_proto::v1::WriteInputRequest {
+                    pane_id: pane.into(),
+                    data: data.to_vec(),
+                    timeout_ms: 0,
+                })
+                .await
+        }
+        /// GetWorkspace: the workspace with its tabs and panes.
+        pub async fn get_workspace(&self, id: &str) -> signaltty_proto::v1::GetWorkspaceResponse {
+            self.workspaces()
+                .get_workspace(signaltty_proto::v1::GetWorkspaceRequest { workspace_id: id.into() })
+                .await
+                .expect("GetWorkspace")
+                .into_inner()
+        }
         pub fn notifications(&self) -> signaltty_proto::v1::notification_service_client::NotificationServiceClient<tonic::transport::Channel> {
             signaltty_proto::v1::notification_service_client::NotificationServiceClient::new(self.channel.clone())
         }

@@ -281,6 +281,37 @@ impl RealServer {
         }
     }
 
+    /// Waits until the pane's record says `status`. Subscribed to live pane events *before*
+    /// the first GetPane, so a change between the two is not missed. A child process's own
+    /// output (or a file it writes) is no proof of this: a resume starts the process first and
+    /// marks the record LIVE just after.
+    pub async fn until_status(&self, id: &str, status: pb::PaneStatus) -> pb::Pane {
+        let mut events = self
+            .events()
+            .subscribe(pb::SubscribeRequest {
+                from_seq: None,
+                kinds: vec![pb::EventKind::Pane as i32],
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let pane = self.pane(id).await;
+        if pane.status == status as i32 {
+            return pane;
+        }
+        loop {
+            if let Some(pb::subscribe_response::Kind::Event(pb::Event {
+                kind: Some(pb::event::Kind::PaneUpdated(pb::PaneUpdated { pane: Some(pane) })),
+                ..
+            })) = next(&mut events).await.kind
+                && pane.id == id
+                && pane.status == status as i32
+            {
+                return pane;
+            }
+        }
+    }
+
     pub async fn resume(&self, id: &str, mode: pb::ResumeMode) -> Result<pb::Pane, tonic::Status> {
         self.panes()
             .resume_pane(pb::ResumePaneRequest {
@@ -378,6 +409,16 @@ pub async fn wait_file_contains(path: &Path, needles: &[&str]) -> String {
         needles.iter().all(|n| text.contains(n)).then_some(text)
     })
     .await
+}
+
+/// The lines of a record file that test scripts append to (one line per run); none while the
+/// file does not exist.
+pub fn runs(record: &Path) -> Vec<String> {
+    std::fs::read_to_string(record)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Waits until the file is gone.

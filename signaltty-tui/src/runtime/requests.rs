@@ -4,6 +4,7 @@
 
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::decision_service_client::DecisionServiceClient;
+use signaltty_proto::v1::git_service_client::GitServiceClient;
 use signaltty_proto::v1::pane_service_client::PaneServiceClient;
 use signaltty_proto::v1::tab_service_client::TabServiceClient;
 use signaltty_proto::v1::workspace_service_client::WorkspaceServiceClient;
@@ -13,6 +14,7 @@ use tonic::transport::Channel;
 use super::Slot;
 use crate::action::Target;
 use crate::app::{App, Msg, Reply, Request};
+use crate::git::{Checkout, Failure, GitReply, GitRequest, WorktreeSpawn};
 use crate::regions::regions;
 
 /// Starts a request.
@@ -268,6 +270,7 @@ async fn run(
                 .await?;
             vec![Reply::Done]
         }
+        Request::Git(request) => run_git(request, channel).await,
         Request::MoveToNewTab(pane_id) => {
             let pane = panes
                 .move_pane(pb::MovePaneRequest {
@@ -285,4 +288,171 @@ async fn run(
             spawned(pane)
         }
     })
+}
+
+/// A failed request as the diff view and the spawn form keep it.
+fn failure(status: &tonic::Status) -> Failure {
+    Failure {
+        reason: signaltty_proto::error_reason(status).unwrap_or_default(),
+        message: describe(status),
+    }
+}
+
+/// Carries out a git request. The diff reads and the worktree list answer with their result
+/// either way (their views show a failure in place); the worktree chain fails as a toast.
+pub async fn run_git(request: GitRequest, channel: Channel) -> Vec<Reply> {
+    let mut git = GitServiceClient::new(channel.clone());
+    let reply = match request {
+        GitRequest::WorkspaceDiff { workspace_id, seq } => GitReply::WorkspaceDiff {
+            seq,
+            result: git
+                .get_workspace_diff(pb::GetWorkspaceDiffRequest { workspace_id })
+                .await
+                .map(tonic::Response::into_inner)
+                .map_err(|s| failure(&s)),
+        },
+        GitRequest::FileDiff {
+            workspace_id,
+            path,
+            old_path,
+            seq,
+        } => GitReply::FileDiff {
+            seq,
+            result: git
+                .get_file_diff(pb::GetFileDiffRequest {
+                    workspace_id,
+                    path,
+                    old_path,
+                })
+                .await
+                .map(tonic::Response::into_inner)
+                .map_err(|s| failure(&s)),
+        },
+        GitRequest::ListWorktrees { workspace_id } => GitReply::Worktrees {
+            result: git
+                .list_worktrees(pb::ListWorktreesRequest {
+                    workspace_id: workspace_id.clone(),
+                })
+                .await
+                .map(|r| r.into_inner().worktrees)
+                .map_err(|s| failure(&s)),
+            workspace_id,
+        },
+        GitRequest::SpawnInWorktree(spawn) => {
+            return match spawn_in_worktree(spawn, channel).await {
+                Ok(reply) => vec![Reply::Git(Box::new(reply))],
+                Err(text) => vec![Reply::Failed(text)],
+            };
+        }
+    };
+    vec![Reply::Git(Box::new(reply))]
+}
+
+/// "New agent in a worktree": the checkout and its workspace (CreateWorktree, or OpenWorktree
+/// for an existing checkout), then the pane there. If the pane cannot start, what this chain
+/// made is undone — the workspace it opened is closed, then the worktree it added is removed
+/// (the branch stays: nothing in the API deletes branches, and retrying then checks it out) —
+/// and the error says so.
+pub async fn spawn_in_worktree(spawn: WorktreeSpawn, channel: Channel) -> Result<GitReply, String> {
+    let mut git = GitServiceClient::new(channel.clone());
+    let mut workspaces = WorkspaceServiceClient::new(channel.clone());
+    let mut panes = PaneServiceClient::new(channel);
+    let missing = |what: &str| format!("the server's answer had no {what}");
+    // What to undo if the pane does not start: (close the workspace, remove this checkout).
+    let (workspace, close, remove, note) = match &spawn.checkout {
+        Checkout::New { branch } => {
+            let made = git
+                .create_worktree(pb::CreateWorktreeRequest {
+                    workspace_id: spawn.workspace_id.clone(),
+                    branch: branch.clone(),
+                    ..Default::default()
+                })
+                .await
+                .map_err(|s| describe(&s))?
+                .into_inner();
+            let path = made.worktree.map(|w| w.path).unwrap_or_default();
+            let fresh = if made.created_branch { "new " } else { "" };
+            let note = format!(
+                "worktree {} on {fresh}branch {branch}",
+                crate::git::display(&path)
+            );
+            let ws = made.workspace.ok_or_else(|| missing("workspace"))?;
+            (ws, true, Some(path), note)
+        }
+        Checkout::Existing { path } => {
+            let opened = git
+                .open_worktree(pb::OpenWorktreeRequest {
+                    workspace_id: spawn.workspace_id.clone(),
+                    path: path.clone(),
+                })
+                .await
+                .map_err(|s| describe(&s))?
+                .into_inner();
+            let note = format!("worktree {}", crate::git::display(path));
+            let ws = opened.workspace.ok_or_else(|| missing("workspace"))?;
+            (ws, !opened.reused, None, note)
+        }
+    };
+    let started = panes
+        .spawn_pane(pb::SpawnPaneRequest {
+            workspace_id: workspace.id.clone(),
+            tab_id: String::new(),
+            argv: spawn.argv,
+            cwd: String::new(),
+            env: spawn.env.into_iter().collect(),
+            cols: u32::from(spawn.cols),
+            rows: u32::from(spawn.rows),
+            title: spawn.title,
+            skip_hook_install: false,
+        })
+        .await
+        .map(|r| r.into_inner().pane);
+    let error = match started {
+        Ok(Some(pane)) => {
+            return Ok(GitReply::SpawnedInWorktree {
+                workspace: Box::new(workspace),
+                tab_id: pane.tab_id,
+                pane_id: pane.id,
+                note,
+            });
+        }
+        Ok(None) => missing("pane"),
+        Err(status) => describe(&status),
+    };
+    let mut undone = Vec::new();
+    if close {
+        match workspaces
+            .close_workspace(pb::CloseWorkspaceRequest {
+                workspace_id: workspace.id.clone(),
+            })
+            .await
+        {
+            Ok(_) => undone.push("its workspace closed".to_owned()),
+            Err(s) => undone.push(format!("its workspace is left open ({})", describe(&s))),
+        }
+    }
+    if let Some(path) = remove {
+        match git
+            .remove_worktree(pb::RemoveWorktreeRequest {
+                workspace_id: spawn.workspace_id,
+                path: path.clone(),
+            })
+            .await
+        {
+            Ok(_) => undone.push("the worktree removed (its branch kept)".to_owned()),
+            Err(s) => undone.push(format!(
+                "the worktree {} is left ({})",
+                crate::git::display(&path),
+                describe(&s)
+            )),
+        }
+    }
+    if undone.is_empty() {
+        Err(format!("the pane did not start: {error}"))
+    } else {
+        Err(format!(
+            "the pane did not start: {error}; {}",
+            undone.join(", ")
+        ))
+    }
 }

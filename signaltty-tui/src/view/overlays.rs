@@ -1,5 +1,6 @@
-//! Modal overlays (help, spawn form, confirmation, rename, notifications, scroll view) and the
-//! "reconnecting…" notice drawn over the frozen last frame.
+//! Modal overlays (help, confirmation, rename, notifications, scroll view; the spawn form
+//! and the diff view have their own files) and the "reconnecting…" notice drawn over the frozen
+//! last frame.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect as TuiRect;
@@ -7,7 +8,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::{Block, Borders, Clear, Widget};
 
 use super::put;
-use crate::app::{App, Confirm, Field, Link, Overlay, SpawnForm};
+use crate::app::{App, Confirm, Field, Link, Overlay};
 use crate::keymap::Table;
 
 /// Draws the open overlay and the connection notice.
@@ -15,7 +16,8 @@ pub fn draw(app: &App, buf: &mut Buffer) {
     match &app.overlay {
         None => {}
         Some(Overlay::Help) => help(app, buf),
-        Some(Overlay::Spawn(form)) => spawn(app, form, buf),
+        Some(Overlay::Spawn(form)) => super::spawn::draw(app, form, buf),
+        Some(Overlay::Diff(view)) => super::diff::draw(app, view, buf),
         Some(Overlay::Confirm(what)) => {
             let text = match what {
                 Confirm::ClosePane(id) => format!(
@@ -89,7 +91,7 @@ pub fn draw(app: &App, buf: &mut Buffer) {
 }
 
 /// A centred bordered box; returns its inside.
-fn boxed(buf: &mut Buffer, title: &str, width: u16, height: u16) -> TuiRect {
+pub(super) fn boxed(buf: &mut Buffer, title: &str, width: u16, height: u16) -> TuiRect {
     let area = buf.area;
     let width = width.min(area.width);
     let height = height.min(area.height);
@@ -114,7 +116,14 @@ fn boxed(buf: &mut Buffer, title: &str, width: u16, height: u16) -> TuiRect {
     )
 }
 
-fn text_field(buf: &mut Buffer, x: u16, y: u16, width: u16, field: &Field, active: bool) {
+pub(super) fn text_field(
+    buf: &mut Buffer,
+    x: u16,
+    y: u16,
+    width: u16,
+    field: &Field,
+    active: bool,
+) {
     let style = if active {
         Style::default().bg(Color::DarkGray).fg(Color::White)
     } else {
@@ -174,50 +183,6 @@ fn help(app: &App, buf: &mut Buffer) {
         }
         y += 1;
     }
-}
-
-fn spawn(app: &App, form: &SpawnForm, buf: &mut Buffer) {
-    let inner = boxed(
-        buf,
-        "spawn a pane — enter: start, esc: cancel, tab: next field",
-        70,
-        9,
-    );
-    let label_w = 10;
-    let field_w = inner.width.saturating_sub(label_w);
-    let ws = app
-        .catalog
-        .workspaces
-        .get(form.workspace)
-        .map(|w| format!("◂ {} ▸", w.name))
-        .unwrap_or_else(|| "(none)".into());
-    let fields: [(&str, Field); 5] = [
-        ("workspace", Field { text: ws }),
-        ("cwd", form.cwd.clone()),
-        ("command", form.command.clone()),
-        ("label", form.label.clone()),
-        ("env", form.env.clone()),
-    ];
-    for (i, (label, field)) in fields.iter().enumerate() {
-        let y = inner.y + u16::try_from(i).unwrap_or(0);
-        put(
-            buf,
-            inner.x,
-            y,
-            label,
-            label_w,
-            Style::default().add_modifier(Modifier::BOLD),
-        );
-        text_field(buf, inner.x + label_w, y, field_w, field, i == form.field);
-    }
-    put(
-        buf,
-        inner.x,
-        inner.y + 6,
-        "command empty: a shell · env: KEY=VALUE KEY2=VALUE",
-        inner.width,
-        Style::default().fg(Color::Gray),
-    );
 }
 
 fn notifications(app: &App, buf: &mut Buffer) {

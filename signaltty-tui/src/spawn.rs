@@ -1,0 +1,427 @@
+//! The spawn form: workspace, checkout (the workspace's own, a new worktree on a branch, or an
+//! existing worktree from ListWorktrees), working directory, command, label and environment
+//! rows (`KEY=VALUE` each, so values may hold spaces). Submitting in the current checkout is a
+//! plain SpawnPane; in a worktree it is one request chain (CreateWorktree or OpenWorktree, then
+//! SpawnPane there, see `runtime/requests.rs`) whose pane is focused when it lands.
+//!
+//! Keys: `tab`/`down` next row, `backtab`/`up` previous, `left`/`right` change a choice,
+//! `ctrl-n` a new env row below, `ctrl-d` removes the env row, `enter` starts, `esc` cancels.
+//! There is always one empty env row at the end, so typing there adds a variable.
+
+use std::time::Instant;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use signaltty_proto::v1 as pb;
+
+use crate::app::{App, Effect, Field, Overlay, Request};
+use crate::git::{Checkout, GitReply, GitRequest, WorktreeSpawn};
+use crate::overlay_keys::edit;
+
+/// The other checkouts of the form's repository, as ListWorktrees said.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Worktrees {
+    /// Not asked yet, or waiting.
+    #[default]
+    Loading,
+    /// The workspace is not in a repository, or the list failed (why).
+    Unavailable(String),
+    /// The checkouts other than the workspace's own (and not missing).
+    Loaded(Vec<pb::Worktree>),
+}
+
+/// A row of the form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormRow {
+    /// The workspace choice.
+    Workspace,
+    /// The checkout choice.
+    Checkout,
+    /// The new worktree's branch (only for a new worktree).
+    Branch,
+    /// The working directory (only in the current checkout).
+    Cwd,
+    /// The command.
+    Command,
+    /// The label.
+    Label,
+    /// Environment row `n`.
+    Env(usize),
+}
+
+/// The spawn form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpawnForm {
+    /// Index into the catalog's workspaces.
+    pub workspace: usize,
+    /// 0: the workspace's checkout, 1: a new worktree, 2 + i: existing worktree `i`.
+    pub checkout: usize,
+    /// The new worktree's branch.
+    pub branch: Field,
+    /// The other checkouts.
+    pub worktrees: Worktrees,
+    /// Working directory (the workspace's when empty).
+    pub cwd: Field,
+    /// Command line, split on whitespace (a shell when empty).
+    pub command: Field,
+    /// Title.
+    pub label: Field,
+    /// `KEY=VALUE` rows; the last one is always empty.
+    pub env: Vec<Field>,
+    /// The row with the cursor.
+    pub row: FormRow,
+}
+
+impl Default for SpawnForm {
+    fn default() -> Self {
+        SpawnForm {
+            workspace: 0,
+            checkout: 0,
+            branch: Field::default(),
+            worktrees: Worktrees::Loading,
+            cwd: Field::default(),
+            command: Field::default(),
+            label: Field::default(),
+            env: vec![Field::default()],
+            row: FormRow::Command,
+        }
+    }
+}
+
+impl SpawnForm {
+    /// The rows shown, top to bottom.
+    pub fn rows(&self) -> Vec<FormRow> {
+        let mut rows = vec![FormRow::Workspace, FormRow::Checkout];
+        match self.checkout {
+            0 => rows.push(FormRow::Cwd),
+            1 => rows.push(FormRow::Branch),
+            _ => {}
+        }
+        rows.extend([FormRow::Command, FormRow::Label]);
+        rows.extend((0..self.env.len()).map(FormRow::Env));
+        rows
+    }
+
+    /// How many checkout choices there are.
+    fn checkouts(&self) -> usize {
+        2 + match &self.worktrees {
+            Worktrees::Loaded(list) => list.len(),
+            _ => 0,
+        }
+    }
+
+    /// The checkout choice as text.
+    pub fn checkout_text(&self) -> String {
+        match self.checkout {
+            0 => "current checkout".into(),
+            1 => "new worktree".into(),
+            n => match &self.worktrees {
+                Worktrees::Loaded(list) => list
+                    .get(n - 2)
+                    .map(|w| {
+                        let branch = if w.branch.is_empty() {
+                            "detached"
+                        } else {
+                            &w.branch
+                        };
+                        format!("worktree {} ({branch})", crate::git::display(&w.path))
+                    })
+                    .unwrap_or_default(),
+                _ => String::new(),
+            },
+        }
+    }
+
+    /// The field a text row edits.
+    fn field_mut(&mut self, row: FormRow) -> Option<&mut Field> {
+        match row {
+            FormRow::Branch => Some(&mut self.branch),
+            FormRow::Cwd => Some(&mut self.cwd),
+            FormRow::Command => Some(&mut self.command),
+            FormRow::Label => Some(&mut self.label),
+            FormRow::Env(i) => self.env.get_mut(i),
+            FormRow::Workspace | FormRow::Checkout => None,
+        }
+    }
+
+    /// Keeps exactly one empty env row at the end (rows emptied elsewhere stay until removed
+    /// or submitted, so a row does not vanish under the cursor).
+    fn tidy_env(&mut self) {
+        while self.env.len() > 1
+            && self.env.last().is_some_and(|f| f.text.is_empty())
+            && self.env[self.env.len() - 2].text.is_empty()
+            && self.row != FormRow::Env(self.env.len() - 1)
+        {
+            self.env.pop();
+        }
+        if self.env.last().is_none_or(|f| !f.text.is_empty()) {
+            self.env.push(Field::default());
+        }
+    }
+
+    fn step(&mut self, forward: bool) {
+        let rows = self.rows();
+        let n = rows.len();
+        let i = rows.iter().position(|r| *r == self.row).unwrap_or(0);
+        self.row = rows[if forward {
+            (i + 1) % n
+        } else {
+            (i + n - 1) % n
+        }];
+    }
+
+    /// The environment as pairs, or the first bad row (its index and why).
+    pub fn env_pairs(&self) -> Result<Vec<(String, String)>, (usize, String)> {
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        for (i, field) in self.env.iter().enumerate() {
+            let text = field.text.trim_start();
+            if text.trim().is_empty() {
+                continue;
+            }
+            let Some((key, value)) = text.split_once('=') else {
+                return Err((i, format!("env rows are KEY=VALUE, not {text:?}")));
+            };
+            let key = key.trim_end();
+            if key.is_empty() || key.contains(char::is_whitespace) {
+                return Err((i, format!("{key:?} is not a variable name")));
+            }
+            if pairs.iter().any(|(k, _)| k == key) {
+                return Err((i, format!("{key} is set twice")));
+            }
+            pairs.push((key.to_owned(), value.to_owned()));
+        }
+        Ok(pairs)
+    }
+}
+
+/// Opens the form on the current workspace and asks for its worktrees.
+pub fn open(app: &mut App, fx: &mut Vec<Effect>) {
+    let workspace = app
+        .workspace
+        .as_ref()
+        .and_then(|id| app.catalog.workspaces.iter().position(|w| &w.id == id))
+        .unwrap_or(0);
+    let form = SpawnForm {
+        workspace,
+        ..SpawnForm::default()
+    };
+    list_worktrees(app, &form, fx);
+    app.overlay = Some(Overlay::Spawn(form));
+}
+
+fn list_worktrees(app: &App, form: &SpawnForm, fx: &mut Vec<Effect>) {
+    if let Some(ws) = app.catalog.workspaces.get(form.workspace) {
+        fx.push(Effect::Request(Request::Git(GitRequest::ListWorktrees {
+            workspace_id: ws.id.clone(),
+        })));
+    }
+}
+
+/// Before a feed event is applied: a repository's worktrees changed while the form is open, so
+/// its list is asked for again (the choice is kept by path when the answer comes).
+pub fn on_event(app: &mut App, event: &pb::Event, fx: &mut Vec<Effect>) {
+    if let Some(pb::event::Kind::WorktreeChanged(_)) = &event.kind
+        && event.seq > app.catalog.seq
+        && let Some(Overlay::Spawn(form)) = &app.overlay
+    {
+        list_worktrees(app, form, fx);
+    }
+}
+
+/// ListWorktrees' answer, for the form if it is still about that workspace.
+pub fn on_worktrees(app: &mut App, reply: GitReply) {
+    let GitReply::Worktrees {
+        workspace_id,
+        result,
+    } = reply
+    else {
+        return;
+    };
+    let Some(ws) = app.catalog.workspace(&workspace_id).cloned() else {
+        return;
+    };
+    let Some(Overlay::Spawn(form)) = &mut app.overlay else {
+        return;
+    };
+    if app.catalog.workspaces.get(form.workspace).map(|w| &w.id) != Some(&workspace_id) {
+        return;
+    }
+    let own = ws
+        .git
+        .as_ref()
+        .map(|g| g.repo_root.clone())
+        .unwrap_or_default();
+    let chosen = match (&form.worktrees, form.checkout) {
+        (Worktrees::Loaded(list), n) if n >= 2 => list.get(n - 2).map(|w| w.path.clone()),
+        _ => None,
+    };
+    form.worktrees = match result {
+        Ok(list) => Worktrees::Loaded(
+            list.into_iter()
+                .filter(|w| !w.missing && w.path != own)
+                .collect(),
+        ),
+        Err(failure) if failure.reason == "NOT_A_REPO" => {
+            Worktrees::Unavailable("not a repository".into())
+        }
+        Err(failure) => Worktrees::Unavailable(failure.message),
+    };
+    form.checkout = match (&form.worktrees, chosen) {
+        (Worktrees::Loaded(list), Some(path)) => list
+            .iter()
+            .position(|w| w.path == path)
+            .map_or(0, |i| i + 2),
+        _ => form.checkout.min(form.checkouts() - 1),
+    };
+}
+
+/// A key for the form; returns whether it stays open.
+pub fn on_key(app: &mut App, form: &mut SpawnForm, key: KeyEvent, fx: &mut Vec<Effect>) -> bool {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    match key.code {
+        KeyCode::Esc => return false,
+        KeyCode::Tab | KeyCode::Down => form.step(true),
+        KeyCode::BackTab | KeyCode::Up => form.step(false),
+        KeyCode::Left | KeyCode::Right
+            if matches!(form.row, FormRow::Workspace | FormRow::Checkout) =>
+        {
+            let right = key.code == KeyCode::Right;
+            let cycle = |i: usize, n: usize| if right { (i + 1) % n } else { (i + n - 1) % n };
+            if form.row == FormRow::Workspace {
+                form.workspace = cycle(form.workspace, app.catalog.workspaces.len().max(1));
+                form.worktrees = Worktrees::Loading;
+                form.checkout = form.checkout.min(1);
+                list_worktrees(app, form, fx);
+            } else {
+                form.checkout = cycle(form.checkout, form.checkouts());
+            }
+        }
+        KeyCode::Char('n') if ctrl => {
+            let at = match form.row {
+                FormRow::Env(i) => i + 1,
+                _ => form.env.len(),
+            };
+            form.env.insert(at, Field::default());
+            form.row = FormRow::Env(at);
+        }
+        KeyCode::Char('d') if ctrl => {
+            if let FormRow::Env(i) = form.row {
+                form.env.remove(i);
+                // The row that took its place (the empty last one, if it was the last).
+                if form.env.last().is_none_or(|f| !f.text.is_empty()) {
+                    form.env.push(Field::default());
+                }
+                form.row = FormRow::Env(i.min(form.env.len() - 1));
+            }
+        }
+        KeyCode::Enter => return !submit(app, form, fx),
+        _ => {
+            if let Some(field) = form.field_mut(form.row) {
+                edit(field, &key);
+            }
+        }
+    }
+    form.tidy_env();
+    true
+}
+
+/// Starts the pane; returns whether the form is done (false: a mistake was shown, the form
+/// stays open with the cursor on it).
+fn submit(app: &mut App, form: &mut SpawnForm, fx: &mut Vec<Effect>) -> bool {
+    let now = Instant::now();
+    let Some(ws) = app.catalog.workspaces.get(form.workspace) else {
+        app.toast("no workspace to spawn into", now);
+        return true;
+    };
+    let workspace_id = ws.id.clone();
+    let env = match form.env_pairs() {
+        Ok(env) => env,
+        Err((row, why)) => {
+            form.row = FormRow::Env(row);
+            app.toast(why, now);
+            return false;
+        }
+    };
+    let argv: Vec<String> = form
+        .command
+        .text
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    let title = form.label.text.trim().to_owned();
+    let area = crate::regions::regions(app).panes;
+    let (cols, rows) = (area.width, area.height.saturating_sub(1));
+    let checkout = match form.checkout {
+        0 => None,
+        1 => {
+            let branch = form.branch.text.trim().to_owned();
+            if branch.is_empty() {
+                form.row = FormRow::Branch;
+                app.toast("a new worktree needs a branch name", now);
+                return false;
+            }
+            Some(Checkout::New { branch })
+        }
+        n => match &form.worktrees {
+            Worktrees::Loaded(list) => list.get(n - 2).map(|w| Checkout::Existing {
+                path: w.path.clone(),
+            }),
+            _ => None,
+        },
+    };
+    fx.push(Effect::Request(match checkout {
+        None => Request::Spawn {
+            workspace_id,
+            tab_id: String::new(),
+            argv,
+            cwd: form.cwd.text.trim().to_owned(),
+            title,
+            env,
+            cols,
+            rows,
+        },
+        Some(checkout) => {
+            let what = match &checkout {
+                Checkout::New { branch } => format!("creating a worktree on {branch}…"),
+                Checkout::Existing { path } => format!("opening {}…", crate::git::display(path)),
+            };
+            app.toast(what, now);
+            Request::Git(GitRequest::SpawnInWorktree(WorktreeSpawn {
+                workspace_id,
+                checkout,
+                argv,
+                title,
+                env,
+                cols,
+                rows,
+            }))
+        }
+    }));
+    true
+}
+
+/// The chain's pane landed: show its workspace (known before its event arrives: the reply
+/// carries it) and focus the pane.
+pub fn on_spawned(app: &mut App, reply: GitReply, now: Instant) {
+    let GitReply::SpawnedInWorktree {
+        workspace,
+        tab_id,
+        pane_id,
+        note,
+    } = reply
+    else {
+        return;
+    };
+    let ws_id = workspace.id.clone();
+    if app.catalog.workspace(&ws_id).is_none() {
+        app.catalog.workspaces.push(*workspace);
+    }
+    app.workspace = Some(ws_id.clone());
+    app.active_tab.insert(ws_id, tab_id.clone());
+    app.active_pane.insert(tab_id, pane_id);
+    app.focus = crate::app::Focus::Panes;
+    app.toast(note, now);
+}
+
+#[cfg(test)]
+#[path = "spawn_tests.rs"]
+mod tests;

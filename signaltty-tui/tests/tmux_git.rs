@@ -1,0 +1,187 @@
+//! The git views end to end, as a person uses them: the real `signaltty-tui` in a tmux window
+//! on a real repository in a temp dir, the real server started on demand. `d` shows the
+//! changed files and a file's hunks; a commit made outside the TUI refreshes the open view
+//! by itself; the spawn form starts a pane in a new worktree on a new branch, with an env row
+//! whose value has spaces, and the pane runs there with that value.
+//!
+//! Needs the binaries next to the TUI's: `cargo build -p signaltty-server -p signaltty-cli`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+fn bin(name: &str) -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_BIN_EXE_signaltty-tui")).with_file_name(name);
+    assert!(
+        path.is_file(),
+        "{} not found: build it first (cargo build -p signaltty-server -p signaltty-cli)",
+        path.display()
+    );
+    path
+}
+
+struct World {
+    dir: tempfile::TempDir,
+}
+
+impl World {
+    fn path(&self, p: &str) -> PathBuf {
+        self.dir.path().join(p)
+    }
+
+    fn tmux(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .arg("-S")
+            .arg(self.path("tmux.sock"))
+            .args(args)
+            .output()
+            .expect("run tmux")
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "t"];
+        args.extend_from_slice(keys);
+        assert!(self.tmux(&args).status.success());
+    }
+
+    fn literal(&self, text: &str) {
+        assert!(
+            self.tmux(&["send-keys", "-t", "t", "-l", text])
+                .status
+                .success()
+        );
+    }
+
+    /// Waits until the screen satisfies `pred`; fails with the last screen.
+    fn wait(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let out = self.tmux(&["capture-pane", "-p", "-t", "t"]);
+            let screen = String::from_utf8_lossy(&out.stdout).into_owned();
+            if pred(&screen) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        let _ = self.tmux(&["kill-server"]);
+        let cli = PathBuf::from(env!("CARGO_BIN_EXE_signaltty-tui")).with_file_name("signaltty");
+        let _ = Command::new(cli)
+            .arg("--socket")
+            .arg(self.path("run/s.sock"))
+            .args(["server", "stop", "--force"])
+            .output();
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+#[test]
+fn diff_view_and_a_new_agent_in_a_new_worktree() {
+    let world = World {
+        dir: tempfile::tempdir().unwrap(),
+    };
+    for sub in ["home", "cfg", "proj"] {
+        std::fs::create_dir_all(world.path(sub)).unwrap();
+    }
+    let proj = std::fs::canonicalize(world.path("proj")).unwrap();
+    git(&proj, &["init", "-q", "-b", "main"]);
+    std::fs::write(proj.join("a.txt"), "one\ntwo\nthree\n").unwrap();
+    git(&proj, &["add", "-A"]);
+    git(&proj, &["commit", "-q", "-m", "init"]);
+    std::fs::write(proj.join("a.txt"), "one\nTWO changed\nthree\n").unwrap();
+
+    let env = format!(
+        "env -i PATH=/usr/bin:/bin TERM=xterm-256color HOME={home} SHELL=/bin/sh PS1='$ ' \
+         XDG_CONFIG_HOME={cfg} SIGNALTTY_SOCKET={sock} SIGNALTTY_STATE_DIR={state} SIGNALTTY_SERVER_BIN={server}",
+        home = world.path("home").display(),
+        cfg = world.path("cfg").display(),
+        sock = world.path("run/s.sock").display(),
+        state = world.path("state").display(),
+        server = bin("signaltty-server").display(),
+    );
+    let started = world.tmux(&[
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        "120",
+        "-y",
+        "32",
+        "-c",
+        proj.to_str().unwrap(),
+        &format!("{env} {}", bin("signaltty-tui").display()),
+    ]);
+    assert!(started.status.success(), "{started:?}");
+    world.wait("the TUI with a shell", |s| {
+        s.contains("NORMAL") && s.contains("▾ proj") && s.contains("▶○ sh")
+    });
+
+    // The diff view: the file, its counts, its hunk with line numbers.
+    world.keys(&["d"]);
+    world.wait("the changed file and its hunk", |s| {
+        s.contains("diff: proj (main)")
+            && s.contains("M a.txt")
+            && s.contains("+1 -1")
+            && s.contains("@@ -1,3 +1,3 @@")
+            && s.contains("    2       -two")
+            && s.contains("          2 +TWO changed")
+    });
+    // A commit made elsewhere refreshes the open view (the server's watcher sees .git change).
+    git(&proj, &["commit", "-q", "-am", "two"]);
+    world.wait("the view refreshed by itself", |s| {
+        s.contains("no changes against HEAD")
+    });
+    world.keys(&["q"]);
+    world.wait("the view closed", |s| !s.contains("diff: proj"));
+
+    // New agent in a new worktree: checkout → new worktree, a branch, a command, an env row.
+    world.keys(&["s"]);
+    world.wait("the spawn form", |s| s.contains("spawn a pane"));
+    world.keys(&["Up", "Up", "Right", "Down"]);
+    world.literal("agent-1");
+    world.keys(&["Tab"]);
+    world.literal("sh");
+    world.keys(&["Tab", "Tab"]);
+    world.literal("GREETING=hello big world");
+    world.keys(&["Enter"]);
+    let checkout = format!("{}-worktrees/agent-1", proj.display());
+    world.wait("the new workspace, its pane focused", |s| {
+        s.contains("▾ agent-1 agent-1") && s.contains("on new branch agent-1")
+    });
+    world.keys(&["i"]);
+    world.literal("echo \"[$GREETING]\"; pwd");
+    world.keys(&["Enter"]);
+    world.wait("the pane runs in the worktree with the env value", |s| {
+        s.contains("[hello big world]") && s.contains(&checkout)
+    });
+    assert!(Path::new(&checkout).join("a.txt").is_file());
+}
