@@ -10,6 +10,7 @@
 pub mod corpus;
 pub mod procfs;
 pub mod pty;
+pub mod pump;
 pub mod report;
 pub mod sections;
 pub mod signaltty;
@@ -47,11 +48,15 @@ pub enum Section {
     Reflow,
     /// Workspace diff and dirty check against git, echo while a diff runs.
     Git,
+    /// Real CLI processes against tmux's: start-up, capture, creating panes one process each.
+    Cli,
+    /// The real `signaltty-tui` against `tmux attach`: echo, frames, CPU per MB, idle.
+    Tui,
 }
 
 impl Section {
     /// Every section, in the order a run takes them (cheap ones first).
-    pub const ALL: [Section; 8] = [
+    pub const ALL: [Section; 10] = [
         Self::Startup,
         Self::Echo,
         Self::Panes,
@@ -60,6 +65,8 @@ impl Section {
         Self::Throughput,
         Self::Git,
         Self::Events,
+        Self::Cli,
+        Self::Tui,
     ];
 
     fn name(self) -> &'static str {
@@ -72,6 +79,8 @@ impl Section {
             Self::Events => "events",
             Self::Reflow => "reflow",
             Self::Git => "git",
+            Self::Cli => "cli",
+            Self::Tui => "tui",
         }
     }
 }
@@ -167,6 +176,8 @@ pub struct Options {
     /// The `signaltty` CLI binary, whose `attach` is the user's client in the echo and
     /// throughput sections.
     pub cli_bin: PathBuf,
+    /// The `signaltty-tui` binary, the TUI client of the `tui` section.
+    pub tui_bin: PathBuf,
     /// Where to make the run's temp dir (default: the system temp dir).
     pub work_dir: Option<PathBuf>,
 }
@@ -181,6 +192,8 @@ pub struct Bench {
     pub server_bin: PathBuf,
     /// The `signaltty` CLI binary.
     pub cli_bin: PathBuf,
+    /// The `signaltty-tui` binary.
+    pub tui_bin: PathBuf,
     /// The run's temp dir (sockets, state dirs, logs, input files).
     pub dir: PathBuf,
     /// The tmux config file every tmux server loads.
@@ -252,6 +265,7 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
         with_signaltty: options.with_signaltty,
         server_bin: options.server_bin.clone(),
         cli_bin: options.cli_bin.clone(),
+        tui_bin: options.tui_bin.clone(),
         dir,
         tmux_config,
         corpus,
@@ -270,6 +284,8 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
             Section::Events => on_one_thread(sections::events::run(&bench)),
             Section::Reflow => sections::reflow::run(&bench).await,
             Section::Git => sections::git::run(&bench).await,
+            Section::Cli => sections::cli::run(&bench).await,
+            Section::Tui => sections::tui::run(&bench).await,
         };
         let took = started.elapsed().as_secs_f64();
         match result {
@@ -316,6 +332,11 @@ pub fn default_server_bin() -> PathBuf {
 /// The `signaltty` CLI next to this binary.
 pub fn default_cli_bin() -> PathBuf {
     sibling_bin("signaltty")
+}
+
+/// The `signaltty-tui` next to this binary.
+pub fn default_tui_bin() -> PathBuf {
+    sibling_bin("signaltty-tui")
 }
 
 fn sibling_bin(name: &str) -> PathBuf {

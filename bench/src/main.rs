@@ -30,6 +30,9 @@ struct Args {
     /// The signaltty CLI binary, the attached client [default: next to this binary].
     #[arg(long)]
     cli_bin: Option<PathBuf>,
+    /// The `signaltty-tui` binary, the TUI client [default: next to this binary].
+    #[arg(long)]
+    tui_bin: Option<PathBuf>,
     /// Make the run's temp dir inside this directory.
     #[arg(long)]
     work_dir: Option<PathBuf>,
@@ -84,6 +87,9 @@ async fn run(args: Args) -> i32 {
         cli_bin: args
             .cli_bin
             .unwrap_or_else(signaltty_bench::default_cli_bin),
+        tui_bin: args
+            .tui_bin
+            .unwrap_or_else(signaltty_bench::default_tui_bin),
         work_dir: args.work_dir,
     };
     let command: Vec<String> = std::env::args().collect();

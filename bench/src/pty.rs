@@ -49,6 +49,17 @@ impl PtyChild {
     /// Starts `argv` on a new `size` PTY in its own session, with `TERM=xterm-256color` and
     /// without `$TMUX` (so a `tmux attach` never refuses to nest).
     pub fn spawn(argv: &[String], size: TermSize) -> anyhow::Result<Self> {
+        Self::spawn_in(argv, size, None, &[])
+    }
+
+    /// [`PtyChild::spawn`] in directory `cwd` (when given) with `env` added (a client that must
+    /// not see the user's home or config).
+    pub fn spawn_in(
+        argv: &[String],
+        size: TermSize,
+        cwd: Option<&std::path::Path>,
+        env: &[(&str, std::ffi::OsString)],
+    ) -> anyhow::Result<Self> {
         let (program, args) = argv.split_first().context("empty argv")?;
         let winsize = Winsize {
             ws_row: size.rows,
@@ -63,9 +74,13 @@ impl PtyChild {
                 .args(args)
                 .env("TERM", "xterm-256color")
                 .env_remove("TMUX")
+                .envs(env.iter().map(|(k, v)| (k, v)))
                 .stdin(Stdio::from(pty.slave.try_clone()?))
                 .stdout(Stdio::from(pty.slave.try_clone()?))
                 .stderr(Stdio::from(pty.slave));
+            if let Some(cwd) = cwd {
+                command.current_dir(cwd);
+            }
             controlling_terminal_on_exec(&mut command);
             // The command (and with it the parent's copies of the slave) is dropped at the end of
             // this block, so the master reads EIO once the child side closes.
@@ -149,6 +164,28 @@ impl PtyChild {
         Ok(latencies)
     }
 
+    /// Reads whatever arrives before `deadline` (one read's worth); `None` when nothing did.
+    /// Unlike the other reads, running out of time is not an error: a pump that drains a
+    /// client's terminal continuously calls this in a loop.
+    pub fn read_within(&mut self, deadline: Instant) -> anyhow::Result<Option<&[u8]>> {
+        loop {
+            match self.master.read(&mut self.buf[..CHUNK]) {
+                Ok(0) => bail!("the terminal closed (EOF)"),
+                Ok(n) => return Ok(Some(&self.buf[..n])),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if !poll_ready(&self.master, PollFlags::POLLIN, deadline)? {
+                        return Ok(None);
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.raw_os_error() == Some(libc::EIO) => {
+                    bail!("the terminal hung up (the child exited)")
+                }
+                Err(e) => return Err(e).context("read from PTY master"),
+            }
+        }
+    }
+
     /// Reads whatever is there (at least one byte) into `buf[offset..]`.
     fn read_some(&mut self, offset: usize, deadline: Instant) -> anyhow::Result<usize> {
         loop {
@@ -206,17 +243,26 @@ fn set_nonblocking(fd: &OwnedFd) -> anyhow::Result<()> {
 
 /// Waits until `fd` is ready for `flags` or the deadline passes.
 fn wait_ready(fd: &impl AsFd, flags: PollFlags, deadline: Instant) -> anyhow::Result<()> {
+    if poll_ready(fd, flags, deadline)? {
+        Ok(())
+    } else {
+        bail!("timed out")
+    }
+}
+
+/// Whether `fd` became ready for `flags` before the deadline.
+fn poll_ready(fd: &impl AsFd, flags: PollFlags, deadline: Instant) -> anyhow::Result<bool> {
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            bail!("timed out");
+            return Ok(false);
         }
         let millis = u16::try_from(left.as_millis().max(1)).unwrap_or(u16::MAX);
         let mut fds = [PollFd::new(fd.as_fd(), flags)];
         match poll(&mut fds, PollTimeout::from(millis)) {
             Ok(0) | Err(nix::errno::Errno::EINTR) => {}
             // Readable, writable, or hung up: the next read/write tells which.
-            Ok(_) => return Ok(()),
+            Ok(_) => return Ok(true),
             Err(e) => return Err(e).context("poll"),
         }
     }

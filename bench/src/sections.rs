@@ -1,6 +1,7 @@
 //! The benchmark's sections, one file each. Every section starts its own servers and lets
 //! their guards end them, so sections are independent and a failure stays local.
 
+pub mod cli;
 pub mod echo;
 pub mod events;
 pub mod git;
@@ -9,6 +10,8 @@ pub mod reflow;
 pub mod scrollback;
 pub mod startup;
 pub mod throughput;
+pub mod tui;
+pub mod tui_setup;
 
 use std::future::Future;
 use std::time::{Duration, Instant};

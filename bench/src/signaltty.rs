@@ -121,6 +121,11 @@ impl SignalttyServer {
         )
     }
 
+    /// The shared channel, for services without a helper here.
+    pub fn channel(&self) -> Channel {
+        self.channel.clone()
+    }
+
     /// The server's socket.
     pub fn socket(&self) -> &Path {
         &self.socket

@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-use crate::pty::{PtyChild, TERM_SIZE};
+use crate::pty::{PtyChild, TERM_SIZE, TermSize};
 
 /// The config every benchmark tmux server loads instead of the user's: signaltty's scrollback
 /// depth, and no status line (signaltty draws none, so tmux should not pay for one either).
@@ -98,9 +98,27 @@ impl TmuxServer {
     /// Starts `tmux attach -t target` on a fresh 80×24 PTY that the caller drains, and waits
     /// until the server lists the client.
     pub async fn attach(&self, target: &str) -> anyhow::Result<PtyChild> {
+        self.attach_with(target, TERM_SIZE, false).await
+    }
+
+    /// [`TmuxServer::attach`] on a `size` PTY, as a UTF-8 client (`-u`: the locale may not say
+    /// so, and a key typed as UTF-8 must come back as itself).
+    pub async fn attach_utf8(&self, target: &str, size: TermSize) -> anyhow::Result<PtyChild> {
+        self.attach_with(target, size, true).await
+    }
+
+    async fn attach_with(
+        &self,
+        target: &str,
+        size: TermSize,
+        utf8: bool,
+    ) -> anyhow::Result<PtyChild> {
         let mut argv = self.base_argv();
+        if utf8 {
+            argv.push("-u".into());
+        }
         argv.extend(["attach-session".into(), "-t".into(), target.into()]);
-        let client = PtyChild::spawn(&argv, TERM_SIZE)?;
+        let client = PtyChild::spawn(&argv, size)?;
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             let clients = self.run(&["list-clients", "-t", target]).await?;

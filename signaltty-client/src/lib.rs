@@ -34,6 +34,7 @@
 //! ```
 
 pub mod attach;
+pub mod attach_pacing;
 pub mod autostart;
 pub mod catalog;
 pub mod client;
@@ -46,6 +47,7 @@ pub mod reconnect;
 mod sys;
 pub mod trust;
 pub mod tty_input;
+pub mod tty_output;
 
 pub use attach::{Attach, AttachEvent, AttachEvents, AttachInput, AttachStart, Cursor, Snapshot};
 pub use client::Client;

@@ -47,6 +47,20 @@ const POP_TITLE: &[u8] = b"\x1b[23;0t";
 /// screen it may also restore a stale saved cursor position.
 const LEAVE_ALT_SCREEN: &[u8] = b"\x1b[?1049l";
 
+/// What goes before a repaint written to a terminal that was showing the pane (a Resync, or a
+/// skip to a fresh screen): CAN (ends an escape sequence cut in the middle by skipped output),
+/// the alternate screen left if the output entered it, and every mode reset to its power-on
+/// value (`RESET_MODES`) — the repaint expects a fresh terminal and sets again only what the
+/// pane has on, so a scroll region or a mode the skipped output turned off must not survive.
+pub fn repaint_prefix() -> Vec<u8> {
+    let mut prefix = b"\x18".to_vec();
+    if ALT_SCREEN.swap(false, Ordering::SeqCst) {
+        prefix.extend_from_slice(LEAVE_ALT_SCREEN);
+    }
+    prefix.extend_from_slice(RESET_MODES);
+    prefix
+}
+
 /// Raw mode on stdin for as long as the guard lives.
 #[derive(Debug)]
 pub struct RawMode {
@@ -139,7 +153,19 @@ enum ScanState {
 impl ModeTracker {
     /// Feeds bytes written to the terminal.
     pub fn observe(&mut self, data: &[u8]) {
-        for &byte in data {
+        let mut data = data;
+        loop {
+            // Text between sequences cannot change a mode: skip to the next ESC at once.
+            if self.state == ScanState::Ground {
+                let Some(at) = memchr::memchr(0x1b, data) else {
+                    return;
+                };
+                data = &data[at..];
+            }
+            let Some((&byte, rest)) = data.split_first() else {
+                return;
+            };
+            data = rest;
             self.state = match (self.state, byte) {
                 (_, 0x1b) => ScanState::Escape,
                 (ScanState::Escape, b'[') => ScanState::CsiStart,

@@ -33,18 +33,31 @@ impl QueryFilter {
     /// answered queries; the start of a sequence at the end of `chunk` is held back.
     pub fn filter(&mut self, chunk: &[u8]) -> Vec<u8> {
         let mut out = Vec::with_capacity(chunk.len() + self.held.len());
-        for &byte in chunk {
+        let mut rest = chunk;
+        while let Some((&byte, tail)) = rest.split_first() {
             if self.held.is_empty() {
-                if byte == 0x1b {
-                    self.held.push(byte);
-                } else {
-                    out.push(byte);
+                // Text up to the next ESC passes as it is, in one copy.
+                let run = memchr::memchr(0x1b, rest).unwrap_or(rest.len());
+                out.extend_from_slice(&rest[..run]);
+                if let Some(esc) = rest.get(run) {
+                    self.held.push(*esc);
                 }
+                rest = rest.get(run + 1..).unwrap_or_default();
                 continue;
             }
             self.step(byte, &mut out);
+            rest = tail;
         }
         out
+    }
+
+    /// [`QueryFilter::filter`] of an owned chunk: a chunk without an escape sequence (and
+    /// nothing held) is handed back as it is, without a copy.
+    pub fn filter_owned(&mut self, chunk: Vec<u8>) -> Vec<u8> {
+        if self.held.is_empty() && memchr::memchr(0x1b, &chunk).is_none() {
+            return chunk;
+        }
+        self.filter(&chunk)
     }
 
     /// Forgets a held partial sequence: the stream restarts (a Snapshot repaints the screen).

@@ -6,7 +6,12 @@
 //! tasks' messages, the signals and — only when armed — the next deadline (a chord timeout, a
 //! toast, the once-a-second clock while a "working for…" timer shows) and the next frame. A
 //! frame is drawn only when something changed, at most every [`FRAME`], wrapped in synchronized
-//! output so the outer terminal never shows half of one.
+//! output so the outer terminal never shows half of one, and written with one write(2).
+//!
+//! A key typed into a pane changes nothing on screen by itself; its echo does, a moment later.
+//! Drawing the key's frame at once would spend the frame slot and make the echo wait up to a
+//! whole [`FRAME`], so after typed input the frame waits for that pane's output, at most
+//! [`ECHO_GRACE`]: the echo and everything else dirty go out in one frame.
 
 mod attach;
 pub mod requests;
@@ -32,6 +37,40 @@ use crate::update::update;
 
 /// The shortest time between two frames (60 frames per second).
 pub const FRAME: Duration = Duration::from_micros(16_667);
+
+/// How long a frame waits for the echo of typed input before it is drawn without it.
+pub const ECHO_GRACE: Duration = FRAME;
+
+/// The TUI's frame buffer: ratatui writes a frame into it (its `flush` does nothing), and
+/// [`FrameWriter::send`] hands the whole frame to the terminal in one write.
+#[derive(Clone)]
+struct FrameWriter(Arc<Mutex<Vec<u8>>>);
+
+impl Write for FrameWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Ok(mut frame) = self.0.lock() {
+            frame.extend_from_slice(buf);
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl FrameWriter {
+    fn send(&self) {
+        if let Ok(mut frame) = self.0.lock() {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(&frame);
+            let _ = out.flush();
+            frame.clear();
+        }
+    }
+}
+
+type Term = Terminal<CrosstermBackend<FrameWriter>>;
 
 /// The connection every task uses; replaced when the feed reconnects (a restarted server).
 #[derive(Clone)]
@@ -68,7 +107,8 @@ pub async fn run(options: Options) -> Result<(), String> {
     let slot = Slot(Arc::new(Mutex::new(Some(first))));
 
     let guard = crate::terminal::enter().map_err(|e| format!("cannot set up the terminal: {e}"))?;
-    let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))
+    let frames = FrameWriter(Arc::new(Mutex::new(Vec::with_capacity(1 << 16))));
+    let mut terminal = Terminal::new(CrosstermBackend::new(frames.clone()))
         .map_err(|e| format!("cannot set up the terminal: {e}"))?;
     let size = terminal
         .size()
@@ -99,11 +139,18 @@ pub async fn run(options: Options) -> Result<(), String> {
     let mut sigint = signal(SignalKind::interrupt()).map_err(|e| e.to_string())?;
     let mut sighup = signal(SignalKind::hangup()).map_err(|e| e.to_string())?;
     let mut last_frame = Instant::now() - FRAME;
+    // Typed input whose echo the next frame waits for: the pane and until when.
+    let mut awaiting_echo: Option<(String, Instant)> = None;
 
     loop {
         let now = Instant::now();
         let deadline = app.deadline(now);
-        let frame_at = app.dirty.then(|| last_frame + FRAME);
+        let frame_at = app.dirty.then(|| {
+            let slot = last_frame + FRAME;
+            awaiting_echo
+                .as_ref()
+                .map_or(slot, |(_, until)| slot.max(*until))
+        });
         let msg = tokio::select! {
             biased;
             _ = sigterm.recv() => crate::terminal::reraise(nix::sys::signal::Signal::SIGTERM),
@@ -120,18 +167,31 @@ pub async fn run(options: Options) -> Result<(), String> {
             Some(feed) = feed_rx.recv() => Msg::Feed(feed),
             Some(msg) = msg_rx.recv() => msg,
             () = sleep_until(frame_at), if frame_at.is_some() => {
-                draw(&mut terminal, &app);
+                draw(&mut terminal, &frames, &app);
                 app.dirty = false;
                 last_frame = Instant::now();
+                awaiting_echo = None;
                 continue;
             }
             () = sleep_until(deadline), if deadline.is_some() => Msg::Tick,
         };
+        let typed = matches!(msg, Msg::Key(_) | Msg::Paste(_));
+        clear_if_echo(&mut awaiting_echo, &msg);
         let mut effects = update(&mut app, msg, Instant::now());
         // Take whatever else is already waiting before drawing: a flood of output costs one
         // frame, not one per chunk.
         while let Ok(msg) = msg_rx.try_recv() {
+            clear_if_echo(&mut awaiting_echo, &msg);
             effects.extend(update(&mut app, msg, Instant::now()));
+        }
+        if typed {
+            let input = effects.iter().find_map(|e| match e {
+                Effect::Input { pane_id, .. } => Some(pane_id.clone()),
+                _ => None,
+            });
+            if let Some(pane_id) = input {
+                awaiting_echo = Some((pane_id, Instant::now() + ECHO_GRACE));
+            }
         }
         for effect in effects {
             if effect == Effect::Quit {
@@ -143,8 +203,8 @@ pub async fn run(options: Options) -> Result<(), String> {
         if app.quit {
             break;
         }
-        if app.dirty && last_frame.elapsed() >= FRAME {
-            draw(&mut terminal, &app);
+        if app.dirty && last_frame.elapsed() >= FRAME && awaiting_echo.is_none() {
+            draw(&mut terminal, &frames, &app);
             app.dirty = false;
             last_frame = Instant::now();
         }
@@ -156,6 +216,21 @@ pub async fn run(options: Options) -> Result<(), String> {
     drop(terminal);
     drop(guard);
     Ok(())
+}
+
+/// Ends the wait for an echo when output of the pane typed into arrives.
+fn clear_if_echo(awaiting: &mut Option<(String, Instant)>, msg: &Msg) {
+    if let (
+        Some((typed_into, _)),
+        Msg::Pane {
+            pane_id,
+            event: crate::app::PaneEvent::Output(_),
+        },
+    ) = (awaiting.as_ref(), msg)
+        && typed_into == pane_id
+    {
+        *awaiting = None;
+    }
 }
 
 async fn sleep_until(at: Option<Instant>) {
@@ -177,15 +252,14 @@ fn to_msg(event: Event) -> Option<Msg> {
     }
 }
 
-fn draw(terminal: &mut Terminal<CrosstermBackend<std::io::Stdout>>, app: &App) {
+fn draw(terminal: &mut Term, frames: &FrameWriter, app: &App) {
     // Synchronized output: the outer terminal shows the frame whole or not at all.
-    let _ = std::io::stdout().write_all(b"\x1b[?2026h");
+    let _ = terminal.backend_mut().write_all(b"\x1b[?2026h");
     if app.link == Link::Connecting || app.size != (0, 0) {
         let _ = terminal.draw(|frame| crate::view::view(app, frame));
     }
-    let mut out = std::io::stdout();
-    let _ = out.write_all(b"\x1b[?2026l");
-    let _ = out.flush();
+    let _ = terminal.backend_mut().write_all(b"\x1b[?2026l");
+    frames.send();
 }
 
 fn carry_out(

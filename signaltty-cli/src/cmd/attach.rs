@@ -3,9 +3,12 @@
 //!
 //! The attach itself is `signaltty_client`'s driver; this file is what a real terminal does
 //! with it. The terminal goes raw (`signaltty_client::raw_mode`) only after the server's first
-//! message (a Snapshot) proves the attach works. Snapshot and Output bytes go to stdout as they
-//! are, less the queries the server answers for the pane (DA, cursor position: [`QueryFilter`]),
-//! which this terminal would otherwise answer a second time, with its own cursor position; typed
+//! message (a Snapshot) proves the attach works. Snapshot and Output bytes go to the terminal
+//! as they are, less the queries the server answers for the pane (DA, cursor position:
+//! [`QueryFilter`]), which this terminal would otherwise answer a second time, with its own
+//! cursor position. They are written without blocking (`signaltty_client::tty_output`); when
+//! the terminal falls behind the pane, output is skipped and a fresh screen is written once it
+//! caught up (`signaltty_client::attach_pacing`), so it never shows stale output late; typed
 //! bytes (read from the terminal in the same task, `signaltty_client::tty_input`) go to the pane
 //! as Input; SIGWINCH becomes a Resize. The detach key (Ctrl-\ by default, `--detach-key`:
 //! `ctrl-X`, `C-X` or `^X` for a control key, or `0xNN` for any byte) ends the attach without
@@ -16,9 +19,11 @@
 use std::io::IsTerminal;
 
 use clap::Args;
-use signaltty_client::raw_mode::{ModeTracker, RawMode};
+use signaltty_client::attach_pacing::{CANCEL, PaceState, Pacer, Piece, fetch_snapshot};
+use signaltty_client::raw_mode::{ModeTracker, RawMode, repaint_prefix};
 use signaltty_client::tty_input::TtyInput;
-use signaltty_client::{AttachEvent, AttachStart, Client};
+use signaltty_client::tty_output::TtyOutput;
+use signaltty_client::{AttachEvent, AttachStart, Client, ClientError, Snapshot};
 use signaltty_term::QueryFilter;
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -161,20 +166,51 @@ pub async fn attach(ctx: &Ctx, client: &Client, pane: &str, options: AttachOptio
     let mut keys = TtyInput::open_stdin()
         .map_err(|e| CliError::local(format!("cannot read the terminal: {e}")))?;
     let guard = RawMode::enter()?;
-    let mut screen = Screen::default();
+    let mut screen = Screen::new(cols, rows);
+    // A fresh screen being fetched because the terminal fell behind (see `attach_pacing`).
+    let mut fetch: Option<Fetch> = None;
+    // Set by Exited: the attach ends once the terminal shows the final screen.
+    let mut exited: Option<i32> = None;
     // One task does everything: a keystroke goes from the terminal's readiness to the
-    // connection without another thread or queue in between.
+    // connection without another thread or queue in between, and the terminal is written
+    // without blocking, so a slow terminal never stops the connection from being read.
     let end = loop {
+        if let Some(generation) = screen.pacer.want_snapshot(screen.out.pending()) {
+            let (client, pane) = (client.clone(), pane.to_owned());
+            let (cols, rows) = terminal_size().unwrap_or((cols, rows));
+            fetch = Some(Box::pin(async move {
+                let result = fetch_snapshot(&client, &pane, cols, rows).await;
+                (generation, result)
+            }));
+        }
+        if let Some(code) = exited
+            && screen.caught_up()
+        {
+            break AttachEnd::Exited(code);
+        }
         tokio::select! {
-            event = events.next() => match event {
+            event = events.next(), if exited.is_none() => match event {
+                Ok(Some(AttachEvent::Exited { code })) => exited = Some(code),
                 Ok(Some(event)) => {
-                    if let Some(end) = screen.show(event) {
-                        break end;
+                    if let Err(err) = screen.show(event) {
+                        break AttachEnd::Failed(err.into());
                     }
                 }
                 Ok(None) => break AttachEnd::StreamEnded,
                 Err(err) => break AttachEnd::Failed(err.into()),
             },
+            (generation, result) = poll_fetch(&mut fetch) => {
+                fetch = None;
+                let pieces = screen.pacer.fetched(generation, result);
+                if let Err(err) = screen.write(pieces) {
+                    break AttachEnd::Failed(err.into());
+                }
+            }
+            flushed = screen.out.flush_some(), if screen.out.pending() > 0 => {
+                if let Err(err) = flushed {
+                    break AttachEnd::Failed(err.into());
+                }
+            }
             typed = keys.read() => match typed {
                 // The terminal hung up: nothing more can be typed, so leave.
                 Ok([]) | Err(_) => break AttachEnd::Detached,
@@ -190,6 +226,7 @@ pub async fn attach(ctx: &Ctx, client: &Client, pane: &str, options: AttachOptio
             },
             _ = sigwinch.recv() => {
                 if let Some((cols, rows)) = terminal_size() {
+                    screen.pacer.resize(cols, rows);
                     input.resize(cols, rows).await;
                 }
             }
@@ -234,34 +271,83 @@ pub async fn attach(ctx: &Ctx, client: &Client, pane: &str, options: AttachOptio
     }
 }
 
+/// A fresh screen on its way: the pacer's generation and the server's answer.
+type Fetch = std::pin::Pin<
+    Box<dyn std::future::Future<Output = (u64, Result<Snapshot, ClientError>)> + Send>,
+>;
+
+/// The fetch in flight, or never (for `select!`).
+async fn poll_fetch(fetch: &mut Option<Fetch>) -> (u64, Result<Snapshot, ClientError>) {
+    match fetch {
+        Some(fetch) => fetch.await,
+        None => std::future::pending().await,
+    }
+}
+
 /// What is known of this terminal while it shows the pane.
-#[derive(Default)]
 struct Screen {
     modes: ModeTracker,
     queries: QueryFilter,
+    pacer: Pacer,
+    out: TtyOutput,
 }
 
 impl Screen {
-    /// Writes one event's bytes to the terminal; `Some` when it ends the attach.
-    fn show(&mut self, event: AttachEvent) -> Option<AttachEnd> {
-        let data = match event {
-            AttachEvent::Snapshot(snapshot) => {
-                // A repaint: whatever partial sequence was held belonged to skipped output.
-                self.queries.reset();
-                snapshot.bytes
-            }
-            AttachEvent::Output { data, .. } => self.queries.filter(&data),
-            AttachEvent::Exited { code } => return Some(AttachEnd::Exited(code)),
-            // A Snapshot follows a Resync at once and repaints; a size change needs nothing here.
-            AttachEvent::Resync { .. } | AttachEvent::Resized { .. } => return None,
-        };
-        self.modes.observe(&data);
-        use std::io::Write;
-        let mut stdout = std::io::stdout().lock();
-        match stdout.write_all(&data).and_then(|()| stdout.flush()) {
-            Ok(()) => None,
-            Err(err) => Some(AttachEnd::Failed(err.into())),
+    fn new(cols: u16, rows: u16) -> Screen {
+        Screen {
+            modes: ModeTracker::default(),
+            queries: QueryFilter::default(),
+            pacer: Pacer::new(cols, rows),
+            out: TtyOutput::open_stdout(),
         }
+    }
+
+    /// Writes one event's bytes to the terminal, or skips them while it is behind.
+    fn show(&mut self, event: AttachEvent) -> std::io::Result<()> {
+        let pieces = match event {
+            AttachEvent::Snapshot(snapshot) => self.pacer.snapshot(snapshot),
+            AttachEvent::Output { data, end_offset } => self.pacer.output(data, end_offset),
+            // A Snapshot follows a Resync at once and repaints; a size change needs nothing
+            // here; Exited is the caller's.
+            AttachEvent::Resync { .. }
+            | AttachEvent::Resized { .. }
+            | AttachEvent::Exited { .. } => Vec::new(),
+        };
+        self.write(pieces)
+    }
+
+    /// Writes what the pacer let through; drops the backlog when the terminal fell behind.
+    fn write(&mut self, pieces: Vec<Piece>) -> std::io::Result<()> {
+        for piece in pieces {
+            match piece {
+                Piece::Repaint { bytes, first } => {
+                    // Whatever partial query was held belonged to skipped output.
+                    self.queries.reset();
+                    if !first {
+                        self.out.push(&repaint_prefix())?;
+                    }
+                    self.modes.observe(&bytes);
+                    self.out.push(&bytes)?;
+                }
+                Piece::Output(data) => {
+                    let data = self.queries.filter_owned(data);
+                    self.modes.observe(&data);
+                    self.out.push(&data)?;
+                }
+            }
+            if self.pacer.wrote(self.out.pending()) {
+                // Behind: what the terminal has not taken yet is not worth writing any more.
+                self.out.discard();
+                self.out.push(CANCEL)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The terminal has been given everything it should show (nothing skipped, nothing
+    /// pending).
+    fn caught_up(&self) -> bool {
+        self.pacer.state() == PaceState::Live && self.out.pending() == 0
     }
 }
 

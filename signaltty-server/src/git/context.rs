@@ -74,12 +74,14 @@ pub fn main_checkout(repo: &gix::Repository, fallback: &Path) -> std::path::Path
 }
 
 /// Whether tracked files differ from HEAD (staged or not; untracked files and submodules do
-/// not count). `None` when `interrupt` was raised before the answer was known.
+/// not count). `None` when `interrupt` was raised before the answer was known. Stops at the
+/// first change; `interrupt` is raised on the way out then (see [`stop_early`]), so the flag
+/// must be this call's own.
 pub fn is_dirty(
     repo: &gix::Repository,
     interrupt: Arc<AtomicBool>,
 ) -> Result<Option<bool>, BoxError> {
-    let items = repo
+    let mut items = repo
         .status(gix::progress::Discard)?
         .should_interrupt_owned(interrupt.clone())
         .untracked_files(gix::status::UntrackedFiles::None)
@@ -91,21 +93,34 @@ pub fn is_dirty(
         })
         .index_worktree_options_mut(|o| o.dirwalk_options = None)
         .into_iter(Vec::new())?;
-    for item in items {
+    let mut changed = false;
+    for item in items.by_ref() {
         if interrupt.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        match item? {
-            gix::status::Item::TreeIndex(_) => return Ok(Some(true)),
-            gix::status::Item::IndexWorktree(item) => {
-                if item.summary().is_some() {
-                    return Ok(Some(true));
-                }
-            }
+        changed = match item? {
+            gix::status::Item::TreeIndex(_) => true,
+            gix::status::Item::IndexWorktree(item) => item.summary().is_some(),
+        };
+        if changed {
+            break;
         }
+    }
+    if changed {
+        stop_early(items, &interrupt);
+        return Ok(Some(true));
     }
     if interrupt.load(Ordering::Relaxed) {
         return Ok(None);
     }
     Ok(Some(false))
+}
+
+/// Ends a status whose answer is known before its end. With gix's `parallel` feature the status
+/// runs on threads of its own; dropping the iterator raises the interrupt flag only for a moment
+/// and puts the old value back, so those threads would go on statting the rest of the checkout
+/// in the background. Raising the (per-call) flag for good after the drop stops them.
+pub fn stop_early(items: gix::status::Iter, interrupt: &AtomicBool) {
+    drop(items);
+    interrupt.store(true, Ordering::Relaxed);
 }

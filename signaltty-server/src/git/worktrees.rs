@@ -136,7 +136,7 @@ pub fn default_path(main: &Path, branch: &str) -> PathBuf {
 /// `None` when `interrupt` was raised first.
 pub fn has_changes(path: &Path, interrupt: &Arc<AtomicBool>) -> Result<Option<bool>, GitError> {
     let repo = open_checkout(path)?;
-    let items = repo
+    let mut items = repo
         .status(gix::progress::Discard)
         .map_err(GitError::gix)?
         .should_interrupt_owned(interrupt.clone())
@@ -145,18 +145,22 @@ pub fn has_changes(path: &Path, interrupt: &Arc<AtomicBool>) -> Result<Option<bo
         .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled)
         .into_iter(Vec::new())
         .map_err(GitError::gix)?;
-    for item in items {
+    let mut changed = false;
+    for item in items.by_ref() {
         if interrupt.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        match item.map_err(GitError::gix)? {
-            gix::status::Item::TreeIndex(_) => return Ok(Some(true)),
-            gix::status::Item::IndexWorktree(item) => {
-                if item.summary().is_some() {
-                    return Ok(Some(true));
-                }
-            }
+        changed = match item.map_err(GitError::gix)? {
+            gix::status::Item::TreeIndex(_) => true,
+            gix::status::Item::IndexWorktree(item) => item.summary().is_some(),
+        };
+        if changed {
+            break;
         }
+    }
+    if changed {
+        super::context::stop_early(items, interrupt);
+        return Ok(Some(true));
     }
     Ok((!interrupt.load(Ordering::Relaxed)).then_some(false))
 }

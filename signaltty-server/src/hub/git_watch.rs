@@ -1,9 +1,13 @@
 //! Keeps workspaces' git context live without polling: one task for the whole server owns one
 //! inotify instance watching the git directories of every open workspace's checkout
 //! (`git/watch.rs` says which and why directories), and refreshes the workspaces a change
-//! concerns. It also refreshes a pane's workspace when the pane reports a new working
-//! directory (OSC 7). No timer anywhere: the task sleeps until inotify, a report, or a state
-//! change (to re-aim its watches) wakes it.
+//! concerns, and announces `WorktreeChanged` when a repository's linked worktrees come, go,
+//! lock or move — also when `git worktree add/remove` runs in a pane. It also refreshes a
+//! pane's workspace when the pane reports a new working directory (OSC 7), and when a pane stops
+//! working (its lifecycle leaves `working`, or its process exits): editing files touches
+//! nothing under `.git`, and an agent's turn ending is when its edits are done. No timer
+//! anywhere: the task sleeps until inotify, a report, or an event on the bus (a state change
+//! re-aims its watches) wakes it.
 //!
 //! Coalescing: events that arrive while a refresh runs wait in the inotify queue and cause one
 //! more refresh after it, so the context always ends up read after the last change. A queue
@@ -18,8 +22,10 @@ use tokio::io::unix::AsyncFd;
 use tokio::sync::mpsc;
 use tokio_util::task::TaskTracker;
 
-use crate::git::watch::{Role, dirs_for};
+use crate::git::watch::{Change, Role, dirs_for};
+use crate::model::event::Event;
 use crate::model::ids::{PaneId, WorkspaceId};
+use crate::model::lifecycle::Lifecycle;
 
 use super::Hub;
 
@@ -71,8 +77,24 @@ impl Fd {
 
 struct Watched {
     dir: PathBuf,
-    role: Role,
+    roles: Vec<Role>,
+    /// Workspaces whose checkout uses the directory.
     workspaces: HashSet<WorkspaceId>,
+    /// The repository's main checkout (for `WorktreeChanged`).
+    main: PathBuf,
+}
+
+/// The pane whose turn or process ended, from an event on the bus.
+fn stopped_working(event: &Event) -> Option<&PaneId> {
+    match event {
+        Event::LifecycleChanged {
+            pane_id,
+            prev: Lifecycle::Working,
+            ..
+        }
+        | Event::PaneExited { pane_id, .. } => Some(pane_id),
+        _ => None,
+    }
 }
 
 impl Hub {
@@ -104,11 +126,15 @@ impl Hub {
                 None
             }
         };
-        let mut head = self.store().watch_head();
+        let mut bus = self.store().subscribe(None).live;
         let mut watches: HashMap<WatchDescriptor, Watched> = HashMap::new();
         let mut shown: Vec<(WorkspaceId, Option<PathBuf>)> = Vec::new();
         let mut last_cwd: HashMap<PaneId, PathBuf> = HashMap::new();
         let mut first = true;
+        // Repositories whose worktree list changed, announced once the watches are re-aimed (so
+        // a worktree that appeared is watched before the news goes out: its later changes
+        // cannot fall between the announcement and the watch).
+        let mut worktrees_changed: HashSet<PathBuf> = HashSet::new();
         loop {
             let now = self.store().read(|s| {
                 s.workspaces()
@@ -131,6 +157,13 @@ impl Hub {
                 shown = now;
             }
             first = false;
+            if !worktrees_changed.is_empty() {
+                self.store().publish(
+                    worktrees_changed
+                        .drain()
+                        .map(|repo_root| Event::WorktreeChanged { repo_root }),
+                );
+            }
             let readable = async {
                 match &fd {
                     Some(fd) => fd.ready.readable().await.map(|g| Some((g, &fd.inotify))),
@@ -139,9 +172,25 @@ impl Hub {
             };
             tokio::select! {
                 () = stop.cancelled() => return,
-                changed = head.changed() => {
-                    if changed.is_err() {
-                        return;
+                received = bus.recv() => {
+                    let mut quiet: HashSet<PaneId> = HashSet::new();
+                    match received {
+                        Ok(e) => quiet.extend(stopped_working(&e.event).cloned()),
+                        // Missed events: the loop re-reads the workspaces anyway.
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                        Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                    }
+                    // Panes that stop together (a burst of events) cost one refresh per workspace.
+                    while let Ok(e) = bus.try_recv() {
+                        quiet.extend(stopped_working(&e.event).cloned());
+                    }
+                    if !quiet.is_empty() {
+                        let stale: HashSet<WorkspaceId> = self.store().read(|s| {
+                            quiet.iter().filter_map(|p| s.pane(p).ok().map(|p| p.workspace_id.clone())).collect()
+                        });
+                        for id in stale {
+                            let _ = self.refresh_git(&id).await;
+                        }
                     }
                 }
                 poke = pokes.recv() => match poke {
@@ -188,15 +237,23 @@ impl Hub {
                             reaim = true;
                             continue;
                         }
-                        let matters = event.name.as_deref().is_some_and(|n| w.role.matters(n));
-                        if matters {
-                            stale.extend(w.workspaces.iter().cloned());
-                            if event.mask.contains(AddWatchFlags::IN_ISDIR) {
-                                reaim = true;
+                        let Some(name) = event.name.as_deref() else { continue };
+                        let mut matters = false;
+                        for change in w.roles.iter().filter_map(|r| r.change(name)) {
+                            matters = true;
+                            match change {
+                                Change::Context => stale.extend(w.workspaces.iter().cloned()),
+                                Change::Worktrees => {
+                                    worktrees_changed.insert(w.main.clone());
+                                }
                             }
                         }
+                        if matters && event.mask.contains(AddWatchFlags::IN_ISDIR) {
+                            reaim = true;
+                        }
                     }
-                    if reaim {
+                    if reaim || !worktrees_changed.is_empty() {
+                        // Also re-aims for a worktree list change: the loop's top announces it.
                         shown.clear();
                     }
                     for id in stale {
@@ -220,14 +277,20 @@ impl Hub {
             .collect();
         // Reading `.git` files and listing refs directories is file-system work.
         let wanted = super::blocking("finding git directories", move || {
-            let mut wanted: HashMap<PathBuf, (Role, HashSet<WorkspaceId>)> = HashMap::new();
+            let mut wanted: HashMap<PathBuf, Watched> = HashMap::new();
             for (id, root) in roots {
-                for (dir, role) in dirs_for(&root) {
-                    wanted
-                        .entry(dir)
-                        .or_insert_with(|| (role, HashSet::new()))
-                        .1
-                        .insert(id.clone());
+                let found = dirs_for(&root);
+                for (dir, role) in found.dirs {
+                    let w = wanted.entry(dir.clone()).or_insert_with(|| Watched {
+                        dir,
+                        roles: Vec::new(),
+                        workspaces: HashSet::new(),
+                        main: found.main.clone(),
+                    });
+                    if !w.roles.contains(&role) {
+                        w.roles.push(role);
+                    }
+                    w.workspaces.insert(id.clone());
                 }
             }
             wanted
@@ -242,17 +305,10 @@ impl Hub {
             | AddWatchFlags::IN_CREATE
             | AddWatchFlags::IN_DELETE
             | AddWatchFlags::IN_ONLYDIR;
-        for (dir, (role, ids)) in wanted {
+        for (dir, watched) in wanted {
             match inotify.add_watch(&dir, mask) {
                 Ok(wd) => {
-                    next.insert(
-                        wd,
-                        Watched {
-                            dir,
-                            role,
-                            workspaces: ids,
-                        },
-                    );
+                    next.insert(wd, watched);
                 }
                 Err(e) => {
                     tracing::debug!(dir = %dir.display(), error = %e, "cannot watch a git directory");

@@ -12,7 +12,7 @@ use super::cell::{Cell, Color, Style};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Row {
     cells: Vec<Cell>,
-    marks: Vec<(u16, Extra)>,
+    marks: Marks,
     /// The program's line continued onto the next row because the text reached the last column
     /// (a soft wrap: a resize joins the two rows and wraps them again at the new width).
     pub wrapped: bool,
@@ -26,6 +26,70 @@ pub struct Row {
 enum Extra {
     Mark(char),
     UnderlineColor(Color),
+}
+
+/// A row's extras: usually none, so one pointer (a `Vec` would be three words in every row of
+/// every screen; 16 bytes a row is 800 bytes of a blank 200×50 pane).
+// The box is the point: one word in every row instead of three; the extra allocation happens
+// only in the rare row that has extras.
+#[allow(clippy::box_collection)]
+#[derive(Clone, Debug, Default)]
+struct Marks(Option<Box<Vec<(u16, Extra)>>>);
+
+impl Marks {
+    fn is_empty(&self) -> bool {
+        self.0.as_ref().is_none_or(|v| v.is_empty())
+    }
+
+    fn iter(&self) -> std::slice::Iter<'_, (u16, Extra)> {
+        self.0.as_deref().map_or(&[][..], Vec::as_slice).iter()
+    }
+
+    fn iter_mut(&mut self) -> std::slice::IterMut<'_, (u16, Extra)> {
+        self.0
+            .as_deref_mut()
+            .map_or(&mut [][..], Vec::as_mut_slice)
+            .iter_mut()
+    }
+
+    fn push(&mut self, extra: (u16, Extra)) {
+        self.0.get_or_insert_default().push(extra);
+    }
+
+    fn extend(&mut self, extras: impl IntoIterator<Item = (u16, Extra)>) {
+        self.0.get_or_insert_default().extend(extras);
+        if self.is_empty() {
+            self.0 = None;
+        }
+    }
+
+    fn retain(&mut self, keep: impl FnMut(&(u16, Extra)) -> bool) {
+        if let Some(v) = &mut self.0 {
+            v.retain(keep);
+            if v.is_empty() {
+                self.0 = None;
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl PartialEq for Marks {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Marks {}
+
+impl FromIterator<(u16, Extra)> for Marks {
+    fn from_iter<I: IntoIterator<Item = (u16, Extra)>>(iter: I) -> Self {
+        let v: Vec<_> = iter.into_iter().collect();
+        Marks((!v.is_empty()).then(|| Box::new(v)))
+    }
 }
 
 impl Row {
@@ -306,7 +370,7 @@ impl Row {
         if self.marks.is_empty() {
             return;
         }
-        for (c, _) in &mut self.marks {
+        for (c, _) in self.marks.iter_mut() {
             if usize::from(*c) >= from {
                 *c = (*c as isize + by).max(0) as u16;
             }
