@@ -117,9 +117,13 @@ fn the_server_honours_max_connections_from_the_file_with_a_clear_refusal() {
         let stdout = child.stdout.take().expect("stdout");
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
+            let mut reader = std::io::BufReader::new(stdout);
             let mut line = String::new();
-            let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+            let _ = reader.read_line(&mut line);
             let _ = tx.send(line);
+            // Keep reading: a closed pipe would end the follower at its next line (SIGPIPE)
+            // and free the connection it is meant to hold.
+            let _ = std::io::copy(&mut reader, &mut std::io::sink());
         });
         match rx.recv_timeout(common::RUN_TIMEOUT) {
             Ok(line) if line.contains("capped") => Some(child),

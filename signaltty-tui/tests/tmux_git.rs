@@ -8,83 +8,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::Command;
 
-const WAIT: Duration = Duration::from_secs(60);
+mod common;
 
-fn bin(name: &str) -> PathBuf {
-    let path = PathBuf::from(env!("CARGO_BIN_EXE_signaltty-tui")).with_file_name(name);
-    assert!(
-        path.is_file(),
-        "{} not found: build it first (cargo build -p signaltty-server -p signaltty-cli)",
-        path.display()
-    );
-    path
-}
-
-struct World {
-    dir: tempfile::TempDir,
-}
-
-impl World {
-    fn path(&self, p: &str) -> PathBuf {
-        self.dir.path().join(p)
-    }
-
-    fn tmux(&self, args: &[&str]) -> Output {
-        Command::new("tmux")
-            .arg("-S")
-            .arg(self.path("tmux.sock"))
-            .args(args)
-            .output()
-            .expect("run tmux")
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "t"];
-        args.extend_from_slice(keys);
-        assert!(self.tmux(&args).status.success());
-    }
-
-    fn literal(&self, text: &str) {
-        assert!(
-            self.tmux(&["send-keys", "-t", "t", "-l", text])
-                .status
-                .success()
-        );
-    }
-
-    /// Waits until the screen satisfies `pred`; fails with the last screen.
-    fn wait(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + WAIT;
-        loop {
-            let out = self.tmux(&["capture-pane", "-p", "-t", "t"]);
-            let screen = String::from_utf8_lossy(&out.stdout).into_owned();
-            if pred(&screen) {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what}; screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for World {
-    fn drop(&mut self) {
-        let _ = self.tmux(&["kill-server"]);
-        let cli = PathBuf::from(env!("CARGO_BIN_EXE_signaltty-tui")).with_file_name("signaltty");
-        let _ = Command::new(cli)
-            .arg("--socket")
-            .arg(self.path("run/s.sock"))
-            .args(["server", "stop", "--force"])
-            .output();
-    }
-}
+use common::{World, bin};
 
 fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
@@ -103,12 +32,7 @@ fn git(dir: &Path, args: &[&str]) {
 
 #[test]
 fn diff_view_and_a_new_agent_in_a_new_worktree() {
-    let world = World {
-        dir: tempfile::tempdir().unwrap(),
-    };
-    for sub in ["home", "cfg", "proj"] {
-        std::fs::create_dir_all(world.path(sub)).unwrap();
-    }
+    let world = World::new();
     let proj = std::fs::canonicalize(world.path("proj")).unwrap();
     git(&proj, &["init", "-q", "-b", "main"]);
     std::fs::write(proj.join("a.txt"), "one\ntwo\nthree\n").unwrap();
