@@ -86,7 +86,10 @@ impl Daemon {
         tasks.spawn(async move {
             let incoming = listen::incoming(
                 listener,
-                move |pid| classifier.classify_peer(pid),
+                move |pid| {
+                    let classifier = classifier.clone();
+                    async move { classifier.classify_peer(pid).await }
+                },
                 connections,
                 max_connections,
             );

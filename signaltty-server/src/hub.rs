@@ -13,6 +13,7 @@ pub mod notifications;
 pub mod panes;
 pub mod resume;
 mod saving;
+pub mod spawning;
 mod tabs;
 pub mod wait;
 mod workspaces;
@@ -43,6 +44,7 @@ struct Inner {
     saver: crate::persist::Saver,
     connections: crate::listen::Connections,
     git_pokes: git_watch::Pokes,
+    spawning: spawning::Spawning,
 }
 
 impl Hub {
@@ -61,6 +63,7 @@ impl Hub {
                 saver,
                 connections: crate::listen::Connections::default(),
                 git_pokes: git_watch::Pokes::default(),
+                spawning: spawning::Spawning::default(),
             }),
         }
     }
@@ -78,6 +81,10 @@ impl Hub {
     /// The open-connection count (kept by the listener).
     pub fn connections(&self) -> &crate::listen::Connections {
         &self.inner.connections
+    }
+
+    fn spawning(&self) -> &spawning::Spawning {
+        &self.inner.spawning
     }
 
     /// When the server started.

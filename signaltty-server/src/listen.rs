@@ -192,14 +192,15 @@ struct Acceptor<F> {
 /// for lack of descriptors it backs off (5 ms doubling up to [`BACKOFF_MAX`]) and logs at most
 /// once per 10 s; past `max_connections` open connections, a new one is still accepted but marked
 /// over the cap, and every call on it is refused with RESOURCE_EXHAUSTED (see `rpc::limits`).
-pub fn incoming<F>(
+pub fn incoming<F, Fut>(
     listener: UnixListener,
     classify: F,
     connections: Connections,
     max_connections: usize,
 ) -> impl Stream<Item = io::Result<PeerStream>>
 where
-    F: Fn(u32) -> Origin + Send + 'static,
+    F: Fn(u32) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Origin> + Send,
 {
     let me = nix::unistd::getuid().as_raw();
     let acceptor = Acceptor {
@@ -219,7 +220,7 @@ where
                     a.backoff = BACKOFF_START;
                     match stream.peer_cred() {
                         Ok(cred) if cred.uid() == me => {
-                            let mut peer = identify(&stream, &a.classify);
+                            let mut peer = identify(&stream, &a.classify).await;
                             let open = a.connections.0.fetch_add(1, Ordering::Relaxed) + 1;
                             let slot = ConnectionSlot(Arc::clone(&a.connections.0));
                             if open > a.max_connections {

@@ -155,10 +155,11 @@ fn has_exited(pidfd: &OwnedFd) -> bool {
 }
 
 /// Identifies the peer of an accepted connection.
-pub fn identify(
-    stream: &tokio::net::UnixStream,
-    classify_pid: &(impl Fn(u32) -> Origin + ?Sized),
-) -> Peer {
+pub async fn identify<F, Fut>(stream: &tokio::net::UnixStream, classify_pid: &F) -> Peer
+where
+    F: Fn(u32) -> Fut + ?Sized,
+    Fut: std::future::Future<Output = Origin>,
+{
     let pid = stream
         .peer_cred()
         .ok()
@@ -166,7 +167,7 @@ pub fn identify(
         .and_then(|p| u32::try_from(p).ok())
         .unwrap_or(0);
     let pidfd = peer_pidfd(stream);
-    let mut origin = classify_pid(pid);
+    let mut origin = classify_pid(pid).await;
     // The walk read /proc by pid: if the peer is already gone, that pid may now be someone else's.
     if origin != Origin::Escaped && pidfd.as_ref().is_some_and(has_exited) {
         origin = Origin::Escaped;

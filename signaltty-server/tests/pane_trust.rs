@@ -227,3 +227,35 @@ async fn a_pane_reports_hooks_for_itself_and_types_only_into_its_own_workspace()
     // The stranger pane is still there, untouched.
     assert!(srv.pane(&stranger.id).await.id == stranger.id);
 }
+
+/// A pane's program that reports at once (an agent's first hook, before the server has written
+/// down the new pane's pid) is still placed in its own pane, never taken for an escaped process.
+/// Many panes start together so that the server is busy when their reports connect.
+#[tokio::test]
+async fn a_program_that_reports_as_soon_as_it_starts_is_placed_in_its_new_pane() {
+    let srv = TestServer::start().await;
+    let ws = srv.workspace("w").await;
+    let stop = fixtures("claude").join("Stop.json");
+    let logs: Vec<PathBuf> = (0..12).map(|i| out(&srv, &format!("hook{i}"))).collect();
+    let scripts: Vec<String> = logs
+        .iter()
+        .map(|log| {
+            format!(
+                "\"$S\" hook-event --agent claude --event Stop --payload-stdin < {stop} > {log} 2>&1; echo rc=$? >> {log}",
+                stop = stop.display(),
+                log = log.display()
+            )
+        })
+        .collect();
+    let panes =
+        futures_util::future::join_all(scripts.iter().map(|s| run_in_pane(&srv, &ws.id, s))).await;
+    for (pane, log) in panes.iter().zip(&logs) {
+        let text = finished(log).await;
+        assert!(!text.contains("DENIED"), "pane {}: {text}", pane.id);
+        assert!(
+            srv.pane(&pane.id).await.agent.is_some(),
+            "pane {} got its own report: {text}",
+            pane.id
+        );
+    }
+}

@@ -62,22 +62,19 @@ impl Hub {
         Ok(pane_of_process(client_pid, &self.live_pane_pids()))
     }
 
-    /// The child pid of every live pane.
-    fn live_pane_pids(&self) -> HashMap<u32, PaneId> {
-        self.store().read(|s| {
+    /// The child pid of every live pane, and of every pane whose spawn has not yet recorded it.
+    pub(super) fn live_pane_pids(&self) -> HashMap<u32, PaneId> {
+        let mut pids = self.spawning().pids();
+        pids.extend(self.store().read(|s| {
             s.all_panes()
                 .into_iter()
                 .filter_map(|p| match p.status {
                     crate::model::pane::PaneStatus::Live { pid } => Some((pid, p.id.clone())),
                     _ => None,
                 })
-                .collect()
-        })
-    }
-
-    /// Where a connecting process runs (`peer.rs`), given its pid.
-    pub fn classify_peer(&self, pid: u32) -> crate::peer::Origin {
-        crate::peer::classify(pid, &self.live_pane_pids())
+                .collect::<Vec<_>>()
+        }));
+        pids
     }
 }
 

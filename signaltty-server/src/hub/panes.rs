@@ -242,7 +242,7 @@ impl Hub {
                 .install_hooks_for_launch(agent.kind, &spec.env, &spec.cwd)
                 .await;
         }
-        let (pty, events) = self.spawn_pty(&id, &spec).await?;
+        let (pty, events, ticket) = self.spawn_pty(&id, &spec).await?;
         let now = SystemTime::now();
         let record = Pane {
             id: id.clone(),
@@ -263,6 +263,7 @@ impl Hub {
         let inserted = self
             .store()
             .apply(|s, now| s.add_pane(record, placement, now));
+        drop(ticket);
         let (pane, tab) = match inserted {
             Ok(v) => v,
             Err(e) => {
@@ -283,15 +284,29 @@ impl Hub {
     /// Starts a process for pane `id` on a fresh PTY (new panes and resumed ones). The fork and
     /// the wait for the child's exec (about a millisecond) run on the blocking pool, so that the
     /// one async worker keeps serving every other pane meanwhile.
+    /// The ticket counts the spawn as in flight (`spawning.rs`): hold it until the pane's record
+    /// says LIVE.
     pub(super) async fn spawn_pty(
         &self,
         id: &PaneId,
         spec: &SpawnSpec,
-    ) -> Result<(Pty, crate::pane::pty::PtyEvents)> {
+    ) -> Result<(
+        Pty,
+        crate::pane::pty::PtyEvents,
+        super::spawning::SpawnTicket,
+    )> {
+        let mut ticket = self.begin_spawn();
         let (id, socket, spec) = (id.clone(), self.config().socket.clone(), spec.clone());
-        super::blocking("spawn", move || Pty::spawn(id, &socket, &spec))
-            .await?
-            .map_err(spawn_error)
+        let hub = self.clone();
+        let (pty, events) = super::blocking("spawn", move || {
+            let spawned = Pty::spawn(id.clone(), &socket, &spec)?;
+            hub.spawning().started(spawned.0.pid(), id);
+            Ok(spawned)
+        })
+        .await?
+        .map_err(spawn_error)?;
+        ticket.set_pid(pty.pid());
+        Ok((pty, events, ticket))
     }
 
     /// Starts the actor over a spawned PTY and registers it, with `prelude` already on its screen.

@@ -259,7 +259,7 @@ impl Hub {
             // The new process starts on a line of its own, below what the old one said.
             prelude.extend_from_slice(b"\r\n");
         }
-        let (pty, events) = self.spawn_pty(id, &spec).await?;
+        let (pty, events, ticket) = self.spawn_pty(id, &spec).await?;
         let pid = pty.pid();
         let updated = self.store().apply(|s, now| {
             let mut lifecycle = None;
@@ -270,6 +270,7 @@ impl Hub {
             events.extend(lifecycle);
             Ok((pane, events))
         });
+        drop(ticket);
         let pane = match updated {
             Ok(pane) => pane,
             Err(e) => {

@@ -1,0 +1,119 @@
+//! Pane processes between their exec and their record in the store.
+//!
+//! A pane's program runs as soon as `Pty::spawn` returns, but the store learns its pid only when
+//! the spawning task gets the async worker back. A program that connects at once (an agent's
+//! first hook) would meanwhile look like a process that escaped its pane: a child of the server
+//! in another session, matching no live pane (`peer.rs`). So each spawn is counted while it runs,
+//! its pid is recorded from the spawning thread itself, and a peer that classifies as escaped
+//! while spawns are in flight is classified again once they settle.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use crate::model::ids::PaneId;
+use crate::peer::Origin;
+
+use super::Hub;
+
+/// How long a connection waits for in-flight spawns before it is classified as it stands. A
+/// spawn takes about a millisecond; this bounds a stuck one.
+const SETTLE: Duration = Duration::from_secs(2);
+
+/// The spawns in flight and the pids they started.
+#[derive(Debug)]
+pub struct Spawning {
+    started: Mutex<HashMap<u32, PaneId>>,
+    /// How many spawns are in flight; every change (a spawn begins, starts a pid, ends) is sent,
+    /// so a waiting classification looks again.
+    in_flight: watch::Sender<usize>,
+}
+
+impl Default for Spawning {
+    fn default() -> Self {
+        Spawning {
+            started: Mutex::default(),
+            in_flight: watch::Sender::new(0),
+        }
+    }
+}
+
+impl Spawning {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u32, PaneId>> {
+        self.started.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The pids started by spawns that have not ended, with their panes.
+    pub fn pids(&self) -> HashMap<u32, PaneId> {
+        self.lock().clone()
+    }
+
+    /// Records that `pid` is pane `pane`'s child; call from the spawning thread, right after the
+    /// exec, before anything awaits.
+    pub fn started(&self, pid: u32, pane: PaneId) {
+        self.lock().insert(pid, pane);
+        self.in_flight.send_modify(|_| {});
+    }
+}
+
+/// One spawn in flight: held from before the fork until the pane's record says LIVE (or the
+/// spawn failed). Dropping it ends the spawn.
+#[derive(Debug)]
+pub struct SpawnTicket {
+    hub: Hub,
+    pid: Option<u32>,
+}
+
+impl SpawnTicket {
+    /// Notes the pid this spawn started, so that dropping the ticket forgets it.
+    pub fn set_pid(&mut self, pid: u32) {
+        self.pid = Some(pid);
+    }
+}
+
+impl Drop for SpawnTicket {
+    fn drop(&mut self) {
+        let spawning = self.hub.spawning();
+        if let Some(pid) = self.pid {
+            spawning.lock().remove(&pid);
+        }
+        spawning.in_flight.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
+impl Hub {
+    /// Counts a spawn as in flight until the ticket is dropped.
+    pub(super) fn begin_spawn(&self) -> SpawnTicket {
+        self.spawning().in_flight.send_modify(|n| *n += 1);
+        SpawnTicket {
+            hub: self.clone(),
+            pid: None,
+        }
+    }
+
+    /// Where a connecting process runs (`peer.rs`), given its pid. A peer that looks escaped
+    /// while spawns are in flight may be a new pane's child not yet recorded: it is classified
+    /// again at each change until it is placed or no spawn is left.
+    pub async fn classify_peer(&self, pid: u32) -> Origin {
+        let mut changes = self.spawning().in_flight.subscribe();
+        let settle = async {
+            loop {
+                // Marked seen before looking, so that a change made meanwhile wakes us again.
+                let busy = *changes.borrow_and_update() > 0;
+                let origin = crate::peer::classify(pid, &self.live_pane_pids());
+                if origin != Origin::Escaped || !busy {
+                    return origin;
+                }
+                if changes.changed().await.is_err() {
+                    return origin;
+                }
+            }
+        };
+        match tokio::time::timeout(SETTLE, settle).await {
+            Ok(origin) => origin,
+            Err(_) => crate::peer::classify(pid, &self.live_pane_pids()),
+        }
+    }
+}
