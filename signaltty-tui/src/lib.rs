@@ -20,6 +20,7 @@ pub mod git;
 pub mod keymap;
 pub mod keys;
 pub mod overlay_keys;
+pub mod pacing;
 pub mod regions;
 pub mod runtime;
 pub mod spawn;

@@ -8,10 +8,9 @@
 //! frame is drawn only when something changed, at most every [`FRAME`], wrapped in synchronized
 //! output so the outer terminal never shows half of one, and written with one write(2).
 //!
-//! A key typed into a pane changes nothing on screen by itself; its echo does, a moment later.
-//! Drawing the key's frame at once would spend the frame slot and make the echo wait up to a
-//! whole [`FRAME`], so after typed input the frame waits for that pane's output, at most
-//! [`ECHO_GRACE`]: the echo and everything else dirty go out in one frame.
+//! When to draw is [`crate::pacing`]'s rule: program output at most once per
+//! [`FRAME`], but the echo of typed input at once (a key's own frame waits for its echo, at
+//! most [`ECHO_GRACE`], so the echo and everything else dirty go out in one frame).
 
 mod attach;
 pub mod requests;
@@ -20,7 +19,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crossterm::event::{Event, EventStream, KeyEventKind};
 use futures_util::StreamExt;
@@ -33,13 +32,9 @@ use tokio::sync::mpsc;
 
 use crate::app::{App, Effect, Link, Msg};
 use crate::keymap::Keymap;
+pub use crate::pacing::{ECHO_GRACE, FRAME};
+use crate::pacing::{Pacer, When};
 use crate::update::update;
-
-/// The shortest time between two frames (60 frames per second).
-pub const FRAME: Duration = Duration::from_micros(16_667);
-
-/// How long a frame waits for the echo of typed input before it is drawn without it.
-pub const ECHO_GRACE: Duration = FRAME;
 
 /// The TUI's frame buffer: ratatui writes a frame into it (its `flush` does nothing), and
 /// [`FrameWriter::send`] hands the whole frame to the terminal in one write.
@@ -138,19 +133,16 @@ pub async fn run(options: Options) -> Result<(), String> {
     let mut sigterm = signal(SignalKind::terminate()).map_err(|e| e.to_string())?;
     let mut sigint = signal(SignalKind::interrupt()).map_err(|e| e.to_string())?;
     let mut sighup = signal(SignalKind::hangup()).map_err(|e| e.to_string())?;
-    let mut last_frame = Instant::now() - FRAME;
-    // Typed input whose echo the next frame waits for: the pane and until when.
-    let mut awaiting_echo: Option<(String, Instant)> = None;
+    let mut pacer = Pacer::new();
 
     loop {
         let now = Instant::now();
         let deadline = app.deadline(now);
-        let frame_at = app.dirty.then(|| {
-            let slot = last_frame + FRAME;
-            awaiting_echo
-                .as_ref()
-                .map_or(slot, |(_, until)| slot.max(*until))
-        });
+        let frame_at = match pacer.when(app.dirty, now) {
+            When::Never => None,
+            When::Now => Some(now),
+            When::At(at) => Some(at),
+        };
         let msg = tokio::select! {
             biased;
             _ = sigterm.recv() => crate::terminal::reraise(nix::sys::signal::Signal::SIGTERM),
@@ -169,28 +161,27 @@ pub async fn run(options: Options) -> Result<(), String> {
             () = sleep_until(frame_at), if frame_at.is_some() => {
                 draw(&mut terminal, &frames, &app);
                 app.dirty = false;
-                last_frame = Instant::now();
-                awaiting_echo = None;
+                pacer.drawn(Instant::now());
                 continue;
             }
             () = sleep_until(deadline), if deadline.is_some() => Msg::Tick,
         };
         let typed = matches!(msg, Msg::Key(_) | Msg::Paste(_));
-        clear_if_echo(&mut awaiting_echo, &msg);
+        note_output(&mut pacer, &msg);
         let mut effects = update(&mut app, msg, Instant::now());
         // Take whatever else is already waiting before drawing: a flood of output costs one
         // frame, not one per chunk.
         while let Ok(msg) = msg_rx.try_recv() {
-            clear_if_echo(&mut awaiting_echo, &msg);
+            note_output(&mut pacer, &msg);
             effects.extend(update(&mut app, msg, Instant::now()));
         }
         if typed {
             let input = effects.iter().find_map(|e| match e {
-                Effect::Input { pane_id, .. } => Some(pane_id.clone()),
+                Effect::Input { pane_id, .. } => Some(pane_id.as_str()),
                 _ => None,
             });
             if let Some(pane_id) = input {
-                awaiting_echo = Some((pane_id, Instant::now() + ECHO_GRACE));
+                pacer.typed(pane_id, Instant::now());
             }
         }
         for effect in effects {
@@ -203,10 +194,10 @@ pub async fn run(options: Options) -> Result<(), String> {
         if app.quit {
             break;
         }
-        if app.dirty && last_frame.elapsed() >= FRAME && awaiting_echo.is_none() {
+        if pacer.when(app.dirty, Instant::now()) == When::Now {
             draw(&mut terminal, &frames, &app);
             app.dirty = false;
-            last_frame = Instant::now();
+            pacer.drawn(Instant::now());
         }
     }
     feed.abort();
@@ -218,18 +209,14 @@ pub async fn run(options: Options) -> Result<(), String> {
     Ok(())
 }
 
-/// Ends the wait for an echo when output of the pane typed into arrives.
-fn clear_if_echo(awaiting: &mut Option<(String, Instant)>, msg: &Msg) {
-    if let (
-        Some((typed_into, _)),
-        Msg::Pane {
-            pane_id,
-            event: crate::app::PaneEvent::Output(_),
-        },
-    ) = (awaiting.as_ref(), msg)
-        && typed_into == pane_id
+/// Tells the pacer about output of a pane (the echo of typed input is drawn at once).
+fn note_output(pacer: &mut Pacer, msg: &Msg) {
+    if let Msg::Pane {
+        pane_id,
+        event: crate::app::PaneEvent::Output(_),
+    } = msg
     {
-        *awaiting = None;
+        pacer.output(pane_id, Instant::now());
     }
 }
 
