@@ -15,9 +15,11 @@
 mod attach;
 pub mod requests;
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -37,16 +39,21 @@ use crate::pacing::{Pacer, When};
 use crate::update::update;
 
 /// The TUI's frame buffer: ratatui writes a frame into it (its `flush` does nothing), and
-/// [`FrameWriter::send`] hands the whole frame to the terminal in one write.
+/// [`FrameWriter::send`] hands the whole frame to the terminal in one write. Shared with the
+/// backend through an `Rc<RefCell>`, not a mutex: ratatui writes every changed cell in several
+/// small writes, and the runtime is one thread.
 #[derive(Clone)]
-struct FrameWriter(Arc<Mutex<Vec<u8>>>);
+struct FrameWriter(Rc<RefCell<Vec<u8>>>);
 
 impl Write for FrameWriter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if let Ok(mut frame) = self.0.lock() {
-            frame.extend_from_slice(buf);
-        }
+        self.0.borrow_mut().extend_from_slice(buf);
         Ok(buf.len())
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
@@ -56,12 +63,11 @@ impl Write for FrameWriter {
 
 impl FrameWriter {
     fn send(&self) {
-        if let Ok(mut frame) = self.0.lock() {
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(&frame);
-            let _ = out.flush();
-            frame.clear();
-        }
+        let mut frame = self.0.borrow_mut();
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(&frame);
+        let _ = out.flush();
+        frame.clear();
     }
 }
 
@@ -102,7 +108,7 @@ pub async fn run(options: Options) -> Result<(), String> {
     let slot = Slot(Arc::new(Mutex::new(Some(first))));
 
     let guard = crate::terminal::enter().map_err(|e| format!("cannot set up the terminal: {e}"))?;
-    let frames = FrameWriter(Arc::new(Mutex::new(Vec::with_capacity(1 << 16))));
+    let frames = FrameWriter(Rc::new(RefCell::new(Vec::with_capacity(1 << 16))));
     let mut terminal = Terminal::new(CrosstermBackend::new(frames.clone()))
         .map_err(|e| format!("cannot set up the terminal: {e}"))?;
     let size = terminal
