@@ -135,7 +135,7 @@ pub async fn run(options: Options) -> Result<(), String> {
     ));
     let (msg_tx, mut msg_rx) = mpsc::unbounded_channel::<Msg>();
     let mut attachments: HashMap<String, attach::Handle> = HashMap::new();
-    let mut events = EventStream::new();
+    let (input, mut events) = read_terminal();
     let mut sigterm = signal(SignalKind::terminate()).map_err(|e| e.to_string())?;
     let mut sigint = signal(SignalKind::interrupt()).map_err(|e| e.to_string())?;
     let mut sighup = signal(SignalKind::hangup()).map_err(|e| e.to_string())?;
@@ -154,13 +154,13 @@ pub async fn run(options: Options) -> Result<(), String> {
             _ = sigterm.recv() => crate::terminal::reraise(nix::sys::signal::Signal::SIGTERM),
             _ = sigint.recv() => crate::terminal::reraise(nix::sys::signal::Signal::SIGINT),
             _ = sighup.recv() => crate::terminal::reraise(nix::sys::signal::Signal::SIGHUP),
-            event = events.next() => match event {
-                Some(Ok(event)) => match to_msg(event) {
+            event = events.recv() => match event {
+                Some(event) => match to_msg(event) {
                     Some(msg) => msg,
                     None => continue,
                 },
                 // The terminal is gone: nothing more to show.
-                Some(Err(_)) | None => break,
+                None => break,
             },
             Some(feed) = feed_rx.recv() => Msg::Feed(feed),
             Some(msg) = msg_rx.recv() => msg,
@@ -207,6 +207,7 @@ pub async fn run(options: Options) -> Result<(), String> {
         }
     }
     feed.abort();
+    input.abort();
     for (_, handle) in attachments.drain() {
         handle.stop();
     }
@@ -224,6 +225,24 @@ fn note_output(pacer: &mut Pacer, msg: &Msg) {
     {
         pacer.output(pane_id, Instant::now());
     }
+}
+
+/// Reads the terminal's input in a task of its own, handing events over a channel (closed when
+/// the terminal is gone). Polling crossterm's `EventStream` from the main `select!` cost a
+/// try-lock on every pass of the loop — one per pane output message — which, while crossterm's
+/// waker thread holds that lock, spins through `sched_yield` calls; here it is polled only when
+/// input arrives.
+fn read_terminal() -> (tokio::task::JoinHandle<()>, mpsc::UnboundedReceiver<Event>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let task = tokio::spawn(async move {
+        let mut events = EventStream::new();
+        while let Some(Ok(event)) = events.next().await {
+            if tx.send(event).is_err() {
+                return;
+            }
+        }
+    });
+    (task, rx)
 }
 
 async fn sleep_until(at: Option<Instant>) {
