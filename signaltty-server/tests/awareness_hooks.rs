@@ -587,22 +587,14 @@ async fn hooks_install_on_request_and_before_a_detected_agent_launches() {
     let ws = srv.workspace("w").await;
     let settings = srv.dir_path().join("home/.claude/settings.json");
     let spawn_claude = |skip: bool| {
-        let mut panes = srv.panes();
+        let srv = &srv;
         let req = pb::SpawnPaneRequest {
             workspace_id: ws.id.clone(),
             argv: vec![fake.display().to_string()],
             skip_hook_install: skip,
             ..Default::default()
         };
-        async move {
-            panes
-                .spawn_pane(req)
-                .await
-                .unwrap()
-                .into_inner()
-                .pane
-                .unwrap()
-        }
+        async move { srv.spawn_with(req).await }
     };
     let skipped = spawn_claude(true).await;
     assert_eq!(skipped.agent.unwrap().kind, pb::AgentKind::Claude as i32);

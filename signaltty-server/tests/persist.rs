@@ -57,8 +57,7 @@ async fn everything_comes_back_after_sigkill_without_running_anything() {
 
     // alpha: a chatty pane split with a second one (ratio moved), and a second tab.
     let chatty = srv
-        .panes()
-        .spawn_pane(pb::SpawnPaneRequest {
+        .spawn_with(pb::SpawnPaneRequest {
             workspace_id: alpha.id.clone(),
             argv: CHATTY.iter().map(|s| s.to_string()).collect(),
             env: [
@@ -71,24 +70,15 @@ async fn everything_comes_back_after_sigkill_without_running_anything() {
             .into(),
             ..Default::default()
         })
-        .await
-        .unwrap()
-        .into_inner()
-        .pane
-        .unwrap();
+        .await;
     let split = srv
-        .panes()
-        .split_pane(pb::SplitPaneRequest {
+        .split_with(pb::SplitPaneRequest {
             pane_id: chatty.id.clone(),
             direction: pb::Direction::Down.into(),
             argv: vec!["/bin/cat".into()],
             ..Default::default()
         })
-        .await
-        .unwrap()
-        .into_inner()
-        .pane
-        .unwrap();
+        .await;
     srv.tabs()
         .set_ratio(pb::SetRatioRequest {
             tab_id: chatty.tab_id.clone(),

@@ -12,7 +12,8 @@ use signaltty_proto::v1::server_service_client::ServerServiceClient;
 use tonic::transport::Channel;
 
 /// Writes `server()`, `workspaces()`, `tabs()`, `panes()`, `events()`, `agents()`,
-/// `decisions()` and `notifications()` accessors over `self.channel`.
+/// `decisions()` and `notifications()` accessors over `self.channel`, and the calls every test
+/// makes the same way (`write_input`, `get_workspace`, `spawn_with`, `split_with`).
 macro_rules! client_accessors {
     () => {
         pub fn server(&self) -> signaltty_proto::v1::server_service_client::ServerServiceClient<tonic::transport::Channel> {
@@ -60,6 +61,26 @@ macro_rules! client_accessors {
                 .await
                 .expect("GetWorkspace")
                 .into_inner()
+        }
+        /// SpawnPane as `request` says; the call must succeed. Returns the new pane.
+        pub async fn spawn_with(&self, request: signaltty_proto::v1::SpawnPaneRequest) -> signaltty_proto::v1::Pane {
+            self.panes()
+                .spawn_pane(request)
+                .await
+                .expect("SpawnPane")
+                .into_inner()
+                .pane
+                .expect("pane")
+        }
+        /// SplitPane as `request` says; the call must succeed. Returns the new pane.
+        pub async fn split_with(&self, request: signaltty_proto::v1::SplitPaneRequest) -> signaltty_proto::v1::Pane {
+            self.panes()
+                .split_pane(request)
+                .await
+                .expect("SplitPane")
+                .into_inner()
+                .pane
+                .expect("pane")
         }
         pub fn notifications(&self) -> signaltty_proto::v1::notification_service_client::NotificationServiceClient<tonic::transport::Channel> {
             signaltty_proto::v1::notification_service_client::NotificationServiceClient::new(self.channel.clone())

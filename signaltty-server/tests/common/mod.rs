@@ -212,55 +212,27 @@ pub async fn spawn_sized(
     cols: u32,
     rows: u32,
 ) -> pb::Pane {
-    spawn_with(
-        srv,
-        pb::SpawnPaneRequest {
-            workspace_id: ws.into(),
-            argv: argv.iter().map(|s| s.to_string()).collect(),
-            cols,
-            rows,
-            ..Default::default()
-        },
-    )
+    srv.spawn_with(pb::SpawnPaneRequest {
+        workspace_id: ws.into(),
+        argv: argv.iter().map(|s| s.to_string()).collect(),
+        cols,
+        rows,
+        ..Default::default()
+    })
     .await
 }
 
 /// Spawns a pane running `argv` (80×24) in a new tab of `ws`, started in `cwd`.
 pub async fn spawn_in(srv: &TestServer, ws: &str, cwd: &Path, argv: &[&str]) -> pb::Pane {
-    spawn_with(
-        srv,
-        pb::SpawnPaneRequest {
-            workspace_id: ws.into(),
-            argv: argv.iter().map(|s| s.to_string()).collect(),
-            cwd: cwd.display().to_string(),
-            cols: 80,
-            rows: 24,
-            ..Default::default()
-        },
-    )
+    srv.spawn_with(pb::SpawnPaneRequest {
+        workspace_id: ws.into(),
+        argv: argv.iter().map(|s| s.to_string()).collect(),
+        cwd: cwd.display().to_string(),
+        cols: 80,
+        rows: 24,
+        ..Default::default()
+    })
     .await
-}
-
-/// Spawns a pane as `request` says; the call must succeed.
-pub async fn spawn_with(srv: &TestServer, request: pb::SpawnPaneRequest) -> pb::Pane {
-    srv.panes()
-        .spawn_pane(request)
-        .await
-        .expect("spawn")
-        .into_inner()
-        .pane
-        .expect("pane")
-}
-
-/// Splits a pane as `request` says; the call must succeed. Returns the new pane.
-pub async fn split_with(srv: &TestServer, request: pb::SplitPaneRequest) -> pb::Pane {
-    srv.panes()
-        .split_pane(request)
-        .await
-        .expect("split")
-        .into_inner()
-        .pane
-        .expect("pane")
 }
 
 /// An attached client: the request sender and the response stream.

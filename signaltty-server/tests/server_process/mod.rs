@@ -195,18 +195,13 @@ impl RealServer {
     }
 
     pub async fn spawn(&self, ws: &str, tab: &str, argv: &[&str]) -> pb::Pane {
-        self.panes()
-            .spawn_pane(pb::SpawnPaneRequest {
-                workspace_id: ws.into(),
-                tab_id: tab.into(),
-                argv: argv.iter().map(|s| s.to_string()).collect(),
-                ..Default::default()
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .pane
-            .unwrap()
+        self.spawn_with(pb::SpawnPaneRequest {
+            workspace_id: ws.into(),
+            tab_id: tab.into(),
+            argv: argv.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        })
+        .await
     }
 
     pub async fn pane(&self, id: &str) -> pb::Pane {
