@@ -23,13 +23,7 @@ const CHATTY: &[&str] = &[
 
 /// Every workspace with its tabs and panes, without what belongs to a process instance.
 async fn world(srv: &RealServer) -> Vec<pb::GetWorkspaceResponse> {
-    let list = srv
-        .workspaces()
-        .list_workspaces(pb::ListWorkspacesRequest {})
-        .await
-        .unwrap()
-        .into_inner()
-        .workspaces;
+    let list = srv.list_workspaces().await;
     let mut out = Vec::new();
     for ws in list {
         let mut got = srv.get_workspace(&ws.id).await;

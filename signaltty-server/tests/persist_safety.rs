@@ -71,13 +71,7 @@ async fn a_corrupt_snapshot_is_moved_aside_and_the_server_starts_empty_loudly() 
         let root = Root::new();
         write_snapshot(&root, text);
         let srv = root.start().await;
-        let list = srv
-            .workspaces()
-            .list_workspaces(pb::ListWorkspacesRequest {})
-            .await
-            .unwrap()
-            .into_inner()
-            .workspaces;
+        let list = srv.list_workspaces().await;
         assert!(list.is_empty(), "{what}: starts empty");
         let copies = corrupt_copies(&root);
         assert_eq!(copies.len(), 1, "{what}: kept aside");

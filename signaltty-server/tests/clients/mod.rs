@@ -13,7 +13,8 @@ use tonic::transport::Channel;
 
 /// Writes `server()`, `workspaces()`, `tabs()`, `panes()`, `events()`, `agents()`,
 /// `decisions()` and `notifications()` accessors over `self.channel`, and the calls every test
-/// makes the same way (`write_input`, `get_workspace`, `spawn_with`, `split_with`).
+/// makes the same way (`write_input`, `get_workspace`, `status`, `list_workspaces`,
+/// `create_workspace`, `spawn_with`, `split_with`).
 macro_rules! client_accessors {
     () => {
         pub fn server(&self) -> signaltty_proto::v1::server_service_client::ServerServiceClient<tonic::transport::Channel> {
@@ -61,6 +62,38 @@ macro_rules! client_accessors {
                 .await
                 .expect("GetWorkspace")
                 .into_inner()
+        }
+        /// GetStatus; the call must succeed.
+        pub async fn status(&self) -> signaltty_proto::v1::GetStatusResponse {
+            self.server()
+                .get_status(signaltty_proto::v1::GetStatusRequest {})
+                .await
+                .expect("GetStatus")
+                .into_inner()
+        }
+        /// ListWorkspaces; the call must succeed.
+        pub async fn list_workspaces(&self) -> Vec<signaltty_proto::v1::Workspace> {
+            self.workspaces()
+                .list_workspaces(signaltty_proto::v1::ListWorkspacesRequest {})
+                .await
+                .expect("ListWorkspaces")
+                .into_inner()
+                .workspaces
+        }
+        /// CreateWorkspace `name` (empty: named after the directory) on `cwd`, with default
+        /// settings; the call must succeed.
+        pub async fn create_workspace(&self, name: &str, cwd: &std::path::Path) -> signaltty_proto::v1::Workspace {
+            self.workspaces()
+                .create_workspace(signaltty_proto::v1::CreateWorkspaceRequest {
+                    name: name.into(),
+                    cwd: cwd.display().to_string(),
+                    settings: None,
+                })
+                .await
+                .expect("CreateWorkspace")
+                .into_inner()
+                .workspace
+                .expect("workspace")
         }
         /// SpawnPane as `request` says; the call must succeed. Returns the new pane.
         pub async fn spawn_with(&self, request: signaltty_proto::v1::SpawnPaneRequest) -> signaltty_proto::v1::Pane {

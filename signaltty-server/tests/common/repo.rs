@@ -67,17 +67,7 @@ impl Repo {
 
     /// A workspace on `dir`.
     pub async fn workspace_at(&self, srv: &TestServer, dir: &Path) -> pb::Workspace {
-        srv.workspaces()
-            .create_workspace(pb::CreateWorkspaceRequest {
-                name: String::new(),
-                cwd: dir.display().to_string(),
-                settings: None,
-            })
-            .await
-            .expect("create workspace")
-            .into_inner()
-            .workspace
-            .expect("workspace")
+        srv.create_workspace("", dir).await
     }
 }
 

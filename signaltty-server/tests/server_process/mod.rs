@@ -181,17 +181,7 @@ impl RealServer {
 
     pub async fn workspace(&self, name: &str, cwd: &Path) -> pb::Workspace {
         std::fs::create_dir_all(cwd).unwrap();
-        self.workspaces()
-            .create_workspace(pb::CreateWorkspaceRequest {
-                name: name.into(),
-                cwd: cwd.display().to_string(),
-                settings: None,
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .workspace
-            .unwrap()
+        self.create_workspace(name, cwd).await
     }
 
     pub async fn spawn(&self, ws: &str, tab: &str, argv: &[&str]) -> pb::Pane {
