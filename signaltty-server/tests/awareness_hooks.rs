@@ -232,13 +232,7 @@ async fn a_waiting_permission_hook_gets_only_what_was_answered_once() {
     assert_eq!(d.prompt, "Allow Bash?\nrm -rf target/debug/incremental");
     let ids: Vec<_> = d.options.iter().map(|o| o.id.as_str()).collect();
     assert_eq!(ids, ["once", "deny"]);
-    let listed = srv
-        .decisions()
-        .list_pending_decisions(pb::ListPendingDecisionsRequest::default())
-        .await
-        .unwrap()
-        .into_inner()
-        .decisions;
+    let listed = srv.pending_decisions().await;
     assert_eq!(listed.iter().map(|d| &d.id).collect::<Vec<_>>(), [&d.id]);
     let p = srv.pane(&pane.id).await;
     assert_eq!(

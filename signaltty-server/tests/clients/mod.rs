@@ -14,7 +14,7 @@ use tonic::transport::Channel;
 /// Writes `server()`, `workspaces()`, `tabs()`, `panes()`, `events()`, `agents()`,
 /// `decisions()` and `notifications()` accessors over `self.channel`, and the calls every test
 /// makes the same way (`write_input`, `get_workspace`, `status`, `list_workspaces`,
-/// `create_workspace`, `spawn_with`, `split_with`).
+/// `create_workspace`, `pending_decisions`, `spawn_with`, `split_with`).
 macro_rules! client_accessors {
     () => {
         pub fn server(&self) -> signaltty_proto::v1::server_service_client::ServerServiceClient<tonic::transport::Channel> {
@@ -94,6 +94,15 @@ macro_rules! client_accessors {
                 .into_inner()
                 .workspace
                 .expect("workspace")
+        }
+        /// Every pending decision (ListPendingDecisions without a filter), oldest first.
+        pub async fn pending_decisions(&self) -> Vec<signaltty_proto::v1::Decision> {
+            self.decisions()
+                .list_pending_decisions(signaltty_proto::v1::ListPendingDecisionsRequest::default())
+                .await
+                .expect("ListPendingDecisions")
+                .into_inner()
+                .decisions
         }
         /// SpawnPane as `request` says; the call must succeed. Returns the new pane.
         pub async fn spawn_with(&self, request: signaltty_proto::v1::SpawnPaneRequest) -> signaltty_proto::v1::Pane {
