@@ -24,7 +24,7 @@ pub enum Baseline {
     /// The index equals HEAD's tree.
     Index(gix::worktree::Index),
     /// HEAD's tree as an index-like list (the index differs from it).
-    Tree(gix::index::State),
+    Tree(Box<gix::index::State>),
 }
 
 /// One path in HEAD.
@@ -105,5 +105,5 @@ pub fn head_vs_index(
             },
         )
         .map_err(GitError::gix)?;
-    Ok((Baseline::Tree(outcome.tree_index), staged))
+    Ok((Baseline::Tree(Box::new(outcome.tree_index)), staged))
 }
