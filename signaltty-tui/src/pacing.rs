@@ -63,7 +63,8 @@ impl Pacer {
 
     /// Output of `pane_id` arrived at `now`. Returns whether it is the awaited echo.
     pub fn output(&mut self, pane_id: &str, now: Instant) -> bool {
-        let echo = matches!(&self.awaiting, Some((typed, until)) if typed == pane_id && now <= *until);
+        let echo =
+            matches!(&self.awaiting, Some((typed, until)) if typed == pane_id && now <= *until);
         if echo {
             self.awaiting = None;
             self.echo_ready = true;
