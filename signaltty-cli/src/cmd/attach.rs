@@ -177,11 +177,6 @@ pub async fn attach(ctx: &Ctx, client: &Client, pane: &str, options: AttachOptio
     let mut fetch: Option<Fetch> = None;
     // Set by Exited: the attach ends once the terminal shows the final screen.
     let mut exited: Option<i32> = None;
-    // After a key is sent, its echo is due within a fraction of a millisecond: until then
-    // (at most `spin`) the loop polls the connection instead of sleeping, so the echo finds
-    // this process running rather than asleep (see `attach_spin`).
-    let spin = attach_spin();
-    let mut spin_until: Option<std::time::Instant> = None;
     // One task does everything: a keystroke goes from the terminal's readiness to the
     // connection without another thread or queue in between, and the terminal is written
     // without blocking, so a slow terminal never stops the connection from being read.
@@ -203,9 +198,6 @@ pub async fn attach(ctx: &Ctx, client: &Client, pane: &str, options: AttachOptio
             event = events.next(), if exited.is_none() => match event {
                 Ok(Some(AttachEvent::Exited { code })) => exited = Some(code),
                 Ok(Some(event)) => {
-                    if matches!(event, AttachEvent::Output { .. }) {
-                        spin_until = None;
-                    }
                     if let Err(err) = screen.show(event) {
                         break AttachEnd::Failed(err.into());
                     }
@@ -230,22 +222,14 @@ pub async fn attach(ctx: &Ctx, client: &Client, pane: &str, options: AttachOptio
                 Ok([]) | Err(_) => break AttachEnd::Detached,
                 Ok(bytes) => {
                     let (forward, detach) = split_at_detach(bytes, options.detach_key);
-                    if !options.read_only && !forward.is_empty() {
+                    if !options.read_only {
                         input.input(forward.to_vec()).await;
-                        if let Some(spin) = spin {
-                            spin_until = Some(std::time::Instant::now() + spin);
-                        }
                     }
                     if detach {
                         break AttachEnd::Detached;
                     }
                 }
             },
-            () = tokio::task::yield_now(), if spin_until.is_some() => {
-                if spin_until.is_some_and(|until| std::time::Instant::now() >= until) {
-                    spin_until = None;
-                }
-            }
             _ = sigwinch.recv() => {
                 if let Some((cols, rows)) = terminal_size() {
                     screen.pacer.resize(cols, rows);
@@ -300,16 +284,6 @@ fn attach_slice() -> Option<std::time::Duration> {
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
         .unwrap_or(100);
-    (micros > 0).then(|| std::time::Duration::from_micros(micros))
-}
-
-/// How long the attach loop polls for an echo after sending a key before it sleeps:
-/// `SIGNALTTY_ATTACH_SPIN_US` microseconds (0 or unset: never).
-fn attach_spin() -> Option<std::time::Duration> {
-    let micros = std::env::var("SIGNALTTY_ATTACH_SPIN_US")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-        .unwrap_or(0);
     (micros > 0).then(|| std::time::Duration::from_micros(micros))
 }
 
