@@ -167,8 +167,10 @@ pub async fn attach(ctx: &Ctx, client: &Client, pane: &str, options: AttachOptio
         .map_err(|e| CliError::local(format!("cannot read the terminal: {e}")))?;
     let guard = RawMode::enter()?;
     // This thread does all of the attach's work and sleeps between keys and echoes: a short
-    // slice lets its wake-ups run ahead of busy neighbours (a flooding pane's client, builds)
-    // instead of waiting for their slices to end. Best effort; older kernels ignore it.
+    // slice would let its wake-ups run ahead of busy neighbours (a flooding pane's client,
+    // builds) instead of waiting for their slices to end. Off unless asked for: A/B runs on a
+    // loaded machine could not show a gain (bench/RESULTS.md, issue 18). Best effort; kernels
+    // before 6.12 ignore it.
     if let Some(slice) = attach_slice() {
         let _ = signaltty_client::request_short_slice(slice);
     }
@@ -277,13 +279,14 @@ pub async fn attach(ctx: &Ctx, client: &Client, pane: &str, options: AttachOptio
     }
 }
 
-/// The time slice the attach thread asks for: 100 µs (the kernel's minimum), or
-/// `SIGNALTTY_ATTACH_SLICE_US` (0: the kernel's default slice, for comparisons).
+/// The time slice the attach thread asks for: `SIGNALTTY_ATTACH_SLICE_US` microseconds (the
+/// kernel keeps 100 µs–100 ms), or none (the kernel's default slice) when unset or 0. An
+/// experiment's switch, for A/B runs of the echo benchmark on a quiet machine.
 fn attach_slice() -> Option<std::time::Duration> {
     let micros = std::env::var("SIGNALTTY_ATTACH_SLICE_US")
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
-        .unwrap_or(100);
+        .unwrap_or(0);
     (micros > 0).then(|| std::time::Duration::from_micros(micros))
 }
 
