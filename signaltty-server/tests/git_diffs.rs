@@ -220,9 +220,7 @@ async fn detached_head_and_a_submodule_do_not_confuse_the_diff() {
     let sub = Repo::init(&srv.dir_path().join("sub"));
     sub.write("s.txt", "s\n");
     sub.commit_all("sub");
-    let repo = Repo::init(&srv.dir_path().join("super"));
-    repo.write("a.txt", "a\n");
-    repo.commit_all("init");
+    let repo = Repo::with_commit(&srv.dir_path().join("super"));
     repo.git(&[
         "-c",
         "protocol.file.allow=always",
@@ -279,9 +277,7 @@ async fn huge_files_and_long_diffs_are_capped() {
 #[tokio::test]
 async fn paths_that_leave_the_checkout_are_refused() {
     let srv = TestServer::start().await;
-    let repo = Repo::init(&srv.dir_path().join("safe"));
-    repo.write("a.txt", "a\n");
-    repo.commit_all("init");
+    let repo = Repo::with_commit(&srv.dir_path().join("safe"));
     let outside = srv.dir_path().join("secret");
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::write(outside.join("key"), "secret\n").unwrap();
