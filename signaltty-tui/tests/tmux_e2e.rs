@@ -97,6 +97,13 @@ fn a_newcomer_splits_types_answers_an_agent_survives_a_restart_and_quits_cleanly
             .or(v["panes"].as_array())
             .is_some_and(|a| a.len() == 2)
     });
+    // Type only once the TUI shows the split with the new (right) pane focused: keys typed
+    // before would go to the first pane, or be split between the two.
+    world.wait("the split drawn, the new pane focused", |s| {
+        let bars = bars(s, 10);
+        let titles: Vec<char> = s.lines().nth(1).unwrap_or("").chars().collect();
+        bars.len() == 2 && titles.iter().skip(bars[1]).any(|c| *c == '▶')
+    });
     world.keys(&["i"]);
     world.literal("echo hel''lo-from-tui");
     world.keys(&["Enter", "C-a"]);
@@ -223,7 +230,10 @@ fn a_newcomer_splits_types_answers_an_agent_survives_a_restart_and_quits_cleanly
     let first_tab = world.wait("the first tab after the restart", |s| {
         s.contains("hello-from-tui") && s.contains("cwd=") && !s.contains("verdict:")
     });
-    let sizes_before = pane_sizes(&world);
+    // Since the restart no pane has a process (restored / resumable), so none is resized: the
+    // sizes read now are the ones coming back must find.
+    let sizes_before = sizes_of(&world.cli(&["pane", "list"]));
+    assert_eq!(sizes_before.len(), 3, "{sizes_before:?}");
 
     // Quit: back at the shell, with the terminal exactly as before.
     world.keys(&["q"]);
@@ -263,11 +273,9 @@ fn a_newcomer_splits_types_answers_an_agent_survives_a_restart_and_quits_cleanly
             && s.lines().nth(1) == first_tab.lines().nth(1)
             && bars(s, 10) == bars(&first_tab, 10)
     });
-    assert_eq!(
-        pane_sizes(&world),
-        sizes_before,
-        "pane sizes after coming back"
-    );
+    world.wait_cli("every pane the same size again", &["pane", "list"], |v| {
+        sizes_of(v) == sizes_before
+    });
     world.keys(&["q"]);
     world.wait("the TUI gone again", |s| {
         s.matches("tui exited 0").count() >= 2 && !s.contains("NORMAL")
@@ -287,10 +295,14 @@ fn bars(screen: &str, row: usize) -> Vec<usize> {
         .collect()
 }
 
-/// Every pane's id with its size, as the server has them.
-fn pane_sizes(world: &World) -> Vec<(String, u64, u64)> {
-    let mut sizes: Vec<_> = world
-        .panes()
+/// Every pane's id with its size, from a `pane list`.
+fn sizes_of(list: &serde_json::Value) -> Vec<(String, u64, u64)> {
+    let panes = list
+        .as_array()
+        .or(list["panes"].as_array())
+        .cloned()
+        .unwrap_or_default();
+    let mut sizes: Vec<_> = panes
         .iter()
         .map(|p| {
             (
