@@ -11,7 +11,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use common::{TestEnv, WAIT};
-use nix::pty::{OpenptyResult, Winsize, openpty};
+use nix::pty::OpenptyResult;
 use nix::sys::termios::{LocalFlags, tcgetattr};
 
 /// Output of the terminal's master side, collected by a reader thread.
@@ -72,13 +72,7 @@ fn attach(env: &TestEnv, pane: &str) -> Attached {
 }
 
 fn attach_with(env: &TestEnv, args: &[&str]) -> Attached {
-    let size = Winsize {
-        ws_row: 24,
-        ws_col: 80,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    let OpenptyResult { master, slave } = openpty(Some(&size), None).expect("openpty");
+    let OpenptyResult { master, slave } = common::pty_80x24();
     let slave_io = |fd: &OwnedFd| Stdio::from(fd.try_clone().expect("dup slave"));
     let child = env
         .command(args)

@@ -13,7 +13,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use common::TestEnv;
-use nix::pty::{OpenptyResult, Winsize, openpty};
+use nix::pty::OpenptyResult;
 
 /// The pane prints this many lines of `seq` (about 15 MB).
 const LINES: u32 = 2_000_000;
@@ -66,13 +66,7 @@ fn a_slow_terminal_gets_fresh_screens_not_every_byte_and_ends_on_the_exact_scree
     let spawned = env.json(&["pane", "spawn", &ws, "--", "sh", "-c", &script]);
     let pane = spawned["pane"]["id"].as_str().expect("pane id").to_string();
 
-    let size = Winsize {
-        ws_row: 24,
-        ws_col: 80,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    let OpenptyResult { master, slave } = openpty(Some(&size), None).expect("openpty");
+    let OpenptyResult { master, slave } = common::pty_80x24();
     let slave_io = || Stdio::from(slave.try_clone().expect("dup slave"));
     let mut child = env
         .command(&["attach", &pane])

@@ -36,13 +36,7 @@ fn repo(env: &TestEnv) -> std::path::PathBuf {
 fn worktree_commands_and_the_agent_in_its_own_worktree_flow() {
     let env = TestEnv::new();
     let repo = repo(&env);
-    let ws = env.json(&[
-        "workspace",
-        "create",
-        "--cwd",
-        repo.to_str().expect("utf-8"),
-    ]);
-    let ws = ws["id"].as_str().expect("id").to_owned();
+    let ws = env.workspace_at(&repo);
 
     // One command: checkout → workspace → pane running the agent there.
     let created = env.json(&[
@@ -100,13 +94,7 @@ fn worktree_commands_and_the_agent_in_its_own_worktree_flow() {
 fn diff_shows_changes_for_people_and_for_tools() {
     let env = TestEnv::new();
     let repo = repo(&env);
-    let ws = env.json(&[
-        "workspace",
-        "create",
-        "--cwd",
-        repo.to_str().expect("utf-8"),
-    ]);
-    let ws = ws["id"].as_str().expect("id").to_owned();
+    let ws = env.workspace_at(&repo);
     std::fs::write(repo.join("a.txt"), "one\n2\nthree\n").expect("write");
     std::fs::write(repo.join("new.txt"), "fresh\n").expect("write");
 

@@ -6,11 +6,14 @@
 //!
 //! Everything here is blocking file-system work: callers run it on the blocking pool.
 
+pub mod baseline;
 pub mod changes;
 pub mod cli;
 pub mod context;
 pub mod hunks;
 pub mod paths;
+pub mod priority;
+pub mod repos;
 pub mod sides;
 pub mod watch;
 pub mod worktrees;

@@ -44,6 +44,7 @@ struct Inner {
     saver: crate::persist::Saver,
     connections: crate::listen::Connections,
     git_pokes: git_watch::Pokes,
+    git_repos: crate::git::repos::Repos,
     spawning: spawning::Spawning,
 }
 
@@ -63,6 +64,7 @@ impl Hub {
                 saver,
                 connections: crate::listen::Connections::default(),
                 git_pokes: git_watch::Pokes::default(),
+                git_repos: crate::git::repos::Repos::default(),
                 spawning: spawning::Spawning::default(),
             }),
         }

@@ -10,6 +10,8 @@ pub mod error;
 pub mod fdlimit;
 pub mod git;
 pub mod hub;
+#[cfg(test)]
+mod layering;
 pub mod listen;
 pub mod log_limit;
 pub mod logfile;

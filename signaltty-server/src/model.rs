@@ -3,6 +3,7 @@
 //! I/O and no proto types here, so every rule can be unit- and property-tested.
 
 pub mod agent;
+pub mod agent_kind;
 pub mod decision;
 pub mod event;
 pub mod ids;
@@ -11,6 +12,7 @@ pub mod lifecycle;
 pub mod names;
 pub mod notification;
 pub mod pane;
+pub mod session_id;
 pub mod state;
 pub mod tab;
 pub mod tab_list;

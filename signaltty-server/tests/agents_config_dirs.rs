@@ -32,7 +32,7 @@ async fn hooks_follow_the_agents_config_variables() {
     let codex_home = srv.dir_path().join("codex-home");
     let mut notes = srv.subscribe(&[pb::EventKind::Notification]).await;
     let spawn = |argv0: String, env: Vec<(&str, String)>| {
-        let mut panes = srv.panes();
+        let srv = &srv;
         let req = pb::SpawnPaneRequest {
             workspace_id: ws.id.clone(),
             argv: vec![argv0],
@@ -40,15 +40,7 @@ async fn hooks_follow_the_agents_config_variables() {
             env: env.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
             ..Default::default()
         };
-        async move {
-            panes
-                .spawn_pane(req)
-                .await
-                .unwrap()
-                .into_inner()
-                .pane
-                .unwrap()
-        }
+        async move { srv.spawn_with(req).await }
     };
 
     let claude = spawn(

@@ -62,8 +62,7 @@ impl<'a> Fake<'a> {
         std::fs::create_dir_all(&out).unwrap();
         let events = srv.subscribe(&[pb::EventKind::Decision]).await;
         let pane = srv
-            .panes()
-            .spawn_pane(pb::SpawnPaneRequest {
+            .spawn_with(pb::SpawnPaneRequest {
                 workspace_id: ws.id.clone(),
                 argv: vec![
                     "sh".into(),
@@ -77,11 +76,7 @@ impl<'a> Fake<'a> {
                 ],
                 ..Default::default()
             })
-            .await
-            .expect("spawn")
-            .into_inner()
-            .pane
-            .expect("pane");
+            .await;
         let (screen, _) = attach(srv, &pane.id, 120, 40, true).await;
         Fake {
             srv,

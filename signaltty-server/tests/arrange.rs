@@ -42,14 +42,7 @@ async fn focus_moves_and_reorders_are_events_keep_processes_and_survive_a_restar
     let ws = srv.workspace("w").await;
     let a = spawn(&srv, &ws.id, &["/bin/cat"]).await;
     let tab1 = a.tab_id.clone();
-    let b = srv
-        .panes()
-        .split_pane(split(&a.id, pb::Direction::Right))
-        .await
-        .unwrap()
-        .into_inner()
-        .pane
-        .unwrap();
+    let b = srv.split_with(split(&a.id, pb::Direction::Right)).await;
     let c = spawn(&srv, &ws.id, &["/bin/cat"]).await;
     let tab2 = c.tab_id.clone();
     let mut events = srv
@@ -211,14 +204,7 @@ async fn bad_focus_and_move_requests_are_refused_and_change_nothing() {
     let srv = TestServer::start().await;
     let ws = srv.workspace("w").await;
     let a = spawn(&srv, &ws.id, &["/bin/cat"]).await;
-    let b = srv
-        .panes()
-        .split_pane(split(&a.id, pb::Direction::Down))
-        .await
-        .unwrap()
-        .into_inner()
-        .pane
-        .unwrap();
+    let b = srv.split_with(split(&a.id, pb::Direction::Down)).await;
     let c = spawn(&srv, &ws.id, &["/bin/cat"]).await;
     let before = srv.get_workspace(&ws.id).await;
     let head = srv.head().await;

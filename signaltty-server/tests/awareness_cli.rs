@@ -75,8 +75,7 @@ async fn a_fake_claude_gets_allow_deny_and_silence_through_the_real_cli() {
         ])
         .await;
     let pane = srv
-        .panes()
-        .spawn_pane(pb::SpawnPaneRequest {
+        .spawn_with(pb::SpawnPaneRequest {
             workspace_id: ws.id.clone(),
             argv: vec![
                 "sh".into(),
@@ -89,11 +88,7 @@ async fn a_fake_claude_gets_allow_deny_and_silence_through_the_real_cli() {
             ],
             ..Default::default()
         })
-        .await
-        .expect("spawn")
-        .into_inner()
-        .pane
-        .expect("pane");
+        .await;
     let id = pane.id.clone();
     until_event(&mut events, |k| lifecycle_now(k, &id, pb::Lifecycle::Idle)).await;
     let agent = srv

@@ -232,13 +232,7 @@ async fn a_waiting_permission_hook_gets_only_what_was_answered_once() {
     assert_eq!(d.prompt, "Allow Bash?\nrm -rf target/debug/incremental");
     let ids: Vec<_> = d.options.iter().map(|o| o.id.as_str()).collect();
     assert_eq!(ids, ["once", "deny"]);
-    let listed = srv
-        .decisions()
-        .list_pending_decisions(pb::ListPendingDecisionsRequest::default())
-        .await
-        .unwrap()
-        .into_inner()
-        .decisions;
+    let listed = srv.pending_decisions().await;
     assert_eq!(listed.iter().map(|d| &d.id).collect::<Vec<_>>(), [&d.id]);
     let p = srv.pane(&pane.id).await;
     assert_eq!(
@@ -587,22 +581,14 @@ async fn hooks_install_on_request_and_before_a_detected_agent_launches() {
     let ws = srv.workspace("w").await;
     let settings = srv.dir_path().join("home/.claude/settings.json");
     let spawn_claude = |skip: bool| {
-        let mut panes = srv.panes();
+        let srv = &srv;
         let req = pb::SpawnPaneRequest {
             workspace_id: ws.id.clone(),
             argv: vec![fake.display().to_string()],
             skip_hook_install: skip,
             ..Default::default()
         };
-        async move {
-            panes
-                .spawn_pane(req)
-                .await
-                .unwrap()
-                .into_inner()
-                .pane
-                .unwrap()
-        }
+        async move { srv.spawn_with(req).await }
     };
     let skipped = spawn_claude(true).await;
     assert_eq!(skipped.agent.unwrap().kind, pb::AgentKind::Claude as i32);

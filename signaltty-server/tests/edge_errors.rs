@@ -206,12 +206,7 @@ async fn connections_past_the_cap_are_refused_clearly() {
 #[tokio::test]
 async fn get_status_says_how_many_panes_fit() {
     let srv = TestServer::start().await;
-    let status = srv
-        .server()
-        .get_status(pb::GetStatusRequest {})
-        .await
-        .unwrap()
-        .into_inner();
+    let status = srv.status().await;
     assert!(status.fd_limit > 0);
     assert!(status.open_fds > 0 && status.open_fds < status.fd_limit);
     assert_eq!(

@@ -20,12 +20,7 @@ fn accept_failures(log: &str) -> usize {
 async fn accept_backs_off_and_logs_rate_limited_when_descriptors_run_out() {
     let root = Root::new();
     let srv = root.start_with_fd_limit(48).await;
-    let status = srv
-        .server()
-        .get_status(pb::GetStatusRequest {})
-        .await
-        .unwrap()
-        .into_inner();
+    let status = srv.status().await;
     assert_eq!(status.fd_limit, 48, "the hard limit caps the raise");
     assert_eq!(
         status.panes_that_fit, 0,

@@ -220,9 +220,7 @@ async fn detached_head_and_a_submodule_do_not_confuse_the_diff() {
     let sub = Repo::init(&srv.dir_path().join("sub"));
     sub.write("s.txt", "s\n");
     sub.commit_all("sub");
-    let repo = Repo::init(&srv.dir_path().join("super"));
-    repo.write("a.txt", "a\n");
-    repo.commit_all("init");
+    let repo = Repo::with_commit(&srv.dir_path().join("super"));
     repo.git(&[
         "-c",
         "protocol.file.allow=always",
@@ -279,9 +277,7 @@ async fn huge_files_and_long_diffs_are_capped() {
 #[tokio::test]
 async fn paths_that_leave_the_checkout_are_refused() {
     let srv = TestServer::start().await;
-    let repo = Repo::init(&srv.dir_path().join("safe"));
-    repo.write("a.txt", "a\n");
-    repo.commit_all("init");
+    let repo = Repo::with_commit(&srv.dir_path().join("safe"));
     let outside = srv.dir_path().join("secret");
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::write(outside.join("key"), "secret\n").unwrap();
@@ -347,4 +343,69 @@ async fn a_dirty_check_past_its_deadline_says_unknown() {
     assert_eq!(git.branch, "main", "the cheap facts are still read");
     assert!(git.dirty_unknown, "{git:?}");
     assert!(!git.dirty);
+}
+
+fn listed(d: &pb::GetWorkspaceDiffResponse) -> Vec<(&str, pb::ChangeKind, u32, u32)> {
+    d.files
+        .iter()
+        .map(|f| (f.path.as_str(), f.kind(), f.added, f.removed))
+        .collect()
+}
+
+/// The server keeps a workspace's repository open between reads and skips HEAD↔index when the
+/// index's cached tree names HEAD's tree: a commit, a soft reset, a branch switch and staging,
+/// each done by `git` behind its back, are all seen by the very next diff.
+#[tokio::test]
+async fn the_kept_repository_sees_commits_resets_checkouts_and_staging() {
+    let srv = TestServer::start().await;
+    let repo = Repo::init(&srv.dir_path().join("kept"));
+    repo.write("a.txt", lines(1, 10));
+    repo.write("b.txt", lines(1, 5));
+    repo.commit_all("init");
+    let ws = repo.workspace(&srv).await;
+    assert!(diff(&srv, &ws.id).await.files.is_empty());
+
+    repo.write("a.txt", lines(1, 9) + "ten\n");
+    let d = diff(&srv, &ws.id).await;
+    assert_eq!(listed(&d), [("a.txt", pb::ChangeKind::Modified, 1, 1)]);
+
+    // Committed: nothing differs from the new HEAD.
+    repo.commit_all("ten");
+    assert!(diff(&srv, &ws.id).await.files.is_empty());
+    let refreshed = srv
+        .workspaces()
+        .refresh_git(pb::RefreshGitRequest {
+            workspace_id: ws.id.clone(),
+        })
+        .await
+        .expect("RefreshGit")
+        .into_inner();
+    assert!(!refreshed.git.unwrap().dirty);
+
+    // HEAD moves back, the index stays: the commit's change is now staged against HEAD.
+    repo.git(&["reset", "-q", "--soft", "HEAD~1"]);
+    let d = diff(&srv, &ws.id).await;
+    assert_eq!(listed(&d), [("a.txt", pb::ChangeKind::Modified, 1, 1)]);
+    repo.commit_all("ten again");
+
+    // Another branch with another file, then back.
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    repo.write("c.txt", "c\n");
+    repo.commit_all("c");
+    assert!(diff(&srv, &ws.id).await.files.is_empty());
+    repo.git(&["checkout", "-q", "main"]);
+    assert!(diff(&srv, &ws.id).await.files.is_empty());
+    repo.git(&["checkout", "-q", "side", "--", "c.txt"]);
+    let d = diff(&srv, &ws.id).await;
+    assert_eq!(listed(&d), [("c.txt", pb::ChangeKind::Added, 1, 0)]);
+    assert!(!d.files[0].untracked);
+
+    // A staged edit and a further unstaged one: counted against HEAD.
+    repo.git(&["rm", "-q", "--cached", "c.txt"]);
+    std::fs::remove_file(repo.path.join("c.txt")).unwrap();
+    repo.write("b.txt", lines(1, 4) + "five\n");
+    repo.git(&["add", "b.txt"]);
+    repo.write("b.txt", lines(1, 4) + "five\nsix\n");
+    let d = diff(&srv, &ws.id).await;
+    assert_eq!(listed(&d), [("b.txt", pb::ChangeKind::Modified, 2, 1)]);
 }

@@ -9,7 +9,7 @@ mod clients;
 mod common;
 
 use common::repo::Repo;
-use common::{TestServer, fixtures, next};
+use common::{TestServer, fixtures, next, spawn, spawn_in};
 use signaltty_proto::v1 as pb;
 
 /// Waits for a GitContextChanged of `ws` whose context satisfies `want`.
@@ -33,33 +33,18 @@ async fn context_change(
 #[tokio::test]
 async fn a_checkout_in_a_pane_reaches_the_event_stream() {
     let srv = TestServer::start().await;
-    let repo = Repo::init(&srv.dir_path().join("live"));
-    repo.write("a.txt", "a\n");
-    repo.commit_all("init");
+    let repo = Repo::with_commit(&srv.dir_path().join("live"));
     repo.git(&["branch", "feature"]);
     let ws = repo.workspace(&srv).await;
     assert_eq!(ws.git.as_ref().unwrap().branch, "main");
     let mut events = srv.subscribe(&[pb::EventKind::Git]).await;
-    let pane = srv
-        .panes()
-        .spawn_pane(pb::SpawnPaneRequest {
-            workspace_id: ws.id.clone(),
-            argv: vec![
-                "git".into(),
-                "checkout".into(),
-                "-q".into(),
-                "feature".into(),
-            ],
-            cwd: repo.path.display().to_string(),
-            cols: 80,
-            rows: 24,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .pane
-        .unwrap();
+    let pane = spawn_in(
+        &srv,
+        &ws.id,
+        &repo.path,
+        &["git", "checkout", "-q", "feature"],
+    )
+    .await;
     let git = context_change(&mut events, &ws.id, |g| g.branch == "feature").await;
     assert!(git.is_repo);
     assert!(!pane.id.is_empty());
@@ -75,9 +60,7 @@ async fn a_checkout_in_a_pane_reaches_the_event_stream() {
 #[tokio::test]
 async fn a_cwd_report_from_a_pane_refreshes_its_workspace() {
     let srv = TestServer::start().await;
-    let repo = Repo::init(&srv.dir_path().join("osc7"));
-    repo.write("a.txt", "a\n");
-    repo.commit_all("init");
+    let repo = Repo::with_commit(&srv.dir_path().join("osc7"));
     let ws = repo.workspace(&srv).await;
     assert!(!ws.git.as_ref().unwrap().dirty);
     let mut events = srv.subscribe(&[pb::EventKind::Git]).await;
@@ -87,37 +70,9 @@ async fn a_cwd_report_from_a_pane_refreshes_its_workspace() {
         "printf '\\033]7;file://localhost{}\\007'; sleep 30",
         repo.path.display()
     );
-    srv.panes()
-        .spawn_pane(pb::SpawnPaneRequest {
-            workspace_id: ws.id.clone(),
-            argv: vec!["sh".into(), "-c".into(), report],
-            cols: 80,
-            rows: 24,
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    spawn(&srv, &ws.id, &["sh", "-c", &report]).await;
     let git = context_change(&mut events, &ws.id, |g| g.dirty).await;
     assert_eq!(git.branch, "main");
-}
-
-/// Spawns `argv` in a pane of `ws` with `cwd`.
-async fn run_in_pane(srv: &TestServer, ws: &str, cwd: &std::path::Path, argv: &[&str]) -> String {
-    srv.panes()
-        .spawn_pane(pb::SpawnPaneRequest {
-            workspace_id: ws.into(),
-            argv: argv.iter().map(|a| (*a).into()).collect(),
-            cwd: cwd.display().to_string(),
-            cols: 80,
-            rows: 24,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .pane
-        .unwrap()
-        .id
 }
 
 /// Waits for WorktreeChanged events of `main` until the listed worktrees satisfy `want` (each
@@ -154,16 +109,14 @@ async fn worktrees_until(
 #[tokio::test]
 async fn git_worktree_add_and_remove_in_a_pane_reach_the_event_stream() {
     let srv = TestServer::start().await;
-    let repo = Repo::init(&srv.dir_path().join("wt-live"));
-    repo.write("a.txt", "a\n");
-    repo.commit_all("init");
+    let repo = Repo::with_commit(&srv.dir_path().join("wt-live"));
     let ws = repo.workspace(&srv).await;
     let mut events = srv.subscribe(&[pb::EventKind::Git]).await;
     let linked = repo.path.parent().unwrap().join("wt-live-side");
     let shown = linked.display().to_string();
 
     // The repository has no `worktrees/` directory yet: the first add creates it.
-    run_in_pane(
+    spawn_in(
         &srv,
         &ws.id,
         &repo.path,
@@ -180,7 +133,7 @@ async fn git_worktree_add_and_remove_in_a_pane_reach_the_event_stream() {
     // A second one, into an existing `worktrees/`, then both removed again.
     let other = repo.path.parent().unwrap().join("wt-live-other");
     let other_shown = other.display().to_string();
-    run_in_pane(
+    spawn_in(
         &srv,
         &ws.id,
         &repo.path,
@@ -191,7 +144,7 @@ async fn git_worktree_add_and_remove_in_a_pane_reach_the_event_stream() {
         l.iter().any(|w| w.path == other_shown && !w.locked)
     })
     .await;
-    run_in_pane(
+    spawn_in(
         &srv,
         &ws.id,
         &repo.path,
@@ -202,7 +155,7 @@ async fn git_worktree_add_and_remove_in_a_pane_reach_the_event_stream() {
         l.len() == 2 && !l.iter().any(|w| w.path == shown)
     })
     .await;
-    run_in_pane(
+    spawn_in(
         &srv,
         &ws.id,
         &repo.path,
@@ -217,12 +170,12 @@ async fn git_worktree_add_and_remove_in_a_pane_reach_the_event_stream() {
 #[tokio::test]
 async fn an_agent_turn_ending_refreshes_the_dirty_flag() {
     let srv = TestServer::start().await;
-    let repo = Repo::init(&srv.dir_path().join("turn"));
-    repo.write("a.txt", "a\n");
-    repo.commit_all("init");
+    let repo = Repo::with_commit(&srv.dir_path().join("turn"));
     let ws = repo.workspace(&srv).await;
     assert!(!ws.git.as_ref().unwrap().dirty);
-    let pane = run_in_pane(&srv, &ws.id, &repo.path, &["sleep", "60"]).await;
+    let pane = spawn_in(&srv, &ws.id, &repo.path, &["sleep", "60"])
+        .await
+        .id;
     let hook = |event: &str| pb::ReportHookEventRequest {
         agent: pb::AgentKind::Claude as i32,
         event: event.into(),

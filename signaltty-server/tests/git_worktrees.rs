@@ -8,7 +8,9 @@ mod clients;
 mod common;
 
 use common::repo::Repo;
-use common::{TestServer, assert_error};
+use std::path::Path;
+
+use common::{TestServer, assert_error, spawn_in};
 use signaltty_proto::v1 as pb;
 use tonic::Code;
 
@@ -54,6 +56,17 @@ async fn remove(
         .await
 }
 
+async fn open(srv: &TestServer, ws: &str, path: &str) -> pb::OpenWorktreeResponse {
+    srv.git()
+        .open_worktree(pb::OpenWorktreeRequest {
+            workspace_id: ws.into(),
+            path: path.into(),
+        })
+        .await
+        .expect("OpenWorktree")
+        .into_inner()
+}
+
 async fn close(srv: &TestServer, ws: &str) {
     srv.workspaces()
         .close_workspace(pb::CloseWorkspaceRequest {
@@ -63,17 +76,10 @@ async fn close(srv: &TestServer, ws: &str) {
         .expect("close");
 }
 
-fn repo_with_commit(srv: &TestServer) -> Repo {
-    let repo = Repo::init(&srv.dir_path().join("proj"));
-    repo.write("a.txt", "a\n");
-    repo.commit_all("init");
-    repo
-}
-
 #[tokio::test]
 async fn create_list_open_close_and_remove_a_worktree() {
     let srv = TestServer::start().await;
-    let repo = repo_with_commit(&srv);
+    let repo = Repo::with_commit(&srv.dir_path().join("proj"));
     let main_ws = repo.workspace(&srv).await;
     let mut events = srv.subscribe(&[pb::EventKind::Git]).await;
 
@@ -116,15 +122,7 @@ async fn create_list_open_close_and_remove_a_worktree() {
     assert!(repo.git(&["worktree", "list"]).contains("agent-one"));
 
     // Opening reuses the open workspace.
-    let opened = srv
-        .git()
-        .open_worktree(pb::OpenWorktreeRequest {
-            workspace_id: main_ws.id.clone(),
-            path: tree.path.clone(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let opened = open(&srv, &main_ws.id, &tree.path).await;
     assert!(opened.reused);
     assert_eq!(opened.workspace.unwrap().id, ws.id);
 
@@ -135,15 +133,7 @@ async fn create_list_open_close_and_remove_a_worktree() {
         repo.git(&["branch", "--list", "agent/one"])
             .contains("agent/one")
     );
-    let opened = srv
-        .git()
-        .open_worktree(pb::OpenWorktreeRequest {
-            workspace_id: main_ws.id.clone(),
-            path: tree.path.clone(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let opened = open(&srv, &main_ws.id, &tree.path).await;
     assert!(!opened.reused);
     let reopened = opened.workspace.unwrap();
     assert_eq!(reopened.cwd, tree.path);
@@ -162,7 +152,7 @@ async fn create_list_open_close_and_remove_a_worktree() {
 #[tokio::test]
 async fn an_existing_branch_is_checked_out_and_a_busy_one_refused() {
     let srv = TestServer::start().await;
-    let repo = repo_with_commit(&srv);
+    let repo = Repo::with_commit(&srv.dir_path().join("proj"));
     repo.git(&["branch", "existing"]);
     let ws = repo.workspace(&srv).await;
     let path = srv.dir_path().join("elsewhere/ex");
@@ -218,7 +208,7 @@ async fn an_existing_branch_is_checked_out_and_a_busy_one_refused() {
 #[tokio::test]
 async fn removal_refuses_main_in_use_dirty_and_locked_checkouts() {
     let srv = TestServer::start().await;
-    let repo = repo_with_commit(&srv);
+    let repo = Repo::with_commit(&srv.dir_path().join("proj"));
     let main_ws = repo.workspace(&srv).await;
     let created = create(&srv, &main_ws.id, "", "work").await;
     let tree = created.worktree.unwrap();
@@ -238,21 +228,7 @@ async fn removal_refuses_main_in_use_dirty_and_locked_checkouts() {
     close(&srv, &ws.id).await;
 
     // A live pane running there (from another workspace) also holds it.
-    let pane = srv
-        .panes()
-        .spawn_pane(pb::SpawnPaneRequest {
-            workspace_id: main_ws.id.clone(),
-            argv: vec!["sleep".into(), "60".into()],
-            cwd: path.clone(),
-            cols: 80,
-            rows: 24,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .pane
-        .unwrap();
+    let pane = spawn_in(&srv, &main_ws.id, Path::new(&path), &["sleep", "60"]).await;
     assert_error(
         remove(&srv, &main_ws.id, &path).await,
         Code::FailedPrecondition,

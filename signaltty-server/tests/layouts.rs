@@ -23,13 +23,7 @@ async fn layouts_made_by_panes_are_validated_by_set_layout_and_set_ratio() {
         argv: vec!["sleep".into(), "1000".into()],
         ..Default::default()
     };
-    let b = panes
-        .split_pane(split(&a.id, pb::Direction::Right))
-        .await
-        .unwrap()
-        .into_inner()
-        .pane
-        .unwrap();
+    let b = srv.split_with(split(&a.id, pb::Direction::Right)).await;
     let c = panes
         .split_pane(split(&b.id, pb::Direction::Right))
         .await

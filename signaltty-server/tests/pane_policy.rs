@@ -206,13 +206,7 @@ async fn every_mutating_call_from_a_pane_is_confined_to_its_own_workspace() {
     assert_eq!(got.tabs[0].title, tab_before);
     assert_eq!(got.tabs[0].id, *ot);
     assert_eq!(got.panes.len(), 1);
-    let listed = srv
-        .workspaces()
-        .list_workspaces(pb::ListWorkspacesRequest {})
-        .await
-        .unwrap()
-        .into_inner()
-        .workspaces;
+    let listed = srv.list_workspaces().await;
     assert_eq!(listed.len(), 2, "no workspace was opened: {listed:?}");
     let unread = srv
         .notifications()

@@ -64,13 +64,12 @@ async fn pending_decision(
     });
     let deadline = Instant::now() + WAIT;
     loop {
-        let list = srv
-            .decisions()
-            .list_pending_decisions(pb::ListPendingDecisionsRequest::default())
+        if let Some(d) = srv
+            .pending_decisions()
             .await
-            .unwrap()
-            .into_inner();
-        if let Some(d) = list.decisions.into_iter().find(|d| d.pane_id == pane) {
+            .into_iter()
+            .find(|d| d.pane_id == pane)
+        {
             return (d, waiter);
         }
         assert!(Instant::now() < deadline, "no pending decision appeared");
@@ -131,13 +130,8 @@ async fn a_program_in_a_pane_cannot_answer_even_after_a_double_fork_but_the_user
     );
 
     // Still pending: nothing was answered.
-    let list = srv
-        .decisions()
-        .list_pending_decisions(pb::ListPendingDecisionsRequest::default())
-        .await
-        .unwrap()
-        .into_inner();
-    assert!(list.decisions.iter().any(|x| x.id == d.id));
+    let pending = srv.pending_decisions().await;
+    assert!(pending.iter().any(|x| x.id == d.id));
 
     // 3. The user's shell, outside every pane, runs the same command and it works.
     let user = tokio::process::Command::new(cli_bin())

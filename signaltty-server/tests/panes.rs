@@ -488,18 +488,13 @@ async fn the_child_environment_names_its_pane_and_socket() {
     let srv = TestServer::start().await;
     let ws = srv.workspace("w").await;
     let pane = srv
-        .panes()
-        .spawn_pane(pb::SpawnPaneRequest {
+        .spawn_with(pb::SpawnPaneRequest {
             workspace_id: ws.id.clone(),
             argv: vec!["sh".into(), "-c".into(), "echo P=$SIGNALTTY_PANE S=$SIGNALTTY_SOCKET T=$TERM L=${LD_PRELOAD:-none} END; exec sleep 1000".into()],
             env: [("LD_PRELOAD".to_string(), "/evil.so".to_string())].into(),
             ..Default::default()
         })
-        .await
-        .unwrap()
-        .into_inner()
-        .pane
-        .unwrap();
+        .await;
     let (mut c, _) = attach(&srv, &pane.id, 80, 24, true).await;
     // The line may arrive in the attach snapshot (a repaint, without newlines) or as output.
     c.until_output(" END").await;

@@ -23,13 +23,7 @@ const CHATTY: &[&str] = &[
 
 /// Every workspace with its tabs and panes, without what belongs to a process instance.
 async fn world(srv: &RealServer) -> Vec<pb::GetWorkspaceResponse> {
-    let list = srv
-        .workspaces()
-        .list_workspaces(pb::ListWorkspacesRequest {})
-        .await
-        .unwrap()
-        .into_inner()
-        .workspaces;
+    let list = srv.list_workspaces().await;
     let mut out = Vec::new();
     for ws in list {
         let mut got = srv.get_workspace(&ws.id).await;
@@ -57,8 +51,7 @@ async fn everything_comes_back_after_sigkill_without_running_anything() {
 
     // alpha: a chatty pane split with a second one (ratio moved), and a second tab.
     let chatty = srv
-        .panes()
-        .spawn_pane(pb::SpawnPaneRequest {
+        .spawn_with(pb::SpawnPaneRequest {
             workspace_id: alpha.id.clone(),
             argv: CHATTY.iter().map(|s| s.to_string()).collect(),
             env: [
@@ -71,24 +64,15 @@ async fn everything_comes_back_after_sigkill_without_running_anything() {
             .into(),
             ..Default::default()
         })
-        .await
-        .unwrap()
-        .into_inner()
-        .pane
-        .unwrap();
+        .await;
     let split = srv
-        .panes()
-        .split_pane(pb::SplitPaneRequest {
+        .split_with(pb::SplitPaneRequest {
             pane_id: chatty.id.clone(),
             direction: pb::Direction::Down.into(),
             argv: vec!["/bin/cat".into()],
             ..Default::default()
         })
-        .await
-        .unwrap()
-        .into_inner()
-        .pane
-        .unwrap();
+        .await;
     srv.tabs()
         .set_ratio(pb::SetRatioRequest {
             tab_id: chatty.tab_id.clone(),

@@ -30,23 +30,18 @@ fn fake_claude(root: &Root) -> std::path::PathBuf {
 }
 
 async fn spawn_claude(srv: &RealServer, ws: &str, cfg: &std::path::Path) -> pb::Pane {
-    srv.panes()
-        .spawn_pane(pb::SpawnPaneRequest {
-            workspace_id: ws.into(),
-            argv: vec!["claude".into()],
-            env: [
-                ("SECRET_TOKEN".to_string(), SECRET.to_string()),
-                ("CLAUDE_CONFIG_DIR".to_string(), cfg.display().to_string()),
-            ]
-            .into(),
-            skip_hook_install: true,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .pane
-        .unwrap()
+    srv.spawn_with(pb::SpawnPaneRequest {
+        workspace_id: ws.into(),
+        argv: vec!["claude".into()],
+        env: [
+            ("SECRET_TOKEN".to_string(), SECRET.to_string()),
+            ("CLAUDE_CONFIG_DIR".to_string(), cfg.display().to_string()),
+        ]
+        .into(),
+        skip_hook_install: true,
+        ..Default::default()
+    })
+    .await
 }
 
 /// What the agent's hooks would report: a prompt (WORKING, with the fixture's session id), then

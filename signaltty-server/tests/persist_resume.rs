@@ -35,19 +35,14 @@ async fn a_restored_pane_runs_again_only_when_asked_in_the_same_slot_with_its_ta
     let ws = srv.workspace("w", &root.path().join("w")).await;
     let first = srv.spawn(&ws.id, "", &["/bin/cat"]).await;
     let pane = srv
-        .panes()
-        .split_pane(pb::SplitPaneRequest {
+        .split_with(pb::SplitPaneRequest {
             pane_id: first.id.clone(),
             direction: pb::Direction::Right.into(),
             argv: vec!["recorder".into(), "--flag".into(), "x y".into()],
             title: "my recorder".into(),
             ..Default::default()
         })
-        .await
-        .unwrap()
-        .into_inner()
-        .pane
-        .unwrap();
+        .await;
     wait_file_contains(&root.tail(&pane.id), &["recorder-started --flag x y"]).await;
     wait_file_contains(&root.snapshot(), &[&pane.id]).await;
     assert_eq!(runs(&record), vec!["run --flag x y"]);

@@ -22,15 +22,15 @@ fn write_snapshot(root: &Root, text: &str) {
 }
 
 fn corrupt_copies(root: &Root) -> Vec<std::path::PathBuf> {
+    set_aside(root, "snapshot.json.corrupt-")
+}
+
+/// The entries of the state dir whose names start with `prefix`.
+fn set_aside(root: &Root, prefix: &str) -> Vec<std::path::PathBuf> {
     std::fs::read_dir(root.state())
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("snapshot.json.corrupt-")
-        })
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
         .collect()
 }
 
@@ -71,13 +71,7 @@ async fn a_corrupt_snapshot_is_moved_aside_and_the_server_starts_empty_loudly() 
         let root = Root::new();
         write_snapshot(&root, text);
         let srv = root.start().await;
-        let list = srv
-            .workspaces()
-            .list_workspaces(pb::ListWorkspacesRequest {})
-            .await
-            .unwrap()
-            .into_inner()
-            .workspaces;
+        let list = srv.list_workspaces().await;
         assert!(list.is_empty(), "{what}: starts empty");
         let copies = corrupt_copies(&root);
         assert_eq!(copies.len(), 1, "{what}: kept aside");
@@ -199,16 +193,7 @@ async fn tails_of_a_corrupt_snapshot_are_set_aside_not_deleted() {
     // A first save happens after a change.
     srv.workspace("fresh", &root.path().join("fresh")).await;
     server_process::wait_file_contains(&root.snapshot(), &["fresh"]).await;
-    let aside: Vec<_> = std::fs::read_dir(root.state())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("history.corrupt-")
-        })
-        .collect();
+    let aside = set_aside(&root, "history.corrupt-");
     assert_eq!(aside.len(), 1, "set aside with the snapshot");
     for t in tails {
         assert_eq!(

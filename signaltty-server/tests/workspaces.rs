@@ -15,12 +15,7 @@ async fn workspace_lifecycle_create_list_get_rename_close() {
     assert_eq!(ws.name, "api");
     let mut client = srv.workspaces();
 
-    let list = client
-        .list_workspaces(pb::ListWorkspacesRequest {})
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(list.workspaces.len(), 1);
+    assert_eq!(srv.list_workspaces().await.len(), 1);
 
     let renamed = client
         .rename_workspace(pb::RenameWorkspaceRequest {
@@ -65,12 +60,7 @@ async fn workspace_lifecycle_create_list_get_rename_close() {
         Code::NotFound,
         "NO_SUCH_WORKSPACE",
     );
-    let status = srv
-        .server()
-        .get_status(pb::GetStatusRequest {})
-        .await
-        .unwrap()
-        .into_inner();
+    let status = srv.status().await;
     assert_eq!((status.workspace_count, status.tab_count), (0, 0));
     assert!(status.head_seq >= 4);
 }
@@ -128,13 +118,9 @@ async fn workspace_bad_input_is_refused_with_reasons_and_changes_nothing() {
         Code::InvalidArgument,
         "BAD_PARAMS",
     );
-    let list = client
-        .list_workspaces(pb::ListWorkspacesRequest {})
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(list.workspaces.len(), 1);
-    assert_eq!(list.workspaces[0].name, "keep");
+    let list = srv.list_workspaces().await;
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0].name, "keep");
 }
 
 #[tokio::test]

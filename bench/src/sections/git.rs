@@ -14,7 +14,8 @@ use serde_json::json;
 use signaltty_proto::v1::attach_response::Kind;
 use signaltty_proto::v1::git_service_client::GitServiceClient;
 use signaltty_proto::v1::workspace_service_client::WorkspaceServiceClient;
-use signaltty_proto::v1::{GetWorkspaceDiffRequest, RefreshGitRequest};
+use signaltty_proto::v1::{GetWorkspaceDiffRequest, GitContext, RefreshGitRequest};
+use tonic::transport::Channel;
 
 use super::{median_ms, sh};
 use crate::report::Row;
@@ -55,37 +56,25 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
     let mut git = GitServiceClient::new(channel.clone());
     let mut workspaces = WorkspaceServiceClient::new(channel.clone());
 
-    let (mut diff, mut numstat, mut dirty, mut status) = (vec![], vec![], vec![], vec![]);
-    let mut listed = 0;
+    let mut rounds = Samples::default();
     for _ in 0..ROUNDS {
-        let started = Instant::now();
-        let reply = git
-            .get_workspace_diff(GetWorkspaceDiffRequest {
-                workspace_id: ws.clone(),
-            })
-            .await
-            .context("GetWorkspaceDiff")?
-            .into_inner();
-        diff.push(started.elapsed());
-        listed = reply.files.len();
-        numstat.push(timed_git(&repo, &["diff", "--numstat", "HEAD"]).await?);
-        let started = Instant::now();
-        let reply = workspaces
-            .refresh_git(RefreshGitRequest {
-                workspace_id: ws.clone(),
-            })
-            .await
-            .context("RefreshGit")?
-            .into_inner();
-        dirty.push(started.elapsed());
-        let context = reply.git.unwrap_or_default();
+        let (took, listed) = timed_diff(&mut git, &ws).await?;
+        if listed != CHANGED {
+            bail!("GetWorkspaceDiff listed {listed} files, {CHANGED} changed");
+        }
+        rounds.diff.push(took);
+        let numstat = timed_git(&repo, &["diff", "--numstat", "HEAD"]).await?;
+        rounds.numstat.push(numstat);
+        let (took, context) = timed_refresh(&mut workspaces, &ws).await?;
         if !context.dirty || context.dirty_unknown {
             bail!("the dirty check said {context:?}");
         }
-        status.push(timed_git(&repo, &["status", "--porcelain"]).await?);
-    }
-    if listed != CHANGED {
-        bail!("GetWorkspaceDiff listed {listed} files, {CHANGED} changed");
+        rounds.dirty.push(took);
+        let status = timed_git(&repo, &["status", "--porcelain"]).await?;
+        rounds.status.push(status);
+        // GetWorkspaceDiff's whole work in git's terms: the tracked changes and the untracked
+        // files (two processes, as a script would run them).
+        rounds.status_numstat.push(numstat + status);
     }
 
     // Echo in another pane: idle, then while diffs run back to back on another connection.
@@ -103,10 +92,7 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         let (mut git, ws, done) = (git.clone(), ws.clone(), done.clone());
         tokio::spawn(async move {
             for _ in 0..LOADED_DIFFS {
-                git.get_workspace_diff(GetWorkspaceDiffRequest {
-                    workspace_id: ws.clone(),
-                })
-                .await?;
+                timed_diff(&mut git, &ws).await?;
                 done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
             anyhow::Ok(())
@@ -123,46 +109,72 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
     // The dirty check stops at the first change; on a clean checkout it must look at every
     // file, as `git status` always does. Commit the edits and time both again.
     git_ok(&repo, &["commit", "-q", "-a", "-m", "edits"]).await?;
-    let (mut clean, mut clean_status) = (vec![], vec![]);
     for _ in 0..ROUNDS {
-        let started = Instant::now();
-        let reply = workspaces
-            .refresh_git(RefreshGitRequest {
-                workspace_id: ws.clone(),
-            })
-            .await
-            .context("RefreshGit")?
-            .into_inner();
-        clean.push(started.elapsed());
-        let context = reply.git.unwrap_or_default();
+        let (took, context) = timed_refresh(&mut workspaces, &ws).await?;
         if context.dirty || context.dirty_unknown {
             bail!("the dirty check of a clean checkout said {context:?}");
         }
-        clean_status.push(timed_git(&repo, &["status", "--porcelain"]).await?);
+        rounds.clean.push(took);
+        rounds
+            .clean_status
+            .push(timed_git(&repo, &["status", "--porcelain"]).await?);
+        // The dirty check's own work in git's terms: tracked files only, no untracked walk.
+        rounds
+            .clean_status_uno
+            .push(timed_git(&repo, &["status", "--porcelain", "--untracked-files=no"]).await?);
     }
 
-    let (diff_ms, numstat_ms) = (median_ms(&diff), median_ms(&numstat));
-    let (dirty_ms, status_ms) = (median_ms(&dirty), median_ms(&status));
-    let (clean_ms, clean_status_ms) = (median_ms(&clean), median_ms(&clean_status));
+    let compared =
+        |name: String, ours: &[Duration], theirs: &[Duration], git: &str, target: bool| {
+            let (ours, theirs) = (median_ms(ours), median_ms(theirs));
+            let row = Row::new(name)
+                .signaltty(ms(ours))
+                .raw(format!("{git} {}", ms(theirs)))
+                .ratio(format!("{} git", times(ours / theirs)));
+            if target {
+                row.target("≤ git".to_owned(), Some(ours <= theirs))
+            } else {
+                row
+            }
+        };
     let p = |v: &[Duration], q: f64| stats::percentile(&stats::millis(v), q).unwrap_or(0.0);
+    let r = &rounds;
     let rows = vec![
-        Row::new(format!(
-            "GetWorkspaceDiff, {FILES} files / {CHANGED} changed (median)"
-        ))
-        .signaltty(ms(diff_ms))
-        .raw(format!("git diff --numstat HEAD {}", ms(numstat_ms)))
-        .ratio(format!("{} git", times(diff_ms / numstat_ms)))
-        .target("≤ git".to_owned(), Some(diff_ms <= numstat_ms)),
-        Row::new("dirty check (RefreshGit, median)")
-            .signaltty(ms(dirty_ms))
-            .raw(format!("git status --porcelain {}", ms(status_ms)))
-            .ratio(format!("{} git", times(dirty_ms / status_ms)))
-            .target("≤ git".to_owned(), Some(dirty_ms <= status_ms)),
-        Row::new("dirty check, clean checkout (RefreshGit, median)")
-            .signaltty(ms(clean_ms))
-            .raw(format!("git status --porcelain {}", ms(clean_status_ms)))
-            .ratio(format!("{} git", times(clean_ms / clean_status_ms)))
-            .target("≤ git".to_owned(), Some(clean_ms <= clean_status_ms)),
+        compared(
+            format!("GetWorkspaceDiff, {FILES} files / {CHANGED} changed (median)"),
+            &r.diff,
+            &r.numstat,
+            "git diff --numstat HEAD",
+            true,
+        ),
+        compared(
+            "GetWorkspaceDiff vs git doing the same (tracked + untracked)".to_owned(),
+            &r.diff,
+            &r.status_numstat,
+            "git status --porcelain + git diff --numstat HEAD",
+            false,
+        ),
+        compared(
+            "dirty check (RefreshGit, median)".to_owned(),
+            &r.dirty,
+            &r.status,
+            "git status --porcelain",
+            true,
+        ),
+        compared(
+            "dirty check, clean checkout (RefreshGit, median)".to_owned(),
+            &r.clean,
+            &r.clean_status,
+            "git status --porcelain",
+            true,
+        ),
+        compared(
+            "dirty check, clean checkout, vs git without untracked walk".to_owned(),
+            &r.clean,
+            &r.clean_status_uno,
+            "git status --porcelain -uno",
+            false,
+        ),
         Row::new(format!(
             "echo p50/p99 while diffs run ({diffs_during} diffs)"
         ))
@@ -182,12 +194,14 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         details: json!({
             "files": FILES,
             "changed": CHANGED,
-            "diff_ms": stats::millis(&diff),
-            "git_diff_numstat_ms": stats::millis(&numstat),
-            "dirty_ms": stats::millis(&dirty),
-            "git_status_porcelain_ms": stats::millis(&status),
-            "dirty_clean_ms": stats::millis(&clean),
-            "git_status_porcelain_clean_ms": stats::millis(&clean_status),
+            "diff_ms": stats::millis(&r.diff),
+            "git_diff_numstat_ms": stats::millis(&r.numstat),
+            "git_status_plus_numstat_ms": stats::millis(&r.status_numstat),
+            "dirty_ms": stats::millis(&r.dirty),
+            "git_status_porcelain_ms": stats::millis(&r.status),
+            "dirty_clean_ms": stats::millis(&r.clean),
+            "git_status_porcelain_clean_ms": stats::millis(&r.clean_status),
+            "git_status_porcelain_uno_clean_ms": stats::millis(&r.clean_status_uno),
             "echo_idle_ms": stats::millis(&idle),
             "echo_during_diffs_ms": stats::millis(&loaded),
             "diffs_during_echo": diffs_during,
@@ -195,22 +209,80 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         notes: vec![
             "git: GetWorkspaceDiff and RefreshGit are timed end to end over gRPC (request → \
              answer); git is timed as a process (spawn → exit). `git diff --numstat HEAD` \
-             compares with HEAD like GetWorkspaceDiff, which also reads untracked files and \
-             pairs renames. The dirty check ignores untracked files; `git status --porcelain` \
-             walks them too. The dirty check stops at the first change, so it is also timed \
-             on the checkout after the edits are committed (every file looked at)."
+             compares with HEAD like GetWorkspaceDiff, which also lists untracked files and \
+             pairs renames: the row \"vs git doing the same\" adds `git status --porcelain` \
+             (the untracked walk) to it. The dirty check ignores untracked files; `git status \
+             --porcelain` walks them too, `-uno` does not (its row). The dirty check stops at \
+             the first change, so it is also timed on the checkout after the edits are \
+             committed (every file looked at)."
                 .into(),
         ],
     })
 }
 
-/// Runs git in `repo` and times it; fails when git does.
-async fn timed_git(repo: &Path, args: &[&str]) -> anyhow::Result<Duration> {
+/// One list of samples per measurement, a sample per round.
+#[derive(Default)]
+struct Samples {
+    diff: Vec<Duration>,
+    numstat: Vec<Duration>,
+    status_numstat: Vec<Duration>,
+    dirty: Vec<Duration>,
+    status: Vec<Duration>,
+    clean: Vec<Duration>,
+    clean_status: Vec<Duration>,
+    clean_status_uno: Vec<Duration>,
+}
+
+/// Times one GetWorkspaceDiff; returns how many files it listed.
+async fn timed_diff(
+    git: &mut GitServiceClient<Channel>,
+    ws: &str,
+) -> anyhow::Result<(Duration, usize)> {
     let started = Instant::now();
-    let out = tokio::process::Command::new("git")
+    let reply = git
+        .get_workspace_diff(GetWorkspaceDiffRequest {
+            workspace_id: ws.to_owned(),
+        })
+        .await
+        .context("GetWorkspaceDiff")?
+        .into_inner();
+    Ok((started.elapsed(), reply.files.len()))
+}
+
+/// Times one RefreshGit (the dirty check); returns the context it read.
+async fn timed_refresh(
+    workspaces: &mut WorkspaceServiceClient<Channel>,
+    ws: &str,
+) -> anyhow::Result<(Duration, GitContext)> {
+    let started = Instant::now();
+    let reply = workspaces
+        .refresh_git(RefreshGitRequest {
+            workspace_id: ws.to_owned(),
+        })
+        .await
+        .context("RefreshGit")?
+        .into_inner();
+    Ok((started.elapsed(), reply.git.unwrap_or_default()))
+}
+
+/// `git -C repo args…` with a fixed identity (for commits).
+fn git_command(repo: &Path, args: &[&str]) -> std::process::Command {
+    let mut command = std::process::Command::new("git");
+    command
         .arg("-C")
         .arg(repo)
         .args(args)
+        .env("GIT_AUTHOR_NAME", "bench")
+        .env("GIT_AUTHOR_EMAIL", "bench@localhost")
+        .env("GIT_COMMITTER_NAME", "bench")
+        .env("GIT_COMMITTER_EMAIL", "bench@localhost");
+    command
+}
+
+/// Runs git in `repo` and times it (spawn → exit); fails when git does.
+async fn timed_git(repo: &Path, args: &[&str]) -> anyhow::Result<Duration> {
+    let started = Instant::now();
+    let out = tokio::process::Command::from(git_command(repo, args))
         .output()
         .await
         .context("run git")?;
@@ -223,21 +295,7 @@ async fn timed_git(repo: &Path, args: &[&str]) -> anyhow::Result<Duration> {
 
 /// Runs git in `repo`; fails when git does.
 async fn git_ok(repo: &Path, args: &[&str]) -> anyhow::Result<()> {
-    let out = tokio::process::Command::new("git")
-        .arg("-C")
-        .arg(repo)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "bench")
-        .env("GIT_AUTHOR_EMAIL", "bench@localhost")
-        .env("GIT_COMMITTER_NAME", "bench")
-        .env("GIT_COMMITTER_EMAIL", "bench@localhost")
-        .output()
-        .await
-        .context("run git")?;
-    if !out.status.success() {
-        bail!("git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    }
-    Ok(())
+    timed_git(repo, args).await.map(drop)
 }
 
 /// Echo latencies of `count` keys typed one at a time into a raw `cat`.
@@ -273,15 +331,7 @@ async fn echo(attachment: &mut Attachment, count: usize) -> anyhow::Result<Vec<D
 fn generate(repo: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(repo)?;
     let git = |args: &[&str]| -> anyhow::Result<()> {
-        let out = std::process::Command::new("git")
-            .arg("-C")
-            .arg(repo)
-            .args(args)
-            .env("GIT_AUTHOR_NAME", "bench")
-            .env("GIT_AUTHOR_EMAIL", "bench@localhost")
-            .env("GIT_COMMITTER_NAME", "bench")
-            .env("GIT_COMMITTER_EMAIL", "bench@localhost")
-            .output()?;
+        let out = git_command(repo, args).output()?;
         if !out.status.success() {
             bail!("git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
         }

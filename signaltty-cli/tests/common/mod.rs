@@ -200,6 +200,12 @@ impl TestEnv {
         ws["id"].as_str().expect("workspace id").to_string()
     }
 
+    /// A workspace on `cwd`, named after it; returns its id.
+    pub fn workspace_at(&self, cwd: &Path) -> String {
+        let ws = self.json(&["workspace", "create", "--cwd", cwd.to_str().expect("utf-8")]);
+        ws["id"].as_str().expect("workspace id").to_string()
+    }
+
     /// Writes the user config file where this env's CLI and server look for it
     /// (`$XDG_CONFIG_HOME/signaltty/config.toml`); returns its path.
     pub fn write_config(&self, text: &str) -> PathBuf {
@@ -243,4 +249,15 @@ pub fn wait_for<T>(what: &str, timeout: Duration, mut probe: impl FnMut() -> Opt
         std::thread::sleep(delay);
         delay = (delay * 2).min(Duration::from_millis(200));
     }
+}
+
+/// A new PTY pair of 80×24 cells: the terminal an attaching CLI is given.
+pub fn pty_80x24() -> nix::pty::OpenptyResult {
+    let size = nix::pty::Winsize {
+        ws_row: 24,
+        ws_col: 80,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    nix::pty::openpty(Some(&size), None).expect("openpty")
 }

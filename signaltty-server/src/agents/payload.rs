@@ -33,10 +33,8 @@ pub enum HookError {
         expected: &'static str,
     },
     /// A session id with characters that could not safely become a resume argument.
-    #[error(
-        "session id {0:?} is not 1-256 characters of A-Z a-z 0-9 - _ . : starting with a letter or digit"
-    )]
-    InvalidSessionId(String),
+    #[error(transparent)]
+    InvalidSessionId(#[from] crate::model::session_id::InvalidSessionId),
 }
 
 /// Refuses a payload of `len` bytes above the cap. Call it before reading the body fully when

@@ -1,66 +1,18 @@
-//! Agent sessions: where each agent puts its session id in a hook payload, the argv that resumes
-//! that session, and the few launch environment variables worth remembering for the resume.
+//! Agent sessions: where each agent puts its session id in a hook payload, and the few launch
+//! environment variables worth remembering for a resume.
 //!
-//! Session ids only ever come from hook payloads (never from the screen). Because an id becomes a
-//! command-line argument, it must look like an id: a leading `-` could smuggle in a flag.
+//! Session ids only ever come from hook payloads (never from the screen). The id itself
+//! ([`SessionId`], validated because it becomes a command-line argument) and the argv that
+//! resumes it (`model::agent::resume_argv`) are domain values in `model`.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use super::AgentKind;
 use super::payload::{HookError, as_object, obj_field, str_field};
-
-/// A validated agent session id.
-#[derive(
-    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-#[serde(try_from = "String", into = "String")]
-pub struct SessionId(String);
-
-impl SessionId {
-    /// Longest accepted id, in bytes.
-    pub const MAX_LEN: usize = 256;
-
-    /// Accepts 1–256 characters of `A-Z a-z 0-9 - _ . :` that start with a letter or digit.
-    pub fn parse(s: &str) -> Result<Self, HookError> {
-        let ok = s.len() <= Self::MAX_LEN
-            && s.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric)
-            && s.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'));
-        if ok {
-            Ok(Self(s.to_owned()))
-        } else {
-            Err(HookError::InvalidSessionId(s.chars().take(80).collect()))
-        }
-    }
-
-    /// The id as given.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for SessionId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl TryFrom<String> for SessionId {
-    type Error = HookError;
-    fn try_from(s: String) -> Result<Self, Self::Error> {
-        Self::parse(&s)
-    }
-}
-
-impl From<SessionId> for String {
-    fn from(id: SessionId) -> Self {
-        id.0
-    }
-}
+pub use crate::model::session_id::{InvalidSessionId, SessionId};
 
 /// Top-level payload keys that may carry the session id, tried in order.
 pub fn session_keys(kind: AgentKind) -> &'static [&'static str] {
@@ -108,39 +60,10 @@ fn first_id(
 ) -> Result<Option<SessionId>, HookError> {
     for key in keys {
         if let Some(s) = str_field(obj, key)?.filter(|s| !s.is_empty()) {
-            return SessionId::parse(s).map(Some);
+            return Ok(Some(SessionId::parse(s)?));
         }
     }
     Ok(None)
-}
-
-/// The argv that resumes `session` (`claude --resume ID`, `codex resume ID`,
-/// `opencode --session ID`, `cursor-agent --resume ID`); `None` for generic panes. An absolute
-/// launch argv[0] naming the same binary (`/opt/tools/codex`) replaces the bare name; nothing else
-/// from the launch command line is copied (flags may be one-shot or unsafe to repeat).
-pub fn resume_argv(
-    kind: AgentKind,
-    session: &SessionId,
-    launch_argv0: Option<&str>,
-) -> Option<Vec<String>> {
-    let binary = kind.binary()?;
-    let program = launch_argv0
-        .filter(|a| {
-            let p = Path::new(a);
-            p.is_absolute() && p.file_name().and_then(|n| n.to_str()) == Some(binary)
-        })
-        .unwrap_or(binary);
-    let flag = match kind {
-        AgentKind::Claude | AgentKind::Cursor => "--resume",
-        AgentKind::Codex => "resume",
-        AgentKind::Opencode => "--session",
-        AgentKind::Generic => return None,
-    };
-    Some(vec![
-        program.to_owned(),
-        flag.to_owned(),
-        session.as_str().to_owned(),
-    ])
 }
 
 /// The only launch environment variables remembered for a resume: they point the agent at the
@@ -181,21 +104,6 @@ mod tests {
     }
 
     #[test]
-    fn session_ids_must_look_like_ids() {
-        assert!(SessionId::parse("3f2c9a7e-1b2d-4c5e-8f90-a1b2c3d4e5f6").is_ok());
-        assert!(SessionId::parse("ses_01J9ZK").is_ok());
-        for bad in [
-            "",
-            "--dangerously-skip-permissions",
-            "a b",
-            "x;rm",
-            &"a".repeat(257),
-        ] {
-            assert!(SessionId::parse(bad).is_err(), "{bad:?} accepted");
-        }
-    }
-
-    #[test]
     fn each_agent_reads_its_own_keys() {
         let p = json!({"sessionId": "c1", "conversation_id": "c2"});
         assert_eq!(
@@ -231,50 +139,6 @@ mod tests {
         assert!(extract_session_id(AgentKind::Claude, &json!({"session_id": 42})).is_err());
         assert!(extract_session_id(AgentKind::Claude, &json!({"session_id": "-x"})).is_err());
         assert!(extract_session_id(AgentKind::Claude, &json!([1])).is_err());
-    }
-
-    #[test]
-    fn resume_argv_per_agent() {
-        let s = id("abc");
-        assert_eq!(
-            resume_argv(AgentKind::Claude, &s, None),
-            Some(vec!["claude".into(), "--resume".into(), "abc".into()])
-        );
-        assert_eq!(
-            resume_argv(AgentKind::Codex, &s, Some("codex")),
-            Some(vec!["codex".into(), "resume".into(), "abc".into()])
-        );
-        assert_eq!(
-            resume_argv(AgentKind::Opencode, &s, None),
-            Some(vec!["opencode".into(), "--session".into(), "abc".into()])
-        );
-        assert_eq!(
-            resume_argv(AgentKind::Cursor, &s, None),
-            Some(vec!["cursor-agent".into(), "--resume".into(), "abc".into()])
-        );
-        assert_eq!(resume_argv(AgentKind::Generic, &s, Some("/bin/sh")), None);
-    }
-
-    #[test]
-    fn absolute_argv0_is_kept_only_for_the_same_binary() {
-        let s = id("abc");
-        assert_eq!(
-            resume_argv(AgentKind::Codex, &s, Some("/opt/tools/codex")),
-            Some(vec![
-                "/opt/tools/codex".into(),
-                "resume".into(),
-                "abc".into()
-            ])
-        );
-        assert_eq!(
-            resume_argv(AgentKind::Codex, &s, Some("./bin/codex")).map(|a| a[0].clone()),
-            Some("codex".into())
-        );
-        assert_eq!(
-            resume_argv(AgentKind::Claude, &s, Some("/usr/bin/claude-wrapper"))
-                .map(|a| a[0].clone()),
-            Some("claude".into())
-        );
     }
 
     #[test]

@@ -13,7 +13,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::GitError;
-use super::sides::{LineDiff, Side, head_side, is_binary, work_side};
+use super::baseline::{Baseline, head_vs_index};
+use super::sides::{LineDiff, Side, head_blob, is_binary, work_side};
 
 /// At most this many files are listed.
 pub const MAX_FILES: usize = 5000;
@@ -79,25 +80,24 @@ struct Compared {
     new: Side,
 }
 
-/// Compares the checkout at `root` with its HEAD. Stops with [`GitError::Timeout`] once
+/// Compares the checkout of `repo` with its HEAD. Stops with [`GitError::Timeout`] once
 /// `interrupt` is raised.
-pub fn workspace_diff(root: &Path, interrupt: &Arc<AtomicBool>) -> Result<WorkspaceDiff, GitError> {
-    let repo = open_checkout(root)?;
+pub fn workspace_diff(
+    repo: &gix::Repository,
+    interrupt: &Arc<AtomicBool>,
+) -> Result<WorkspaceDiff, GitError> {
     let root = repo
         .workdir()
         .map(Path::to_path_buf)
-        .ok_or_else(|| GitError::NotARepo(root.display().to_string()))?;
-    let unborn = repo.head().map_err(GitError::gix)?.is_unborn();
-    let tree = if unborn {
-        None
-    } else {
-        Some(repo.head_tree().map_err(GitError::gix)?)
-    };
-    let candidates = candidates(&repo, interrupt)?;
+        .ok_or_else(|| GitError::NotARepo(repo.git_dir().display().to_string()))?;
+    let index = repo.index_or_empty().map_err(GitError::gix)?;
+    let (baseline, staged) = head_vs_index(repo, &index, false)?;
+    let unborn = matches!(baseline, Baseline::Unborn);
+    let candidates = candidates(repo, &index, staged, interrupt)?;
     let mut compared = Vec::new();
     for (path, c) in candidates {
         check(interrupt)?;
-        let old = head_side(&repo, tree.as_ref(), &path)?;
+        let old = head_blob(repo, baseline.entry(&path))?;
         let new = work_side(&root, &path)?;
         let same = matches!((&old, &new), (Side::Bytes(a), Side::Bytes(b)) if a == b);
         let neither = matches!(old, Side::Absent | Side::NotAFile)
@@ -152,55 +152,56 @@ fn check(interrupt: &AtomicBool) -> Result<(), GitError> {
     }
 }
 
-/// Paths gix's status says may differ from HEAD, with whether they are untracked.
+/// Paths that may differ from HEAD, with whether they are untracked: the `staged` ones, and
+/// what gix's index↔checkout status lists (untracked files one by one, submodules ignored).
 fn candidates(
     repo: &gix::Repository,
+    index: &gix::worktree::Index,
+    staged: Vec<String>,
     interrupt: &Arc<AtomicBool>,
 ) -> Result<BTreeMap<String, Candidate>, GitError> {
+    let mut out: BTreeMap<String, Candidate> = staged
+        .into_iter()
+        .map(|path| (path, Candidate { untracked: false }))
+        .collect();
     let items = repo
         .status(gix::progress::Discard)
         .map_err(GitError::gix)?
+        .index(gix::worktree::IndexPersistedOrInMemory::Persisted(
+            index.clone(),
+        ))
         .should_interrupt_owned(interrupt.clone())
         .untracked_files(gix::status::UntrackedFiles::Files)
         .index_worktree_rewrites(None)
-        .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled)
         .index_worktree_submodules(gix::status::Submodule::Given {
             ignore: gix::submodule::config::Ignore::All,
             check_dirty: false,
         })
-        .into_iter(Vec::new())
+        .into_index_worktree_iter(Vec::new())
         .map_err(GitError::gix)?;
-    let mut out = BTreeMap::new();
     for item in items {
         check(interrupt)?;
-        match item.map_err(GitError::gix)? {
-            gix::status::Item::TreeIndex(change) => {
-                out.entry(change.location().to_string())
-                    .or_insert(Candidate { untracked: false });
-            }
-            gix::status::Item::IndexWorktree(item) => {
-                if item.summary().is_none() {
+        let item = item.map_err(GitError::gix)?;
+        if item.summary().is_none() {
+            continue;
+        }
+        let untracked = match &item {
+            gix::status::index_worktree::Item::DirectoryContents { entry, .. } => {
+                // An untracked nested repository or an empty directory: no file to show.
+                if !matches!(
+                    entry.disk_kind,
+                    Some(gix::dir::entry::Kind::File | gix::dir::entry::Kind::Symlink)
+                ) {
                     continue;
                 }
-                let untracked = match &item {
-                    gix::status::index_worktree::Item::DirectoryContents { entry, .. } => {
-                        // An untracked nested repository or an empty directory: no file to show.
-                        if !matches!(
-                            entry.disk_kind,
-                            Some(gix::dir::entry::Kind::File | gix::dir::entry::Kind::Symlink)
-                        ) {
-                            continue;
-                        }
-                        true
-                    }
-                    _ => false,
-                };
-                let slot = out
-                    .entry(item.rela_path().to_string())
-                    .or_insert(Candidate { untracked });
-                slot.untracked &= untracked;
+                true
             }
-        }
+            _ => false,
+        };
+        let slot = out
+            .entry(item.rela_path().to_string())
+            .or_insert(Candidate { untracked });
+        slot.untracked &= untracked;
     }
     check(interrupt)?;
     Ok(out)

@@ -11,13 +11,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
 
+use super::baseline::head_vs_index;
+use super::repos::Repos;
 use crate::model::workspace::GitContext;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// The git context of `dir` now. The dirty check stops when `interrupt` is raised.
-pub fn read_context(dir: &Path, interrupt: &Arc<AtomicBool>) -> GitContext {
-    match try_read(dir, interrupt) {
+/// The git context of `dir` now, from `repos` (which opens or keeps its repository). The dirty
+/// check stops when `interrupt` is raised.
+pub fn read_context(repos: &Repos, dir: &Path, interrupt: &Arc<AtomicBool>) -> GitContext {
+    match try_read(repos, dir, interrupt) {
         Ok(Some(ctx)) => ctx,
         Ok(None) => GitContext {
             refreshed_at: Some(SystemTime::now()),
@@ -33,9 +36,13 @@ pub fn read_context(dir: &Path, interrupt: &Arc<AtomicBool>) -> GitContext {
     }
 }
 
-fn try_read(dir: &Path, interrupt: &Arc<AtomicBool>) -> Result<Option<GitContext>, BoxError> {
+fn try_read(
+    repos: &Repos,
+    dir: &Path,
+    interrupt: &Arc<AtomicBool>,
+) -> Result<Option<GitContext>, BoxError> {
     // Any discovery failure means "no repository we can show" (not found, not trusted, …).
-    let Ok(repo) = gix::discover(dir) else {
+    let Some(repo) = repos.open(dir) else {
         return Ok(None);
     };
     let Some(root) = repo.workdir().map(Path::to_path_buf) else {
@@ -76,32 +83,35 @@ pub fn main_checkout(repo: &gix::Repository, fallback: &Path) -> std::path::Path
 /// Whether tracked files differ from HEAD (staged or not; untracked files and submodules do
 /// not count). `None` when `interrupt` was raised before the answer was known. Stops at the
 /// first change; `interrupt` is raised on the way out then (see [`stop_early`]), so the flag
-/// must be this call's own.
+/// must be this call's own. HEAD against the index costs nothing when the index's cached tree
+/// says they are the same (see [`super::baseline`]).
 pub fn is_dirty(
     repo: &gix::Repository,
     interrupt: Arc<AtomicBool>,
 ) -> Result<Option<bool>, BoxError> {
+    let index = repo.index_or_empty()?;
+    let (_, staged) = head_vs_index(repo, &index, true)?;
+    if !staged.is_empty() {
+        return Ok(Some(true));
+    }
     let mut items = repo
         .status(gix::progress::Discard)?
+        .index(gix::worktree::IndexPersistedOrInMemory::Persisted(index))
         .should_interrupt_owned(interrupt.clone())
         .untracked_files(gix::status::UntrackedFiles::None)
         .index_worktree_rewrites(None)
-        .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled)
         .index_worktree_submodules(gix::status::Submodule::Given {
             ignore: gix::submodule::config::Ignore::All,
             check_dirty: false,
         })
         .index_worktree_options_mut(|o| o.dirwalk_options = None)
-        .into_iter(Vec::new())?;
+        .into_index_worktree_iter(Vec::new())?;
     let mut changed = false;
     for item in items.by_ref() {
         if interrupt.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        changed = match item? {
-            gix::status::Item::TreeIndex(_) => true,
-            gix::status::Item::IndexWorktree(item) => item.summary().is_some(),
-        };
+        changed = item?.summary().is_some();
         if changed {
             break;
         }
@@ -120,7 +130,7 @@ pub fn is_dirty(
 /// runs on threads of its own; dropping the iterator raises the interrupt flag only for a moment
 /// and puts the old value back, so those threads would go on statting the rest of the checkout
 /// in the background. Raising the (per-call) flag for good after the drop stops them.
-pub fn stop_early(items: gix::status::Iter, interrupt: &AtomicBool) {
+pub fn stop_early<I>(items: I, interrupt: &AtomicBool) {
     drop(items);
     interrupt.store(true, Ordering::Relaxed);
 }

@@ -157,10 +157,22 @@ fn hunks(diff: &LineDiff<'_>) -> (Vec<Hunk>, bool) {
     let changes: Vec<gix::diff::blob::Hunk> = diff.diff.hunks().collect();
     let old_len = diff.input.before.len() as u32;
     let new_len = diff.input.after.len() as u32;
-    let text = |token: gix::diff::blob::Token| {
+    let (before, after) = (&diff.input.before, &diff.input.after);
+    let line = |kind, old_line: u32, new_line: u32, token: gix::diff::blob::Token| {
         let bytes: &[u8] = diff.input.interner[token];
         let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-        String::from_utf8_lossy(bytes).into_owned()
+        Line {
+            kind,
+            old_line,
+            new_line,
+            text: String::from_utf8_lossy(bytes).into_owned(),
+        }
+    };
+    // Context lines from old line `o` (0-based) up to `old_to` and new line `n` up to `new_to`.
+    let context = |o: u32, old_to: u32, n: u32, new_to: u32| {
+        (o..old_to)
+            .zip(n..new_to)
+            .map(move |(o, n)| line(LineKind::Context, o + 1, n + 1, before[o as usize]))
     };
     let mut out = Vec::new();
     let mut budget = Budget::default();
@@ -182,56 +194,27 @@ fn hunks(diff: &LineDiff<'_>) -> (Vec<Hunk>, bool) {
         let mut hunk = Hunk::default();
         let (mut o, mut n) = (old_from, new_from);
         for change in &changes[i..=j] {
-            while o < change.before.start {
-                let line = Line {
-                    kind: LineKind::Context,
-                    old_line: o + 1,
-                    new_line: n + 1,
-                    text: text(diff.input.before[o as usize]),
-                };
-                if !budget.push(&mut hunk, line) {
-                    return finish(out, hunk, true);
-                }
-                o += 1;
-                n += 1;
-            }
-            for k in change.before.clone() {
-                let line = Line {
-                    kind: LineKind::Removed,
-                    old_line: k + 1,
-                    new_line: 0,
-                    text: text(diff.input.before[k as usize]),
-                };
-                if !budget.push(&mut hunk, line) {
-                    return finish(out, hunk, true);
-                }
-            }
-            for k in change.after.clone() {
-                let line = Line {
-                    kind: LineKind::Added,
-                    old_line: 0,
-                    new_line: k + 1,
-                    text: text(diff.input.after[k as usize]),
-                };
-                if !budget.push(&mut hunk, line) {
-                    return finish(out, hunk, true);
-                }
+            let lines = context(o, change.before.start, n, u32::MAX)
+                .chain(
+                    change
+                        .before
+                        .clone()
+                        .map(|k| line(LineKind::Removed, k + 1, 0, before[k as usize])),
+                )
+                .chain(
+                    change
+                        .after
+                        .clone()
+                        .map(|k| line(LineKind::Added, 0, k + 1, after[k as usize])),
+                );
+            if !budget.push_all(&mut hunk, lines) {
+                return finish(out, hunk, true);
             }
             o = change.before.end;
             n = change.after.end;
         }
-        while o < old_to && n < new_to {
-            let line = Line {
-                kind: LineKind::Context,
-                old_line: o + 1,
-                new_line: n + 1,
-                text: text(diff.input.before[o as usize]),
-            };
-            if !budget.push(&mut hunk, line) {
-                return finish(out, hunk, true);
-            }
-            o += 1;
-            n += 1;
+        if !budget.push_all(&mut hunk, context(o, old_to, n, new_to)) {
+            return finish(out, hunk, true);
         }
         out.push(seal(hunk));
         i = j + 1;
@@ -299,6 +282,16 @@ impl Budget {
         self.lines += 1;
         self.bytes += line.text.len();
         hunk.lines.push(line);
+        true
+    }
+
+    /// Adds `lines` while the caps allow; false when the diff must be cut.
+    fn push_all(&mut self, hunk: &mut Hunk, lines: impl Iterator<Item = Line>) -> bool {
+        for line in lines {
+            if !self.push(hunk, line) {
+                return false;
+            }
+        }
         true
     }
 }

@@ -6,6 +6,7 @@ use std::path::Path;
 use gix::diff::blob::{Algorithm, Diff, InternedInput};
 
 use super::GitError;
+use super::baseline::HeadEntry;
 
 /// Larger sides are not read: the diff says "too large".
 pub const MAX_SIDE_BYTES: u64 = 16 * 1024 * 1024;
@@ -40,7 +41,7 @@ pub fn is_binary(bytes: &[u8]) -> bool {
     memchr::memchr(0, &bytes[..bytes.len().min(BINARY_PROBE)]).is_some()
 }
 
-/// HEAD's side of `path` (`tree` is None in an unborn repository).
+/// HEAD's side of `path` (`tree` is None in an unborn repository), looked up in the tree.
 pub fn head_side(
     repo: &gix::Repository,
     tree: Option<&gix::Tree<'_>>,
@@ -52,17 +53,29 @@ pub fn head_side(
     let Some(entry) = tree.lookup_entry_by_path(path).map_err(GitError::gix)? else {
         return Ok(Side::Absent);
     };
-    let mode = entry.mode();
-    if !mode.is_blob_or_symlink() {
+    head_blob(
+        repo,
+        Some(HeadEntry {
+            id: entry.object_id(),
+            not_a_file: !entry.mode().is_blob_or_symlink(),
+        }),
+    )
+}
+
+/// HEAD's side of a path whose entry is already known (`None`: not in HEAD).
+pub fn head_blob(repo: &gix::Repository, entry: Option<HeadEntry>) -> Result<Side, GitError> {
+    let Some(entry) = entry else {
+        return Ok(Side::Absent);
+    };
+    if entry.not_a_file {
         return Ok(Side::NotAFile);
     }
-    let id = entry.object_id();
-    let size = repo.find_header(id).map_err(GitError::gix)?.size();
+    let size = repo.find_header(entry.id).map_err(GitError::gix)?.size();
     if size > MAX_SIDE_BYTES {
         return Ok(Side::TooLarge(size));
     }
-    let blob = repo.find_blob(id).map_err(GitError::gix)?;
-    Ok(Side::Bytes(blob.data.clone()))
+    let mut blob = repo.find_blob(entry.id).map_err(GitError::gix)?;
+    Ok(Side::Bytes(blob.take_data()))
 }
 
 /// The checkout's side of `path` (relative to `root`, already checked to stay inside it).

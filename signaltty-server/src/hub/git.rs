@@ -12,8 +12,9 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::git::changes::{WorkspaceDiff, workspace_diff};
 use crate::git::hunks::{FileDiff, file_diff};
+use crate::git::repos::Repos;
 use crate::git::worktrees::{self, WorktreeInfo, Worktrees};
-use crate::git::{Refusal, cli};
+use crate::git::{GitError, Refusal, cli};
 use crate::model::event::Event;
 use crate::model::ids::WorkspaceId;
 use crate::model::workspace::{Workspace, WorkspaceSettings};
@@ -54,8 +55,15 @@ pub struct CreatedWorktree {
 }
 
 impl Hub {
-    /// Runs `work` on the blocking pool; raises its interrupt flag once `deadline` passes and
-    /// then waits for it to stop (gix checks the flag between files, so that is soon).
+    /// The repositories kept open between git reads (see [`Repos`]).
+    pub(crate) fn git_repos(&self) -> &Repos {
+        &self.inner.git_repos
+    }
+
+    /// Runs `work` on a thread of its own at a lower CPU priority (see `git/priority.rs`);
+    /// raises its interrupt flag once `deadline` passes and then waits for it to stop (gix
+    /// checks the flag between files, so that is soon). The answer is sent before the thread
+    /// gives freed memory back to the OS, so the trim costs the caller nothing.
     pub(crate) async fn bounded<T: Send + 'static>(
         &self,
         what: &str,
@@ -63,22 +71,26 @@ impl Hub {
         work: impl FnOnce(&Arc<AtomicBool>) -> T + Send + 'static,
     ) -> Result<T> {
         let flag = Arc::new(AtomicBool::new(false));
-        let mut task = tokio::task::spawn_blocking({
-            let flag = flag.clone();
-            move || {
-                let out = work(&flag);
-                crate::memory::release_free_heap();
-                out
-            }
-        });
+        let (tx, mut rx) = tokio::sync::oneshot::channel();
+        std::thread::Builder::new()
+            .name("signaltty-git".to_owned())
+            .spawn({
+                let flag = flag.clone();
+                move || {
+                    crate::git::priority::lower_this_thread();
+                    let _ = tx.send(work(&flag));
+                    crate::memory::release_free_heap();
+                }
+            })
+            .map_err(|e| Error::Internal(format!("{what}: cannot start a thread: {e}")))?;
         let joined = tokio::select! {
-            joined = &mut task => joined,
+            joined = &mut rx => joined,
             () = tokio::time::sleep(deadline) => {
                 flag.store(true, Ordering::Relaxed);
-                task.await
+                rx.await
             }
         };
-        joined.map_err(|e| Error::Internal(format!("{what} task failed: {e}")))
+        joined.map_err(|_| Error::Internal(format!("{what} task failed")))
     }
 
     fn workspace_cwd(&self, id: &WorkspaceId) -> Result<PathBuf> {
@@ -387,9 +399,14 @@ impl Hub {
     pub async fn workspace_diff(&self, id: &WorkspaceId) -> Result<WorkspaceDiff> {
         let cwd = self.workspace_cwd(id)?;
         let deadline = self.config().git_diff_deadline;
+        let repos = self.git_repos().clone();
         Ok(self
             .bounded("diffing the checkout", deadline, move |flag| {
-                workspace_diff(&cwd, flag)
+                let repo = repos
+                    .open(&cwd)
+                    .filter(|r| r.workdir().is_some())
+                    .ok_or_else(|| GitError::NotARepo(cwd.display().to_string()))?;
+                workspace_diff(&repo, flag)
             })
             .await??)
     }

@@ -143,6 +143,11 @@ impl Hub {
                     .collect::<Vec<_>>()
             });
             if now != shown {
+                // Repositories of closed workspaces are not kept.
+                let cwds: Vec<PathBuf> = self
+                    .store()
+                    .read(|s| s.workspaces().iter().map(|w| w.cwd.clone()).collect());
+                self.git_repos().retain(&cwds);
                 if let Some(fd) = &fd {
                     self.aim(fd, &mut watches, &now).await;
                 }
@@ -257,6 +262,11 @@ impl Hub {
                         shown.clear();
                     }
                     for id in stale {
+                        // HEAD, the index or refs changed: the next read opens the repository
+                        // afresh (its configuration may have changed in the same burst).
+                        if let Ok(cwd) = self.store().read(|s| s.workspace(&id).map(|w| w.cwd.clone())) {
+                            self.git_repos().forget(&cwd);
+                        }
                         let _ = self.refresh_git(&id).await;
                     }
                 }

@@ -47,8 +47,9 @@ impl Hub {
     /// the dirty check gives up at the configured deadline and says "unknown".
     pub async fn git_context_of(&self, dir: PathBuf) -> GitContext {
         let deadline = self.config().git_dirty_deadline;
+        let repos = self.git_repos().clone();
         self.bounded("reading git context", deadline, move |flag| {
-            read_context(&dir, flag)
+            read_context(&repos, &dir, flag)
         })
         .await
         .unwrap_or_default()

@@ -3,12 +3,13 @@
 //! resumes that session, and the few launch environment variables a resume needs.
 //!
 //! Invariant: `resume_argv` is `Some` only together with `session_id`, and is always derived from
-//! it by `agents::session::resume_argv` (never copied from a client).
+//! it by [`resume_argv`] (never copied from a client).
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
-use crate::agents::AgentKind;
-use crate::agents::session::{SessionId, resume_argv};
+use crate::model::agent_kind::AgentKind;
+use crate::model::session_id::SessionId;
 
 /// The agent of one pane.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -62,6 +63,35 @@ impl AgentInfo {
     }
 }
 
+/// The argv that resumes `session` (`claude --resume ID`, `codex resume ID`,
+/// `opencode --session ID`, `cursor-agent --resume ID`); `None` for generic panes. An absolute
+/// launch argv[0] naming the same binary (`/opt/tools/codex`) replaces the bare name; nothing else
+/// from the launch command line is copied (flags may be one-shot or unsafe to repeat).
+pub fn resume_argv(
+    kind: AgentKind,
+    session: &SessionId,
+    launch_argv0: Option<&str>,
+) -> Option<Vec<String>> {
+    let binary = kind.binary()?;
+    let program = launch_argv0
+        .filter(|a| {
+            let p = Path::new(a);
+            p.is_absolute() && p.file_name().and_then(|n| n.to_str()) == Some(binary)
+        })
+        .unwrap_or(binary);
+    let flag = match kind {
+        AgentKind::Claude | AgentKind::Cursor => "--resume",
+        AgentKind::Codex => "resume",
+        AgentKind::Opencode => "--session",
+        AgentKind::Generic => return None,
+    };
+    Some(vec![
+        program.to_owned(),
+        flag.to_owned(),
+        session.as_str().to_owned(),
+    ])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,5 +132,49 @@ mod tests {
         );
         assert!(!a.adopt_kind(AgentKind::Generic, None));
         assert_eq!(a.kind, AgentKind::Codex);
+    }
+
+    #[test]
+    fn resume_argv_per_agent() {
+        let s = sid("abc");
+        assert_eq!(
+            resume_argv(AgentKind::Claude, &s, None),
+            Some(vec!["claude".into(), "--resume".into(), "abc".into()])
+        );
+        assert_eq!(
+            resume_argv(AgentKind::Codex, &s, Some("codex")),
+            Some(vec!["codex".into(), "resume".into(), "abc".into()])
+        );
+        assert_eq!(
+            resume_argv(AgentKind::Opencode, &s, None),
+            Some(vec!["opencode".into(), "--session".into(), "abc".into()])
+        );
+        assert_eq!(
+            resume_argv(AgentKind::Cursor, &s, None),
+            Some(vec!["cursor-agent".into(), "--resume".into(), "abc".into()])
+        );
+        assert_eq!(resume_argv(AgentKind::Generic, &s, Some("/bin/sh")), None);
+    }
+
+    #[test]
+    fn absolute_argv0_is_kept_only_for_the_same_binary() {
+        let s = sid("abc");
+        assert_eq!(
+            resume_argv(AgentKind::Codex, &s, Some("/opt/tools/codex")),
+            Some(vec![
+                "/opt/tools/codex".into(),
+                "resume".into(),
+                "abc".into()
+            ])
+        );
+        assert_eq!(
+            resume_argv(AgentKind::Codex, &s, Some("./bin/codex")).map(|a| a[0].clone()),
+            Some("codex".into())
+        );
+        assert_eq!(
+            resume_argv(AgentKind::Claude, &s, Some("/usr/bin/claude-wrapper"))
+                .map(|a| a[0].clone()),
+            Some("claude".into())
+        );
     }
 }

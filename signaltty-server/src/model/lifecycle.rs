@@ -10,6 +10,8 @@
 //!
 //! Every method returns the change it caused, so the store can turn each into exactly one event.
 
+pub mod effect;
+
 use std::fmt;
 use std::str::FromStr;
 use std::time::{Duration, SystemTime};

@@ -123,9 +123,9 @@ fn unknown_state() -> PaneState {
 
 impl Pane {
     /// The agent kind whose rules apply to this pane (`generic` when no agent is known).
-    pub fn agent_kind(&self) -> crate::agents::AgentKind {
+    pub fn agent_kind(&self) -> crate::model::agent_kind::AgentKind {
         self.agent
             .as_ref()
-            .map_or(crate::agents::AgentKind::Generic, |a| a.kind)
+            .map_or(crate::model::agent_kind::AgentKind::Generic, |a| a.kind)
     }
 }

@@ -42,7 +42,7 @@ pub struct WorkspaceSettings {
     pub disable_tails: bool,
     /// Agents whose permission hooks, which run before the agent's own prompt, are held here
     /// for an answer from signaltty (see `config::AnswerPolicy`).
-    pub answer_from_signaltty: Vec<crate::agents::AgentKind>,
+    pub answer_from_signaltty: Vec<crate::model::agent_kind::AgentKind>,
 }
 
 /// Cached git state of a directory. `repo_root == None` means "not a repository".

@@ -12,7 +12,9 @@ use signaltty_proto::v1::server_service_client::ServerServiceClient;
 use tonic::transport::Channel;
 
 /// Writes `server()`, `workspaces()`, `tabs()`, `panes()`, `events()`, `agents()`,
-/// `decisions()` and `notifications()` accessors over `self.channel`.
+/// `decisions()` and `notifications()` accessors over `self.channel`, and the calls every test
+/// makes the same way (`write_input`, `get_workspace`, `status`, `list_workspaces`,
+/// `create_workspace`, `pending_decisions`, `spawn_with`, `split_with`).
 macro_rules! client_accessors {
     () => {
         pub fn server(&self) -> signaltty_proto::v1::server_service_client::ServerServiceClient<tonic::transport::Channel> {
@@ -60,6 +62,67 @@ macro_rules! client_accessors {
                 .await
                 .expect("GetWorkspace")
                 .into_inner()
+        }
+        /// GetStatus; the call must succeed.
+        pub async fn status(&self) -> signaltty_proto::v1::GetStatusResponse {
+            self.server()
+                .get_status(signaltty_proto::v1::GetStatusRequest {})
+                .await
+                .expect("GetStatus")
+                .into_inner()
+        }
+        /// ListWorkspaces; the call must succeed.
+        pub async fn list_workspaces(&self) -> Vec<signaltty_proto::v1::Workspace> {
+            self.workspaces()
+                .list_workspaces(signaltty_proto::v1::ListWorkspacesRequest {})
+                .await
+                .expect("ListWorkspaces")
+                .into_inner()
+                .workspaces
+        }
+        /// CreateWorkspace `name` (empty: named after the directory) on `cwd`, with default
+        /// settings; the call must succeed.
+        pub async fn create_workspace(&self, name: &str, cwd: &std::path::Path) -> signaltty_proto::v1::Workspace {
+            self.workspaces()
+                .create_workspace(signaltty_proto::v1::CreateWorkspaceRequest {
+                    name: name.into(),
+                    cwd: cwd.display().to_string(),
+                    settings: None,
+                })
+                .await
+                .expect("CreateWorkspace")
+                .into_inner()
+                .workspace
+                .expect("workspace")
+        }
+        /// Every pending decision (ListPendingDecisions without a filter), oldest first.
+        pub async fn pending_decisions(&self) -> Vec<signaltty_proto::v1::Decision> {
+            self.decisions()
+                .list_pending_decisions(signaltty_proto::v1::ListPendingDecisionsRequest::default())
+                .await
+                .expect("ListPendingDecisions")
+                .into_inner()
+                .decisions
+        }
+        /// SpawnPane as `request` says; the call must succeed. Returns the new pane.
+        pub async fn spawn_with(&self, request: signaltty_proto::v1::SpawnPaneRequest) -> signaltty_proto::v1::Pane {
+            self.panes()
+                .spawn_pane(request)
+                .await
+                .expect("SpawnPane")
+                .into_inner()
+                .pane
+                .expect("pane")
+        }
+        /// SplitPane as `request` says; the call must succeed. Returns the new pane.
+        pub async fn split_with(&self, request: signaltty_proto::v1::SplitPaneRequest) -> signaltty_proto::v1::Pane {
+            self.panes()
+                .split_pane(request)
+                .await
+                .expect("SplitPane")
+                .into_inner()
+                .pane
+                .expect("pane")
         }
         pub fn notifications(&self) -> signaltty_proto::v1::notification_service_client::NotificationServiceClient<tonic::transport::Channel> {
             signaltty_proto::v1::notification_service_client::NotificationServiceClient::new(self.channel.clone())

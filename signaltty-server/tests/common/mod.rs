@@ -29,10 +29,12 @@ impl TestServer {
 
     pub async fn start_with(tune: impl FnOnce(&mut Config)) -> TestServer {
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut config = Config::new(dir.path().join("run/s.sock"), dir.path().join("state"));
-        // Hooks installed before launching an agent must never touch the real HOME.
-        config.hook_home = Some(dir.path().join("home"));
+        let mut config = base_config(dir.path());
         tune(&mut config);
+        Self::start_in(dir, config).await
+    }
+
+    async fn start_in(dir: tempfile::TempDir, config: Config) -> TestServer {
         let daemon = Daemon::start(config).await.expect("daemon starts");
         let channel = signaltty_proto::connect(daemon.socket())
             .await
@@ -64,17 +66,8 @@ impl TestServer {
             .expect("shutdown");
         daemon.wait().await;
         drop(daemon);
-        let mut config = Config::new(dir.path().join("run/s.sock"), dir.path().join("state"));
-        config.hook_home = Some(dir.path().join("home"));
-        let daemon = Daemon::start(config).await.expect("daemon restarts");
-        let channel = signaltty_proto::connect(daemon.socket())
-            .await
-            .expect("connect");
-        TestServer {
-            dir,
-            daemon,
-            channel,
-        }
+        let config = base_config(dir.path());
+        Self::start_in(dir, config).await
     }
 
     crate::clients::client_accessors!();
@@ -134,34 +127,27 @@ impl TestServer {
 
     /// The newest event seq.
     pub async fn head(&self) -> u64 {
-        self.server()
-            .get_status(pb::GetStatusRequest {})
-            .await
-            .expect("status")
-            .into_inner()
-            .head_seq
+        self.status().await.head_seq
     }
 
     /// A workspace on a fresh temp directory.
     pub async fn workspace(&self, name: &str) -> pb::Workspace {
         let cwd = self.dir.path().join(format!("ws-{}", uuid_like()));
         std::fs::create_dir_all(&cwd).unwrap();
-        self.workspaces()
-            .create_workspace(pb::CreateWorkspaceRequest {
-                name: name.into(),
-                cwd: cwd.display().to_string(),
-                settings: None,
-            })
-            .await
-            .expect("create workspace")
-            .into_inner()
-            .workspace
-            .expect("workspace")
+        self.create_workspace(name, &cwd).await
     }
 
     pub fn dir_path(&self) -> PathBuf {
         self.dir.path().to_path_buf()
     }
+}
+
+/// The config every test server starts from: socket and state dir under `dir`.
+fn base_config(dir: &Path) -> Config {
+    let mut config = Config::new(dir.join("run/s.sock"), dir.join("state"));
+    // Hooks installed before launching an agent must never touch the real HOME.
+    config.hook_home = Some(dir.join("home"));
+    config
 }
 
 fn uuid_like() -> String {
@@ -212,19 +198,27 @@ pub async fn spawn_sized(
     cols: u32,
     rows: u32,
 ) -> pb::Pane {
-    srv.panes()
-        .spawn_pane(pb::SpawnPaneRequest {
-            workspace_id: ws.into(),
-            argv: argv.iter().map(|s| s.to_string()).collect(),
-            cols,
-            rows,
-            ..Default::default()
-        })
-        .await
-        .expect("spawn")
-        .into_inner()
-        .pane
-        .expect("pane")
+    srv.spawn_with(pb::SpawnPaneRequest {
+        workspace_id: ws.into(),
+        argv: argv.iter().map(|s| s.to_string()).collect(),
+        cols,
+        rows,
+        ..Default::default()
+    })
+    .await
+}
+
+/// Spawns a pane running `argv` (80×24) in a new tab of `ws`, started in `cwd`.
+pub async fn spawn_in(srv: &TestServer, ws: &str, cwd: &Path, argv: &[&str]) -> pb::Pane {
+    srv.spawn_with(pb::SpawnPaneRequest {
+        workspace_id: ws.into(),
+        argv: argv.iter().map(|s| s.to_string()).collect(),
+        cwd: cwd.display().to_string(),
+        cols: 80,
+        rows: 24,
+        ..Default::default()
+    })
+    .await
 }
 
 /// An attached client: the request sender and the response stream.

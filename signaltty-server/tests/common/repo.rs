@@ -22,6 +22,14 @@ impl Repo {
         repo
     }
 
+    /// [`Repo::init`] with one commit (`init`) holding `a.txt` = `a\n`.
+    pub fn with_commit(dir: &Path) -> Repo {
+        let repo = Repo::init(dir);
+        repo.write("a.txt", "a\n");
+        repo.commit_all("init");
+        repo
+    }
+
     /// Runs git here; panics with its output when it fails. Returns stdout.
     pub fn git(&self, args: &[&str]) -> String {
         let out = std::process::Command::new("git")
@@ -59,17 +67,7 @@ impl Repo {
 
     /// A workspace on `dir`.
     pub async fn workspace_at(&self, srv: &TestServer, dir: &Path) -> pb::Workspace {
-        srv.workspaces()
-            .create_workspace(pb::CreateWorkspaceRequest {
-                name: String::new(),
-                cwd: dir.display().to_string(),
-                settings: None,
-            })
-            .await
-            .expect("create workspace")
-            .into_inner()
-            .workspace
-            .expect("workspace")
+        srv.create_workspace("", dir).await
     }
 }
 

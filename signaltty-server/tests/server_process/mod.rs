@@ -181,32 +181,17 @@ impl RealServer {
 
     pub async fn workspace(&self, name: &str, cwd: &Path) -> pb::Workspace {
         std::fs::create_dir_all(cwd).unwrap();
-        self.workspaces()
-            .create_workspace(pb::CreateWorkspaceRequest {
-                name: name.into(),
-                cwd: cwd.display().to_string(),
-                settings: None,
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .workspace
-            .unwrap()
+        self.create_workspace(name, cwd).await
     }
 
     pub async fn spawn(&self, ws: &str, tab: &str, argv: &[&str]) -> pb::Pane {
-        self.panes()
-            .spawn_pane(pb::SpawnPaneRequest {
-                workspace_id: ws.into(),
-                tab_id: tab.into(),
-                argv: argv.iter().map(|s| s.to_string()).collect(),
-                ..Default::default()
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .pane
-            .unwrap()
+        self.spawn_with(pb::SpawnPaneRequest {
+            workspace_id: ws.into(),
+            tab_id: tab.into(),
+            argv: argv.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        })
+        .await
     }
 
     pub async fn pane(&self, id: &str) -> pb::Pane {

@@ -1,7 +1,10 @@
 use super::*;
+use crate::agents::session::SessionId;
+use crate::model::decision::{ClearReason, PendingDecision};
 use crate::model::ids::PaneId;
+use crate::model::lifecycle::PaneState;
 use serde_json::json;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 fn t(s: u64) -> SystemTime {
     SystemTime::UNIX_EPOCH + Duration::from_secs(s)

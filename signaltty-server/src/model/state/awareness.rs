@@ -12,19 +12,21 @@
 //! - `PaneUpdated` is emitted when the agent info or `last_message` changed (the axes have their
 //!   own events).
 //!
+//! Its tests are `agents/state_tests.rs`: they drive these methods with the effects of real hook
+//! payloads (`agents::mapping::map_hook`), and `model` must not import `agents`, not even in tests.
+//!
 //! Waiting hooks are not state: the hub keeps them (`hub/decisions.rs`) and calls in here under
 //! the store lock, so the state and the waiters never disagree about which decision is current.
 
 use std::time::SystemTime;
 
 use super::{Outcome, State, StateError};
-use crate::agents::AgentKind;
-use crate::agents::mapping::{HookEffect, apply_hook, map_exit};
-use crate::agents::session::SessionId;
 use crate::model::agent::AgentInfo;
+use crate::model::agent_kind::AgentKind;
 use crate::model::decision::{ClearReason, DecisionError, PendingDecision, Verdict, answer};
 use crate::model::event::{ChangeSource, Event};
 use crate::model::ids::{DecisionId, NotificationId, PaneId, WorkspaceId};
+use crate::model::lifecycle::effect::{HookEffect, apply_hook, map_exit};
 use crate::model::lifecycle::{
     Attention, AttentionChange, Lifecycle, LifecycleChange, StateChanges,
 };
@@ -32,6 +34,7 @@ use crate::model::notification::{
     AttentionCandidate, Notification, NotificationError, NotificationSource, Notifications,
 };
 use crate::model::pane::{Pane, PaneStatus};
+use crate::model::session_id::SessionId;
 
 /// What applying one hook event did, beyond its events.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -464,6 +467,3 @@ fn adopt_agent(pane: &mut Pane, kind: AgentKind, session: Option<SessionId>, arg
         agent.set_session(session, argv0);
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -1,16 +1,24 @@
+//! `State`'s agent awareness (`model/state/awareness.rs`) driven by real hook events: payloads
+//! go through the agent's mapping table (`map_hook`) and then into `State::apply_hook_event`, as
+//! the hub does. They live in `agents`, not next to the code they test, because `model` must not
+//! import `agents` (the layering test in `lib.rs` checks it).
+
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use serde_json::json;
 
-use super::*;
+use crate::agents::AgentKind;
 use crate::agents::mapping::map_hook;
-use crate::model::ids::TabId;
-use crate::model::lifecycle::PaneState;
-use crate::model::notification::Severity;
-use crate::model::pane::Size;
-use crate::model::state::Policy;
+use crate::model::agent::AgentInfo;
+use crate::model::decision::{ClearReason, DecisionError, Verdict};
+use crate::model::event::{ChangeSource, Event};
+use crate::model::ids::{PaneId, TabId, WorkspaceId};
+use crate::model::lifecycle::{Attention, Lifecycle, PaneState};
+use crate::model::notification::{Notification, NotificationSource, Severity};
+use crate::model::pane::{Pane, PaneStatus, Size};
 use crate::model::state::tests::new_tab;
+use crate::model::state::{AnswerRefused, HookApplied, Policy, State, StateError};
 use crate::model::workspace::{GitContext, WorkspaceSettings};
 
 fn t(s: u64) -> SystemTime {
