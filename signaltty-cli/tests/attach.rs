@@ -10,7 +10,7 @@ use std::process::{Child, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use common::TestEnv;
+use common::{TestEnv, WAIT};
 use nix::pty::OpenptyResult;
 use nix::sys::termios::{LocalFlags, tcgetattr};
 
@@ -122,10 +122,10 @@ fn typing_reaches_the_pane_and_the_detach_key_restores_the_terminal() {
     assert!(cooked(&a.slave), "a fresh pty starts cooked");
     a.master_writer.write_all(b"ping\r").expect("type");
     // The pane's terminal echoes "ping", then cat prints it again.
-    a.screen.wait_for("ping", 2, Duration::from_secs(10));
+    a.screen.wait_for("ping", 2, WAIT);
     a.master_writer.write_all(&[0x1c]).expect("detach key");
-    assert_eq!(wait_exit(&mut a.child, Duration::from_secs(10)), Some(0));
-    a.screen.wait_for("[detached]", 1, Duration::from_secs(5));
+    assert_eq!(wait_exit(&mut a.child, WAIT), Some(0));
+    a.screen.wait_for("[detached]", 1, WAIT);
     assert!(cooked(&a.slave), "the terminal is back in cooked mode");
     let pane_state = env.json(&["pane", "get", &pane]);
     assert_eq!(
@@ -140,11 +140,11 @@ fn sigterm_restores_the_terminal() {
     let pane = cat_pane(&env);
     let mut a = attach(&env, &pane);
     a.master_writer.write_all(b"plugh\r").expect("type");
-    a.screen.wait_for("plugh", 2, Duration::from_secs(10));
+    a.screen.wait_for("plugh", 2, WAIT);
     assert!(!cooked(&a.slave), "raw while attached");
     let pid = nix::unistd::Pid::from_raw(a.child.id() as i32);
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("kill");
-    assert_eq!(wait_exit(&mut a.child, Duration::from_secs(10)), Some(1));
+    assert_eq!(wait_exit(&mut a.child, WAIT), Some(1));
     assert!(cooked(&a.slave), "the terminal is restored after SIGTERM");
 }
 
@@ -154,10 +154,10 @@ fn losing_the_server_restores_the_terminal_and_exits_3() {
     let pane = cat_pane(&env);
     let mut a = attach(&env, &pane);
     a.master_writer.write_all(b"xyzzy\r").expect("type");
-    a.screen.wait_for("xyzzy", 2, Duration::from_secs(10));
+    a.screen.wait_for("xyzzy", 2, WAIT);
     env.ok(&["server", "stop", "--force"]);
     // The hung-up pane may report its exit (0) before the stream ends (3): both end the attach.
-    let code = wait_exit(&mut a.child, Duration::from_secs(10));
+    let code = wait_exit(&mut a.child, WAIT);
     assert!(matches!(code, Some(0 | 3)), "exit code {code:?}");
     assert!(
         cooked(&a.slave),
@@ -172,25 +172,24 @@ fn attach_takes_a_short_id_and_without_one_reattaches_to_the_last_pane() {
     let short = &pane["pane_".len().."pane_".len() + 6];
     let mut a = attach_with(&env, &["attach", short]);
     a.master_writer.write_all(b"first\r").expect("type");
-    a.screen.wait_for("first", 2, Duration::from_secs(10));
+    a.screen.wait_for("first", 2, WAIT);
     a.master_writer.write_all(&[0x1c]).expect("detach key");
-    assert_eq!(wait_exit(&mut a.child, Duration::from_secs(10)), Some(0));
+    assert_eq!(wait_exit(&mut a.child, WAIT), Some(0));
     // The detach says which pane and how to come back.
     a.screen.wait_for(
         &format!("[detached] {pane} keeps running; come back with: signaltty attach"),
         1,
-        Duration::from_secs(5),
+        WAIT,
     );
     // Another pane used meanwhile does not change what `attach` alone comes back to.
     let ws = env.workspace("other");
     env.json(&["pane", "spawn", &ws, "--", "sleep", "600"]);
     let mut b = attach_with(&env, &["attach"]);
     b.master_writer.write_all(b"second\r").expect("type");
-    b.screen.wait_for("second", 2, Duration::from_secs(10));
+    b.screen.wait_for("second", 2, WAIT);
     b.master_writer.write_all(&[0x1c]).expect("detach key");
-    assert_eq!(wait_exit(&mut b.child, Duration::from_secs(10)), Some(0));
-    b.screen
-        .wait_for(&format!("[detached] {pane}"), 1, Duration::from_secs(5));
+    assert_eq!(wait_exit(&mut b.child, WAIT), Some(0));
+    b.screen.wait_for(&format!("[detached] {pane}"), 1, WAIT);
 }
 
 /// A pane restored after a restart has no process: `signaltty attach` says so on the screen and
@@ -206,22 +205,21 @@ fn attaching_to_a_restored_pane_says_so_and_names_the_resume_command() {
     assert_eq!(restored["status"], "restored", "{restored}");
 
     let hint = format!("signaltty pane resume {pane} --respawn");
-    let wait = Duration::from_secs(30);
     // Nothing attached yet: `attach` alone takes the last pane used (the one `pane get` named).
     let mut a = attach_with(&env, &["attach"]);
-    a.screen.wait_for("not running since a restart", 1, wait);
-    a.screen.wait_for(&hint, 1, wait);
+    a.screen.wait_for("not running since a restart", 1, WAIT);
+    a.screen.wait_for(&hint, 1, WAIT);
     a.master_writer.write_all(b"x").expect("type");
-    a.screen.wait_for(&hint, 2, wait);
+    a.screen.wait_for(&hint, 2, WAIT);
     a.master_writer.write_all(&[0x1c]).expect("detach key");
-    assert_eq!(wait_exit(&mut a.child, wait), Some(0));
+    assert_eq!(wait_exit(&mut a.child, WAIT), Some(0));
     assert!(cooked(&a.slave), "the terminal is restored");
 
     let resumed = env.json(&["pane", "resume", &pane, "--respawn"]);
     assert_eq!(resumed["status"], "live", "{resumed}");
     let mut b = attach(&env, &pane);
     b.master_writer.write_all(b"back-again\r").expect("type");
-    b.screen.wait_for("back-again", 2, wait);
+    b.screen.wait_for("back-again", 2, WAIT);
     b.master_writer.write_all(&[0x1c]).expect("detach key");
-    assert_eq!(wait_exit(&mut b.child, wait), Some(0));
+    assert_eq!(wait_exit(&mut b.child, WAIT), Some(0));
 }

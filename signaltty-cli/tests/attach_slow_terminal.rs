@@ -30,7 +30,11 @@ impl Received {
         let mut data = data.lock().expect("lock");
         while !done(&data) {
             let left = deadline.saturating_duration_since(Instant::now());
-            assert!(!left.is_zero(), "timed out waiting for {what}");
+            assert!(
+                !left.is_zero(),
+                "timed out waiting for {what}; the terminal shows:\n{}",
+                screen_of(&data)
+            );
             data = changed.wait_timeout(data, left).expect("lock").0;
         }
     }

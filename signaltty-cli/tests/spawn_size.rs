@@ -24,7 +24,7 @@ fn spawn_takes_a_size_in_the_form_get_prints_and_the_program_sees_it() {
     assert_eq!(spawned["pane"]["cols"], 120, "{spawned}");
     assert_eq!(spawned["pane"]["rows"], 40, "{spawned}");
     // The program itself was started on a 120×40 terminal.
-    let screen = common::wait_for("stty output", std::time::Duration::from_secs(20), || {
+    let screen = common::wait_for("stty output", common::WAIT, || {
         let text = env.ok(&["pane", "read", &pane]);
         text.contains("40 120").then_some(text)
     });

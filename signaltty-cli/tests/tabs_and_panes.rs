@@ -138,26 +138,22 @@ fn panes_take_input_and_show_it() {
     );
 
     env.ok(&["pane", "send", &pane, "hello", "signaltty"]);
-    wait_for(
-        "the echo on the pane's screen",
-        Duration::from_secs(10),
-        || {
-            let read = env.json(&["pane", "read", &pane]);
-            let lines = read["lines"].as_array()?;
-            lines
-                .iter()
-                .filter(|l| l.as_str().is_some_and(|l| l.contains("hello signaltty")))
-                .nth(1) // the terminal's echo, then cat's copy
-                .map(|_| ())
-        },
-    );
+    wait_for("the echo on the pane's screen", common::WAIT, || {
+        let read = env.json(&["pane", "read", &pane]);
+        let lines = read["lines"].as_array()?;
+        lines
+            .iter()
+            .filter(|l| l.as_str().is_some_and(|l| l.contains("hello signaltty")))
+            .nth(1) // the terminal's echo, then cat's copy
+            .map(|_| ())
+    });
 
     let renamed = env.json(&["pane", "rename", &pane, "catty"]);
     assert_eq!(renamed["title"], "catty");
     let bad_signal = env.fails(&["pane", "signal", &pane, "STOP"], 1);
     assert!(bad_signal.stderr.contains("(BAD_PARAMS)"), "{bad_signal:?}");
     env.ok(&["pane", "signal", &pane, "TERM"]);
-    wait_for("the pane to exit", Duration::from_secs(10), || {
+    wait_for("the pane to exit", common::WAIT, || {
         let got = env.json(&["pane", "get", &pane]);
         (got["status"] == "exited").then_some(())
     });

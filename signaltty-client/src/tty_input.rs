@@ -66,6 +66,13 @@ impl TtyInput {
                 let n = loop {
                     let mut guard = tty.readable().await?;
                     match guard.try_io(|tty| tty.get_ref().read(&mut self.buf)) {
+                        // A read that did not fill the buffer took all the terminal had: the
+                        // next read waits in the reactor instead of paying a read(2) that only
+                        // says EAGAIN. Keys typed meanwhile set a newer readiness, kept.
+                        Ok(Ok(n)) if n > 0 && n < self.buf.len() => {
+                            guard.clear_ready();
+                            break n;
+                        }
                         Ok(Ok(n)) => break n,
                         // A hung-up terminal reads as EIO.
                         Ok(Err(e)) if e.raw_os_error() == Some(libc::EIO) => break 0,

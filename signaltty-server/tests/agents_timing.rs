@@ -1,7 +1,8 @@
 //! No installed hook may delay an agent's own prompt: a hook the agent runs *before* its prompt
 //! (Codex's PermissionRequest, a Claude sub-agent's, Cursor's beforeShellExecution), run exactly
 //! as installed (`--wait-for-answer`) in a real pane's environment with no client attached and
-//! nobody opted in, returns in under 100 ms with nothing on stdout.
+//! nobody opted in, returns in under 100 ms with nothing on stdout (on a loaded machine: within
+//! twice what a plain `signaltty server status` takes at that moment).
 //!
 //! Needs the CLI binary: `cargo build -p signaltty-cli` (or `SIGNALTTY_CLI_BIN`).
 
@@ -54,6 +55,25 @@ fn run_hook(
     (took, String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// Best of three of the same CLI's cheapest round trip to the server (`server status`): what
+/// starting the CLI and connecting cost on this machine right now, hook or not.
+fn baseline(srv: &TestServer) -> Duration {
+    (0..3)
+        .map(|_| {
+            let started = Instant::now();
+            let out = Command::new(cli_bin())
+                .arg("--socket")
+                .arg(srv.socket())
+                .args(["server", "status"])
+                .output()
+                .expect("the CLI runs");
+            assert!(out.status.success(), "{out:?}");
+            started.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hooks_that_precede_a_prompt_return_at_once() {
     let srv = TestServer::start().await;
@@ -97,10 +117,13 @@ async fn hooks_that_precede_a_prompt_return_at_once() {
             );
             best = best.min(took);
         }
-        eprintln!("{agent} {event}: {best:?}");
+        // Under 100 ms; on a loaded machine (CI's 2 cores running the suite at once; it failed
+        // at 149 ms with nothing held) within twice a plain `server status` measured just now.
+        let floor = tokio::task::block_in_place(|| baseline(&srv));
+        eprintln!("{agent} {event}: {best:?} (server status: {floor:?})");
         assert!(
-            best < Duration::from_millis(100),
-            "{agent} {event}: {best:?}"
+            best < Duration::from_millis(100).max(floor * 2),
+            "{agent} {event}: {best:?} (server status: {floor:?})"
         );
     }
 }

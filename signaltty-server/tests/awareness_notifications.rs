@@ -12,10 +12,27 @@ use common::{TestServer, WAIT, assert_error, spawn, until_event};
 use signaltty_proto::v1 as pb;
 use tonic::Code;
 
-fn mark_seen(pane: &str) -> pb::MarkSeenRequest {
-    pb::MarkSeenRequest {
-        pane_id: pane.into(),
-    }
+/// MarkSeen of `pane`; the call must succeed.
+async fn mark_seen(srv: &TestServer, pane: &str) -> pb::MarkSeenResponse {
+    srv.panes()
+        .mark_seen(pb::MarkSeenRequest {
+            pane_id: pane.into(),
+        })
+        .await
+        .expect("MarkSeen")
+        .into_inner()
+}
+
+/// The next AttentionChanged of `pane` on `events`.
+async fn attention_change(
+    events: &mut tonic::Streaming<pb::SubscribeResponse>,
+    pane: &str,
+) -> pb::AttentionChanged {
+    until_event(events, |k| match k {
+        pb::event::Kind::AttentionChanged(a) if a.pane_id == pane => Some(a.clone()),
+        _ => None,
+    })
+    .await
 }
 
 async fn notify(
@@ -65,29 +82,16 @@ async fn an_osc_notification_raises_unread_and_mark_seen_clears_it_but_not_a_dec
     assert_eq!((n.title.as_str(), n.body.as_str()), ("Build", "done"));
     assert_eq!(n.source, pb::NotificationSource::Osc as i32);
     assert_eq!(n.severity, pb::Severity::Info as i32);
-    let change = until_event(&mut events, |k| match k {
-        pb::event::Kind::AttentionChanged(a) if a.pane_id == pane.id => Some(a.clone()),
-        _ => None,
-    })
-    .await;
+    let change = attention_change(&mut events, &pane.id).await;
     assert_eq!(change.new, pb::Attention::Unread as i32);
     assert_eq!(change.source, pb::ChangeSource::Osc as i32);
     let p = srv.pane(&pane.id).await;
     assert_eq!(p.attention, pb::Attention::Unread as i32);
     assert_eq!(p.last_message, "Build: done");
 
-    let seen = srv
-        .panes()
-        .mark_seen(mark_seen(&pane.id))
-        .await
-        .unwrap()
-        .into_inner();
+    let seen = mark_seen(&srv, &pane.id).await;
     assert_eq!(seen.pane.unwrap().attention, pb::Attention::None as i32);
-    let cleared = until_event(&mut events, |k| match k {
-        pb::event::Kind::AttentionChanged(a) if a.pane_id == pane.id => Some(a.clone()),
-        _ => None,
-    })
-    .await;
+    let cleared = attention_change(&mut events, &pane.id).await;
     assert_eq!(
         (cleared.new, cleared.source),
         (pb::Attention::None as i32, pb::ChangeSource::Api as i32)
@@ -122,12 +126,7 @@ async fn an_osc_notification_raises_unread_and_mark_seen_clears_it_but_not_a_dec
     assert!(reply.decision_id.starts_with("dec_"), "{reply:?}");
     assert_eq!(reply.verdict, pb::Verdict::Unspecified as i32);
     assert_eq!(reply.wait_end_reason, "");
-    let seen = srv
-        .panes()
-        .mark_seen(mark_seen(&pane.id))
-        .await
-        .unwrap()
-        .into_inner();
+    let seen = mark_seen(&srv, &pane.id).await;
     let p = seen.pane.unwrap();
     assert_eq!(p.attention, pb::Attention::PermissionRequired as i32);
     let d = p.pending_decision.expect("the decision survives MarkSeen");
@@ -174,11 +173,7 @@ async fn a_bell_raises_unread_and_attach_with_mark_seen_clears_it() {
         &["sh", "-c", r"printf 'ding\a'; exec sleep 600"],
     )
     .await;
-    let raised = until_event(&mut events, |k| match k {
-        pb::event::Kind::AttentionChanged(a) if a.pane_id == pane.id => Some(a.clone()),
-        _ => None,
-    })
-    .await;
+    let raised = attention_change(&mut events, &pane.id).await;
     assert_eq!(
         (raised.new, raised.source),
         (pb::Attention::Unread as i32, pb::ChangeSource::Bell as i32)
@@ -200,11 +195,7 @@ async fn a_bell_raises_unread_and_attach_with_mark_seen_clears_it() {
         .attach(tokio_stream::wrappers::ReceiverStream::new(rx))
         .await
         .unwrap();
-    let cleared = until_event(&mut events, |k| match k {
-        pb::event::Kind::AttentionChanged(a) if a.pane_id == pane.id => Some(a.clone()),
-        _ => None,
-    })
-    .await;
+    let cleared = attention_change(&mut events, &pane.id).await;
     assert_eq!(
         (cleared.new, cleared.source),
         (pb::Attention::None as i32, pb::ChangeSource::Client as i32)
@@ -254,7 +245,7 @@ async fn notify_raises_by_severity_and_next_unread_ranks_by_severity_then_recenc
         "filtered by workspace"
     );
 
-    srv.panes().mark_seen(mark_seen(&b.id)).await.unwrap();
+    mark_seen(&srv, &b.id).await;
     assert_eq!(next("").await.pane.unwrap().id, a.id);
     // Equal severity: the most recent change wins.
     notify(&srv, &c.id, "broke", pb::Severity::Error).await;
@@ -266,7 +257,7 @@ async fn notify_raises_by_severity_and_next_unread_ranks_by_severity_then_recenc
         a.id,
         "an error on an already-error pane is no new change"
     );
-    srv.panes().mark_seen(mark_seen(&a.id)).await.unwrap();
+    mark_seen(&srv, &a.id).await;
     assert_eq!(next("").await.pane.unwrap().id, c.id);
 
     // Listing: newest first, filters, limit; marking read by id and by pane.

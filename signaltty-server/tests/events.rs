@@ -163,18 +163,18 @@ async fn a_subscriber_that_never_reads_delays_nobody_and_is_told_it_lagged() {
 
     // Large events so HTTP/2 flow-control windows fill and the stalled stream stops being polled.
     let name = "x".repeat(190);
+    // Each mutation and its event must arrive in time; the whole run's length is not judged (a
+    // 20 s budget for 3000 round trips failed on a loaded machine with nothing held up).
     let started = std::time::Instant::now();
     for n in 0..3000u32 {
-        rename(&srv, &ws.id, &format!("{n}{name}")).await;
-        // The reader keeps up: it sees every event in order.
+        tokio::time::timeout(WAIT, rename(&srv, &ws.id, &format!("{n}{name}")))
+            .await
+            .unwrap_or_else(|_| panic!("mutation {n} held up (the stalled subscriber?)"));
+        // The reader keeps up: it sees every event in order (`next` fails after WAIT).
         let msg = next(&mut reader).await;
         assert!(seq_of(&msg).is_some());
     }
-    assert!(
-        started.elapsed() < WAIT,
-        "mutations were delayed: {:?}",
-        started.elapsed()
-    );
+    eprintln!("3000 mutations in {:?}", started.elapsed());
 
     // The stalled subscriber, when it finally reads, gets some events then Lagged and the end.
     let mut saw_lagged = false;

@@ -1,5 +1,5 @@
 //! Agent panes across restarts, with the real server binary and a fake `claude` on its PATH:
-//! the session reported by the agent's hooks makes the pane RESUMABLE; lifecycle, attention,
+//! the session reported by the agent's hooks makes the pane RESUMABLE and its interrupted turn `exited`; attention,
 //! last message and notifications come back; the resume runs `claude --resume <id>` with the
 //! remembered config dir and no other launch variable — only when asked, or at start in a
 //! workspace that opted in to auto-resume.
@@ -127,7 +127,8 @@ async fn an_agent_pane_comes_back_resumable_and_resumes_its_session_only_when_as
         agent.resume_argv,
         vec!["claude", "--resume", "sess-persist-1"]
     );
-    assert_eq!(p.lifecycle, before.lifecycle);
+    // The process that was working is gone: the restored pane says so, with no run clock.
+    assert_eq!(p.lifecycle, pb::Lifecycle::Exited as i32, "{p:?}");
     assert_eq!(p.attention, before.attention);
     assert_eq!(p.last_message, before.last_message);
     assert!(p.last_message.contains("three tests fail"), "{p:?}");
@@ -169,6 +170,55 @@ async fn an_agent_pane_comes_back_resumable_and_resumes_its_session_only_when_as
         .await;
     let scrollback = srv.scrollback(&pane.id).await;
     assert!(scrollback.contains("fake-claude \n") || scrollback.contains("fake-claude\n"));
+}
+
+/// An agent stopped on a permission prompt when the server stopped: its process and the prompt are
+/// gone, so the restored pane is neither blocked nor waiting for an answer nobody can give; the
+/// attention becomes `unread` (something happened there).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_blocked_on_the_user_comes_back_exited_and_unread_not_waiting() {
+    let root = Root::new();
+    fake_claude(&root);
+    let cfg = root.path().join("claude-config");
+    let srv = root.start().await;
+    let ws = srv.workspace("agents", &root.path().join("w")).await;
+    let pane = spawn_claude(&srv, &ws.id, &cfg).await;
+    srv.until_output(&pane.id, "fake-claude").await;
+    report(&srv, &pane.id, "sess-blocked-1").await;
+    let payload = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/hooks/claude/Notification-permission.json"),
+    )
+    .unwrap();
+    srv.agents()
+        .report_hook_event(pb::ReportHookEventRequest {
+            agent: pb::AgentKind::Claude.into(),
+            event: "Notification".into(),
+            payload,
+            pane_id: pane.id.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let before = srv.pane(&pane.id).await;
+    assert_eq!(
+        before.lifecycle,
+        pb::Lifecycle::Blocked as i32,
+        "{before:?}"
+    );
+    assert!(
+        before.attention == pb::Attention::PermissionRequired as i32
+            || before.attention == pb::Attention::InputRequired as i32,
+        "{before:?}"
+    );
+    wait_file_contains(&root.snapshot(), &["\"blocked\"", "resume_argv"]).await;
+    srv.kill();
+
+    let srv = root.start().await;
+    let p = srv.pane(&pane.id).await;
+    assert_eq!(p.status, pb::PaneStatus::Resumable as i32, "{p:?}");
+    assert_eq!(p.lifecycle, pb::Lifecycle::Exited as i32, "{p:?}");
+    assert_eq!(p.attention, pb::Attention::Unread as i32, "{p:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -81,12 +81,28 @@ fn a_newcomer_splits_types_answers_an_agent_survives_a_restart_and_quits_cleanly
         s.contains("NORMAL") && s.contains("▾ proj") && s.contains("▶○ sh")
     });
 
+    // The shell runs in the current directory (the tmux window's, where the TUI was started).
+    let proj = std::fs::canonicalize(world.path("proj")).unwrap();
+    world.keys(&["i"]);
+    world.literal("echo \"cwd=$PWD\"");
+    world.keys(&["Enter", "C-a"]);
+    world.wait("the shell's cwd", |s| {
+        s.contains(&format!("cwd={}", proj.display())) && s.contains("NORMAL")
+    });
+
     // Split, then type into the new pane and see the echo.
     world.keys(&["%"]);
     world.wait_cli("two panes", &["pane", "list"], |v| {
         v.as_array()
             .or(v["panes"].as_array())
             .is_some_and(|a| a.len() == 2)
+    });
+    // Type only once the TUI shows the split with the new (right) pane focused: keys typed
+    // before would go to the first pane, or be split between the two.
+    world.wait("the split drawn, the new pane focused", |s| {
+        let bars = bars(s, 10);
+        let titles: Vec<char> = s.lines().nth(1).unwrap_or("").chars().collect();
+        bars.len() == 2 && titles.iter().skip(bars[1]).any(|c| *c == '▶')
     });
     world.keys(&["i"]);
     world.literal("echo hel''lo-from-tui");
@@ -103,6 +119,9 @@ fn a_newcomer_splits_types_answers_an_agent_survives_a_restart_and_quits_cleanly
     world.keys(&["Enter"]);
     world.wait("the flags pushed", |s| s.contains("kitty-on"));
     world.keys(&["Escape"]);
+    // Enter only once the pane's tty echoed the Esc: an Esc and a CR read together are Alt-Enter
+    // to any terminal parser (the TUI's too), and `head` would never see its line.
+    world.wait("the Esc echoed by the pane's tty", |s| s.contains("^[[27u"));
     world.keys(&["Enter"]);
     world.wait("Esc in the kitty protocol", |s| {
         s.contains("033   [   2   7   u")
@@ -164,6 +183,16 @@ fn a_newcomer_splits_types_answers_an_agent_survives_a_restart_and_quits_cleanly
     let verdict = std::fs::read_to_string(world.path("verdict")).unwrap();
     assert!(verdict.contains("allow"), "{verdict}");
 
+    // Switch tabs: `1` shows the first tab (its split, the echo), `g t` the agent's again.
+    world.keys(&["1"]);
+    world.wait("the first tab", |s| {
+        s.contains("hello-from-tui") && !s.contains("verdict:")
+    });
+    world.keys(&["g", "t"]);
+    world.wait("the agent's tab again", |s| {
+        s.contains("verdict:") && !s.contains("hello-from-tui")
+    });
+
     // Resize the outer terminal: the visible panes follow.
     world.tmux(&["resize-window", "-t", "t", "-x", "100", "-y", "30"]);
     world.wait_cli("the agent pane resized", &["pane", "list"], |v| {
@@ -196,6 +225,16 @@ fn a_newcomer_splits_types_answers_an_agent_survives_a_restart_and_quits_cleanly
         "the same panes after the restart"
     );
 
+    // Show the first tab before quitting and remember it: coming back must show it the same.
+    world.keys(&["1"]);
+    let first_tab = world.wait("the first tab after the restart", |s| {
+        s.contains("hello-from-tui") && s.contains("cwd=") && !s.contains("verdict:")
+    });
+    // Since the restart no pane has a process (restored / resumable), so none is resized: the
+    // sizes read now are the ones coming back must find.
+    let sizes_before = sizes_of(&world.cli(&["pane", "list"]));
+    assert_eq!(sizes_before.len(), 3, "{sizes_before:?}");
+
     // Quit: back at the shell, with the terminal exactly as before.
     world.keys(&["q"]);
     world.wait("the TUI gone", |s| s.contains("tui exited 0"));
@@ -219,14 +258,60 @@ fn a_newcomer_splits_types_answers_an_agent_survives_a_restart_and_quits_cleanly
         "stty -a differs after quitting"
     );
 
-    // Come back: the same layout (both tabs, the split) is there.
-    world.literal(&bin("signaltty-tui").display().to_string());
+    // Come back: the same layout — the first tab in front, its split at the dragged ratio,
+    // the same pane focused, both tabs in the bar, every pane the same size.
+    world.literal(&format!(
+        "{}; echo \"tui exited $?\"",
+        bin("signaltty-tui").display()
+    ));
     world.keys(&["Enter"]);
-    world.wait("the TUI again with both tabs", |s| {
-        s.contains("1:") && s.contains("2:") && s.contains("NORMAL")
+    world.wait("the TUI again with the same layout", |s| {
+        s.contains("1:")
+            && s.contains("2:")
+            && s.contains("NORMAL")
+            && s.contains("hello-from-tui")
+            && s.lines().nth(1) == first_tab.lines().nth(1)
+            && bars(s, 10) == bars(&first_tab, 10)
+    });
+    world.wait_cli("every pane the same size again", &["pane", "list"], |v| {
+        sizes_of(v) == sizes_before
     });
     world.keys(&["q"]);
     world.wait("the TUI gone again", |s| {
-        s.matches("tui exited").count() >= 1 && !s.contains("NORMAL")
+        s.matches("tui exited 0").count() >= 2 && !s.contains("NORMAL")
     });
+}
+
+/// The columns of the vertical borders on screen line `row` (0-based): where the dividers are.
+fn bars(screen: &str, row: usize) -> Vec<usize> {
+    screen
+        .lines()
+        .nth(row)
+        .unwrap_or("")
+        .chars()
+        .enumerate()
+        .filter(|(_, c)| *c == '│')
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Every pane's id with its size, from a `pane list`.
+fn sizes_of(list: &serde_json::Value) -> Vec<(String, u64, u64)> {
+    let panes = list
+        .as_array()
+        .or(list["panes"].as_array())
+        .cloned()
+        .unwrap_or_default();
+    let mut sizes: Vec<_> = panes
+        .iter()
+        .map(|p| {
+            (
+                p["id"].to_string(),
+                p["cols"].as_u64().unwrap_or(0),
+                p["rows"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    sizes.sort();
+    sizes
 }

@@ -24,8 +24,8 @@ use crate::{Bench, SectionOutput, stats};
 
 /// Target: a server with one idle pane stays under 8 MiB.
 const TARGET_IDLE_RSS_KIB: u64 = 8 * 1024;
-/// Target: one more idle pane costs at most 64 KiB.
-const TARGET_PER_PANE_KIB: f64 = 64.0;
+/// Target (issue 18): one more idle pane costs at most 16 KiB.
+const TARGET_PER_PANE_KIB: f64 = 16.0;
 
 /// RSS readings at one pane count.
 struct Step {
@@ -159,7 +159,10 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
             row = row
                 .signaltty(kib(per))
                 .ratio(format!("{} tmux", times(per / tmux_per)))
-                .target("≤ 64 KiB", Some(per <= TARGET_PER_PANE_KIB));
+                .target(
+                    format!("≤ {TARGET_PER_PANE_KIB} KiB"),
+                    Some(per <= TARGET_PER_PANE_KIB),
+                );
         }
         output.rows.push(row);
     }

@@ -18,6 +18,10 @@ use tempfile::TempDir;
 /// Longest a single CLI invocation may take before the test kills it and fails.
 pub const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// Longest a test waits for something it knows will happen (an echo, an exit): generous, as
+/// CI's 2 cores run the whole suite at once; a wait that holds returns as soon as it holds.
+pub const WAIT: Duration = Duration::from_secs(60);
+
 /// The `signaltty-server` binary: `$SIGNALTTY_SERVER_BIN`, else next to the `signaltty` binary
 /// under test, else `target/debug/signaltty-server` of this workspace.
 pub fn server_bin() -> PathBuf {

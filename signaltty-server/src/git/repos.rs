@@ -27,7 +27,10 @@ impl Repos {
     /// repository gix can open (not found, not trusted, …).
     pub fn open(&self, dir: &Path) -> Option<gix::Repository> {
         if let Some(repo) = self.lock().get(dir) {
-            return Some(repo.to_thread_local());
+            // A deleted repository (or checkout) is discovered afresh: one stat.
+            if repo.git_dir().is_dir() && dir.is_dir() {
+                return Some(repo.to_thread_local());
+            }
         }
         let repo = gix::discover(dir).ok()?;
         let mut kept = self.lock();
@@ -60,5 +63,43 @@ impl Repos {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, gix::ThreadSafeRepository>> {
         self.kept.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn git_init(dir: &Path) {
+        let out = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .arg(dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+
+    #[test]
+    fn kept_until_forgotten_retained_away_or_deleted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+        git_init(&a);
+        git_init(&b);
+        let repos = Repos::default();
+        assert!(repos.open(&tmp.path().join("none")).is_none());
+        assert!(repos.is_empty(), "a failed discovery is not kept");
+        assert!(repos.open(&a).is_some());
+        assert!(repos.open(&b).is_some());
+        assert_eq!(repos.len(), 2);
+        repos.forget(&a);
+        assert_eq!(repos.len(), 1);
+        repos.retain(std::slice::from_ref(&a));
+        assert!(repos.is_empty());
+        assert!(repos.open(&a).is_some());
+        // The repository goes away behind the kept one's back: the next open looks again.
+        std::fs::remove_dir_all(a.join(".git")).unwrap();
+        let again = repos.open(&a);
+        assert!(again.is_none_or(|r| r.git_dir() != a.join(".git")));
     }
 }

@@ -135,6 +135,7 @@ pub fn load(state_dir: &Path, policy: Policy) -> Result<Loaded, LoadError> {
             continue;
         };
         resumable::forget_process(pane);
+        resumable::interrupted(pane, std::time::SystemTime::now());
         let ws = pane.workspace_id.clone();
         let tails_on = state
             .workspace(&ws)

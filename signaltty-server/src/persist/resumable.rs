@@ -6,7 +6,10 @@
 //! workspace's agents acceptable. A pending decision is not saved at all (`#[serde(skip)]` on
 //! the record): only the hook waiting in this process could receive its answer.
 
+use std::time::SystemTime;
+
 use super::ENV_ALLOW_LIST;
+use crate::model::lifecycle::{Attention, ChangeSource, Lifecycle};
 use crate::model::pane::{Pane, PaneStatus};
 
 /// The command that resumes the pane's agent session, when one is known.
@@ -56,4 +59,26 @@ pub fn restorable_status(pane: &Pane) -> PaneStatus {
 pub fn forget_process(pane: &mut Pane) {
     pane.status = restorable_status(pane);
     pane.pending_decision = None;
+}
+
+/// A restored pane's process is gone, and with it the turn it was running and the question it
+/// was waiting on. `working` and `blocked` become `exited` (no run clock and no wait for a pane
+/// that has no process), and a permission or input attention, which nothing can answer any more,
+/// becomes `unread`: the user still sees that something happened there. A finished turn (`done`,
+/// `failed`, `idle`) stays as it was: that is still true.
+pub fn interrupted(pane: &mut Pane, now: SystemTime) {
+    if matches!(
+        pane.state.lifecycle(),
+        Lifecycle::Working | Lifecycle::Blocked
+    ) {
+        pane.state
+            .set_lifecycle(Lifecycle::Exited, ChangeSource::Exit, now);
+    }
+    if matches!(
+        pane.state.attention(),
+        Attention::PermissionRequired | Attention::InputRequired
+    ) {
+        pane.state.clear_attention(false, now);
+        pane.state.raise_attention(Attention::Unread, now);
+    }
 }

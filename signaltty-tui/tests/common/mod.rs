@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+/// Longest a wait lasts before the test fails with the screen: generous, as CI's 2 cores run
+/// the whole suite at once; a wait that holds returns as soon as it holds.
 pub const WAIT: Duration = Duration::from_secs(60);
 
 pub fn bin(name: &str) -> PathBuf {
@@ -98,7 +100,11 @@ impl World {
             .env("SIGNALTTY_STATE_DIR", self.path("state"))
             .output()
             .unwrap();
-        assert!(out.status.success(), "{args:?}: {out:?}");
+        assert!(
+            out.status.success(),
+            "{args:?}: {out:?}\nscreen:\n{}",
+            self.screen()
+        );
         serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null)
     }
 
