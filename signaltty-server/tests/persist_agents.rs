@@ -44,24 +44,30 @@ async fn spawn_claude(srv: &RealServer, ws: &str, cfg: &std::path::Path) -> pb::
     .await
 }
 
-/// What the agent's hooks would report: a prompt (WORKING, with the fixture's session id), then
-/// its session explicitly.
-async fn report(srv: &RealServer, pane: &str, session: &str) {
+/// Reports Claude's hook `event` for `pane` with the payload of fixture `file`.
+async fn hook(srv: &RealServer, pane: &str, event: &str, file: &str) {
     let payload = std::fs::read(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/hooks/claude/UserPromptSubmit.json"),
+            .join("tests/fixtures/hooks/claude")
+            .join(file),
     )
     .unwrap();
     srv.agents()
         .report_hook_event(pb::ReportHookEventRequest {
             agent: pb::AgentKind::Claude.into(),
-            event: "UserPromptSubmit".into(),
+            event: event.into(),
             payload,
             pane_id: pane.into(),
             ..Default::default()
         })
         .await
         .unwrap();
+}
+
+/// What the agent's hooks would report: a prompt (WORKING, with the fixture's session id), then
+/// its session explicitly.
+async fn report(srv: &RealServer, pane: &str, session: &str) {
+    hook(srv, pane, "UserPromptSubmit", "UserPromptSubmit.json").await;
     let reply = srv
         .agents()
         .report_session(pb::ReportSessionRequest {
@@ -185,21 +191,13 @@ async fn an_agent_blocked_on_the_user_comes_back_exited_and_unread_not_waiting()
     let pane = spawn_claude(&srv, &ws.id, &cfg).await;
     srv.until_output(&pane.id, "fake-claude").await;
     report(&srv, &pane.id, "sess-blocked-1").await;
-    let payload = std::fs::read(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/hooks/claude/Notification-permission.json"),
+    hook(
+        &srv,
+        &pane.id,
+        "Notification",
+        "Notification-permission.json",
     )
-    .unwrap();
-    srv.agents()
-        .report_hook_event(pb::ReportHookEventRequest {
-            agent: pb::AgentKind::Claude.into(),
-            event: "Notification".into(),
-            payload,
-            pane_id: pane.id.clone(),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    .await;
     let before = srv.pane(&pane.id).await;
     assert_eq!(
         before.lifecycle,
