@@ -54,5 +54,5 @@ pub use client::Client;
 pub use connect::{AutoStart, Target, connect, try_connect};
 pub use error::ClientError;
 pub use reconnect::{Backoff, reconnect};
-pub use sys::{request_short_slice, terminal_size};
+pub use sys::terminal_size;
 pub use trust::TrustError;

@@ -166,14 +166,6 @@ pub async fn attach(ctx: &Ctx, client: &Client, pane: &str, options: AttachOptio
     let mut keys = TtyInput::open_stdin()
         .map_err(|e| CliError::local(format!("cannot read the terminal: {e}")))?;
     let guard = RawMode::enter()?;
-    // This thread does all of the attach's work and sleeps between keys and echoes: a short
-    // slice would let its wake-ups run ahead of busy neighbours (a flooding pane's client,
-    // builds) instead of waiting for their slices to end. Off unless asked for: A/B runs on a
-    // loaded machine could not show a gain (bench/RESULTS.md, issue 18). Best effort; kernels
-    // before 6.12 ignore it.
-    if let Some(slice) = attach_slice() {
-        let _ = signaltty_client::request_short_slice(slice);
-    }
     let mut screen = Screen::new(cols, rows);
     // A fresh screen being fetched because the terminal fell behind (see `attach_pacing`).
     let mut fetch: Option<Fetch> = None;
@@ -277,17 +269,6 @@ pub async fn attach(ctx: &Ctx, client: &Client, pane: &str, options: AttachOptio
             Err(CliError::local(format!("attach ended by {name}")))
         }
     }
-}
-
-/// The time slice the attach thread asks for: `SIGNALTTY_ATTACH_SLICE_US` microseconds (the
-/// kernel keeps 100 µs–100 ms), or none (the kernel's default slice) when unset or 0. An
-/// experiment's switch, for A/B runs of the echo benchmark on a quiet machine.
-fn attach_slice() -> Option<std::time::Duration> {
-    let micros = std::env::var("SIGNALTTY_ATTACH_SLICE_US")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-        .unwrap_or(0);
-    (micros > 0).then(|| std::time::Duration::from_micros(micros))
 }
 
 /// A fresh screen on its way: the pacer's generation and the server's answer.
