@@ -242,8 +242,12 @@ pub struct App {
     pub bootstrapped: bool,
     /// Set by Quit.
     pub quit: bool,
-    /// Something changed since the last frame.
+    /// Something besides pane output changed since the last frame: the next frame is drawn
+    /// whole.
     pub dirty: bool,
+    /// Visible panes whose models took output since they were last drawn: a frame redraws
+    /// only the rows of these that changed (`crate::paint`), unless `dirty`.
+    pub damaged: HashSet<String>,
 }
 
 impl App {
@@ -276,6 +280,7 @@ impl App {
             bootstrapped: false,
             quit: false,
             dirty: true,
+            damaged: HashSet::new(),
         }
     }
 

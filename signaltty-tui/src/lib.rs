@@ -21,6 +21,7 @@ pub mod keymap;
 pub mod keys;
 pub mod overlay_keys;
 pub mod pacing;
+pub mod paint;
 pub mod regions;
 pub mod runtime;
 pub mod spawn;

@@ -10,6 +10,11 @@
 //!   waits for it, so the echo and everything else go out in one frame. Only the first output
 //!   after each typed key is drawn early, so a pane that floods after a key is paced like any
 //!   other: at most one extra frame per keystroke.
+//! - **The echo is drawn alone.** When nothing but pane output is waiting (no `dirty` state),
+//!   the echo's frame redraws only the pane typed into ([`Pacer::echo_pane`]); other panes'
+//!   output keeps its own slot ([`Pacer::when_panes`]: output alone never waits for an echo),
+//!   and an echo frame does not move that slot ([`Pacer::echo_drawn`]), so they are drawn at
+//!   the same ≤ 60/s pace with or without typing.
 
 use std::time::{Duration, Instant};
 
@@ -36,8 +41,8 @@ pub struct Pacer {
     last_frame: Option<Instant>,
     /// The pane typed into and until when its echo is awaited.
     awaiting: Option<(String, Instant)>,
-    /// The awaited echo arrived: the next frame goes out at once.
-    echo_ready: bool,
+    /// The pane whose awaited echo arrived: the next frame goes out at once.
+    echo_ready: Option<String>,
 }
 
 impl Default for Pacer {
@@ -52,7 +57,7 @@ impl Pacer {
         Pacer {
             last_frame: None,
             awaiting: None,
-            echo_ready: false,
+            echo_ready: None,
         }
     }
 
@@ -67,7 +72,7 @@ impl Pacer {
             matches!(&self.awaiting, Some((typed, until)) if typed == pane_id && now <= *until);
         if echo {
             self.awaiting = None;
-            self.echo_ready = true;
+            self.echo_ready = Some(pane_id.to_owned());
         }
         echo
     }
@@ -77,7 +82,7 @@ impl Pacer {
         if !dirty {
             return When::Never;
         }
-        if self.echo_ready {
+        if self.echo_ready.is_some() {
             return When::Now;
         }
         let slot = self.last_frame.map_or(now, |last| last + FRAME);
@@ -88,10 +93,51 @@ impl Pacer {
         if at <= now { When::Now } else { When::At(at) }
     }
 
+    /// When to draw, given whether anything besides pane output is `dirty` (then [`when`]'s
+    /// rule: one frame with everything) and whether visible panes took output (`damaged`):
+    /// at once for an arrived echo (drawn alone, see [`Pacer::echo_pane`]), else at the
+    /// frame slot — pane output never waits for an awaited echo, as the echo will not be
+    /// drawn with it.
+    ///
+    /// [`when`]: Pacer::when
+    pub fn when_panes(&self, dirty: bool, damaged: bool, now: Instant) -> When {
+        if dirty {
+            return self.when(true, now);
+        }
+        if self.echo_ready.is_some() {
+            return When::Now;
+        }
+        if !damaged {
+            return When::Never;
+        }
+        match self.last_frame.map(|last| last + FRAME) {
+            Some(at) if at > now => When::At(at),
+            _ => When::Now,
+        }
+    }
+
+    /// The pane whose awaited echo arrived, when the next frame is for it.
+    pub fn echo_pane(&self) -> Option<&str> {
+        self.echo_ready.as_deref()
+    }
+
     /// A frame went out at `now`.
     pub fn drawn(&mut self, now: Instant) {
         self.last_frame = Some(now);
-        self.echo_ready = false;
+        self.echo_ready = None;
+        self.awaiting = None;
+    }
+
+    /// A damage frame of pane output went out at `now` (no echo was ready): it takes the
+    /// slot, and a key's echo still awaited stays awaited (that pane's output is drawn at
+    /// once when it comes).
+    pub fn paced(&mut self, now: Instant) {
+        self.last_frame = Some(now);
+    }
+
+    /// A frame with only the echo went out: the other panes' slot stays where it was.
+    pub fn echo_drawn(&mut self) {
+        self.echo_ready = None;
         self.awaiting = None;
     }
 }
@@ -215,5 +261,79 @@ mod tests {
         p.drawn(t0 + ms(20));
         assert!(!p.output("a", t0 + ms(21)));
         assert_eq!(p.when(true, t0 + ms(21)), When::At(t0 + ms(20) + FRAME));
+    }
+
+    #[test]
+    fn pane_output_keeps_its_slot_and_does_not_wait_for_an_echo() {
+        let t0 = Instant::now();
+        let mut p = Pacer::new();
+        p.drawn(t0);
+        // Another pane printing while a key's echo is awaited: drawn at its slot, not later.
+        p.typed("a", t0 + ms(1));
+        assert!(!p.output("b", t0 + ms(2)));
+        assert_eq!(p.when_panes(false, true, t0 + ms(2)), When::At(t0 + FRAME));
+        assert_eq!(p.when_panes(false, true, t0 + FRAME), When::Now);
+        // Nothing damaged, nothing dirty: no frame and no timer even while an echo is awaited.
+        assert_eq!(p.when_panes(false, false, t0 + ms(2)), When::Never);
+        // Dirty state follows the old rule (waits for the echo, at most the grace).
+        assert_eq!(
+            p.when_panes(true, true, t0 + ms(2)),
+            When::At(t0 + ms(1) + ECHO_GRACE)
+        );
+    }
+
+    #[test]
+    fn the_echo_is_drawn_alone_at_once_and_does_not_move_the_slot() {
+        let t0 = Instant::now();
+        let mut p = Pacer::new();
+        p.drawn(t0);
+        p.typed("a", t0 + ms(1));
+        assert!(p.output("a", t0 + ms(2)));
+        assert_eq!(p.echo_pane(), Some("a"));
+        assert_eq!(p.when_panes(false, true, t0 + ms(2)), When::Now);
+        p.echo_drawn();
+        assert_eq!(p.echo_pane(), None);
+        // Other panes' output still goes out at the slot of the last paced frame.
+        assert!(!p.output("b", t0 + ms(3)));
+        assert_eq!(p.when_panes(false, true, t0 + ms(3)), When::At(t0 + FRAME));
+        // A damage frame of other panes keeps the echo awaited; a full frame ends the wait.
+        p.typed("a", t0 + ms(4));
+        p.paced(t0 + FRAME);
+        assert!(p.output("a", t0 + FRAME + ms(1)));
+        assert_eq!(p.when_panes(false, true, t0 + FRAME + ms(1)), When::Now);
+        p.echo_drawn();
+        p.typed("a", t0 + FRAME + ms(2));
+        p.drawn(t0 + FRAME + ms(3));
+        assert!(!p.output("a", t0 + FRAME + ms(4)));
+    }
+
+    #[test]
+    fn with_typing_paced_frames_stay_at_most_sixty_a_second() {
+        let t0 = Instant::now();
+        let mut p = Pacer::new();
+        let (mut paced, mut echoes) = (0, 0);
+        // Pane "b" prints every 100 µs; a key into "a" every 5 ms, echoed 300 µs later.
+        for i in 0..10_000u64 {
+            let now = t0 + Duration::from_micros(100 * i);
+            if i % 50 == 0 {
+                p.typed("a", now);
+            }
+            if i % 50 == 3 {
+                assert!(p.output("a", now));
+            }
+            p.output("b", now);
+            if p.when_panes(false, true, now) == When::Now {
+                if p.echo_pane().is_some() {
+                    p.echo_drawn();
+                    echoes += 1;
+                } else {
+                    p.paced(now);
+                    paced += 1;
+                }
+            }
+        }
+        assert!(paced <= 61, "{paced} paced frames in one second");
+        assert!(paced >= 55, "{paced} paced frames in one second");
+        assert_eq!(echoes, 200);
     }
 }

@@ -9,8 +9,9 @@
 //! output so the outer terminal never shows half of one, and written with one write(2).
 //!
 //! When to draw is [`crate::pacing`]'s rule: program output at most once per
-//! [`FRAME`], but the echo of typed input at once (a key's own frame waits for its echo, at
-//! most [`ECHO_GRACE`], so the echo and everything else dirty go out in one frame).
+//! [`FRAME`], but the echo of typed input at once, in a frame of its own that redraws only the
+//! rows of the pane typed into that changed; what to draw is [`crate::paint`]'s (the whole
+//! screen when anything but pane output changed, else only the damaged panes' changed rows).
 
 mod attach;
 pub mod requests;
@@ -25,23 +26,22 @@ use std::time::Instant;
 
 use crossterm::event::{Event, EventStream, KeyEventKind};
 use futures_util::StreamExt;
-use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
 use signaltty_client::Client;
 use signaltty_client::catalog::run_feed;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
-use crate::app::{App, Effect, Link, Msg};
+use crate::app::{App, Effect, Msg};
 use crate::keymap::Keymap;
 pub use crate::pacing::{ECHO_GRACE, FRAME};
 use crate::pacing::{Pacer, When};
+use crate::paint::{Drawn, Painter};
 use crate::update::update;
 
-/// The TUI's frame buffer: ratatui writes a frame into it (its `flush` does nothing), and
+/// The TUI's frame buffer: the painter writes a frame into it (its `flush` does nothing), and
 /// [`FrameWriter::send`] hands the whole frame to the terminal in one write. Shared with the
-/// backend through an `Rc<RefCell>`, not a mutex: ratatui writes every changed cell in several
-/// small writes, and the runtime is one thread.
+/// painter's backend through an `Rc<RefCell>`, not a mutex: ratatui's backend writes every
+/// changed cell in several small writes, and the runtime is one thread.
 #[derive(Clone)]
 struct FrameWriter(Rc<RefCell<Vec<u8>>>);
 
@@ -64,14 +64,15 @@ impl Write for FrameWriter {
 impl FrameWriter {
     fn send(&self) {
         let mut frame = self.0.borrow_mut();
+        if frame.is_empty() {
+            return;
+        }
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(&frame);
         let _ = out.flush();
         frame.clear();
     }
 }
-
-type Term = Terminal<CrosstermBackend<FrameWriter>>;
 
 /// The connection every task uses; replaced when the feed reconnects (a restarted server).
 #[derive(Clone)]
@@ -109,12 +110,8 @@ pub async fn run(options: Options) -> Result<(), String> {
 
     let guard = crate::terminal::enter().map_err(|e| format!("cannot set up the terminal: {e}"))?;
     let frames = FrameWriter(Rc::new(RefCell::new(Vec::with_capacity(1 << 16))));
-    let mut terminal = Terminal::new(CrosstermBackend::new(frames.clone()))
-        .map_err(|e| format!("cannot set up the terminal: {e}"))?;
-    let size = terminal
-        .size()
-        .map(|s| (s.width, s.height))
-        .unwrap_or((80, 24));
+    let mut painter = Painter::new(frames.clone());
+    let size = crossterm::terminal::size().unwrap_or((80, 24));
     let mut app = App::new(options.keymap, size, options.start_dir);
 
     let (feed_tx, mut feed_rx) = mpsc::unbounded_channel();
@@ -144,7 +141,7 @@ pub async fn run(options: Options) -> Result<(), String> {
     loop {
         let now = Instant::now();
         let deadline = app.deadline(now);
-        let frame_at = match pacer.when(app.dirty, now) {
+        let frame_at = match pacer.when_panes(app.dirty, !app.damaged.is_empty(), now) {
             When::Never => None,
             When::Now => Some(now),
             When::At(at) => Some(at),
@@ -165,9 +162,7 @@ pub async fn run(options: Options) -> Result<(), String> {
             Some(feed) = feed_rx.recv() => Msg::Feed(feed),
             Some(msg) = msg_rx.recv() => msg,
             () = sleep_until(frame_at), if frame_at.is_some() => {
-                draw(&mut terminal, &frames, &app);
-                app.dirty = false;
-                pacer.drawn(Instant::now());
+                draw(&mut painter, &frames, &mut app, &mut pacer);
                 continue;
             }
             () = sleep_until(deadline), if deadline.is_some() => Msg::Tick,
@@ -200,10 +195,8 @@ pub async fn run(options: Options) -> Result<(), String> {
         if app.quit {
             break;
         }
-        if pacer.when(app.dirty, Instant::now()) == When::Now {
-            draw(&mut terminal, &frames, &app);
-            app.dirty = false;
-            pacer.drawn(Instant::now());
+        if pacer.when_panes(app.dirty, !app.damaged.is_empty(), Instant::now()) == When::Now {
+            draw(&mut painter, &frames, &mut app, &mut pacer);
         }
     }
     feed.abort();
@@ -211,7 +204,7 @@ pub async fn run(options: Options) -> Result<(), String> {
     for (_, handle) in attachments.drain() {
         handle.stop();
     }
-    drop(terminal);
+    drop(painter);
     drop(guard);
     Ok(())
 }
@@ -264,13 +257,46 @@ fn to_msg(event: Event) -> Option<Msg> {
     }
 }
 
-fn draw(terminal: &mut Term, frames: &FrameWriter, app: &App) {
-    // Synchronized output: the outer terminal shows the frame whole or not at all.
-    let _ = terminal.backend_mut().write_all(b"\x1b[?2026h");
-    if app.link == Link::Connecting || app.size != (0, 0) {
-        let _ = terminal.draw(|frame| crate::view::view(app, frame));
+/// Draws the frame the pacer asked for and hands it to the terminal: the echo's pane alone
+/// when nothing else is dirty, else everything (the damaged panes' changed rows, or the whole
+/// screen when anything else changed).
+fn draw(
+    painter: &mut Painter<FrameWriter>,
+    frames: &FrameWriter,
+    app: &mut App,
+    pacer: &mut Pacer,
+) {
+    // The frame buffer takes every write: drawing cannot fail.
+    let echo = pacer.echo_pane().map(str::to_owned);
+    let drawn = match echo {
+        Some(pane) if !app.dirty => {
+            let drawn = if app.damaged.remove(&pane) {
+                painter.panes(app, [pane.as_str()]).unwrap_or(Drawn::Full)
+            } else {
+                Drawn::Panes
+            };
+            if drawn == Drawn::Panes {
+                pacer.echo_drawn();
+                frames.send();
+                return;
+            }
+            drawn
+        }
+        _ if app.dirty => painter.full(app).unwrap_or(Drawn::Full),
+        _ => {
+            let damaged = std::mem::take(&mut app.damaged);
+            painter
+                .panes(app, damaged.iter().map(String::as_str))
+                .unwrap_or(Drawn::Full)
+        }
+    };
+    // Either kind left nothing to draw.
+    app.dirty = false;
+    app.damaged.clear();
+    match drawn {
+        Drawn::Full => pacer.drawn(Instant::now()),
+        Drawn::Panes => pacer.paced(Instant::now()),
     }
-    let _ = terminal.backend_mut().write_all(b"\x1b[?2026l");
     frames.send();
 }
 

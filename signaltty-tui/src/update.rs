@@ -23,22 +23,42 @@ use crate::keys::{event_of, token_of};
 use crate::overlay_keys;
 use crate::regions::{self, content};
 
+/// The history kept by the TUI's own pane models. The scroll view reads the server's history
+/// (`ReadPane`), so a model's history only serves a resize that grows the pane (reflow takes
+/// rows back from it, as the server's model does): a few screens' worth, not the server's
+/// 10,000 lines and 4 MiB per pane.
+const MODEL_HISTORY: signaltty_term::HistoryLimits = signaltty_term::HistoryLimits {
+    max_lines: 500,
+    max_bytes: 256 * 1024,
+};
+
 /// Two clicks closer than this are a double click.
 const DOUBLE_CLICK: Duration = Duration::from_millis(400);
 
 /// Applies one message.
 pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
     let mut fx = Vec::new();
+    let toasts = app.toasts.len();
     app.toasts.retain(|t| t.until > now);
+    let expired = app.toasts.len() != toasts;
     // Output of a pane nobody sees changes its model but not the screen: no frame for it.
-    let redraw = match &msg {
-        Msg::Pane { pane_id, .. } => {
-            !matches!(app.attached.get(pane_id), Some(Attachment::Watching))
-        }
+    // Output of a pane on screen damages that pane only: the frame redraws its changed rows.
+    let mut redraw = match &msg {
+        Msg::Pane { pane_id, event } => match app.attached.get(pane_id) {
+            Some(Attachment::Watching) => false,
+            Some(Attachment::Interactive { .. }) if matches!(event, PaneEvent::Output(_)) => {
+                app.damaged.insert(pane_id.clone());
+                false
+            }
+            _ => true,
+        },
         _ => true,
     };
+    // A key that only goes to the pane (Insert mode, no chord held before or after) changes
+    // nothing on screen by itself: its echo is the pane's output.
+    let mut passthrough = false;
     match msg {
-        Msg::Key(key) => on_key(app, key, now, &mut fx),
+        Msg::Key(key) => passthrough = on_key(app, key, now, &mut fx),
         Msg::Mouse(mouse) => on_mouse(app, mouse, now, &mut fx),
         Msg::Paste(text) => {
             if app.mode == Mode::Insert
@@ -53,6 +73,7 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
                     pane_id: pane.id.clone(),
                     bytes: encode::paste(&text, &modes),
                 });
+                passthrough = app.overlay.is_none() && app.chord.held.is_empty();
             }
         }
         Msg::Resize(cols, rows) => app.size = (cols, rows),
@@ -73,7 +94,13 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
     if fx.contains(&Effect::Quit) {
         app.quit = true;
     }
-    app.dirty |= redraw || !fx.is_empty();
+    if passthrough && !expired {
+        redraw = false;
+    }
+    let shown = fx
+        .iter()
+        .any(|e| !(passthrough && matches!(e, Effect::Input { .. })));
+    app.dirty |= redraw || expired || shown;
     fx
 }
 
@@ -85,19 +112,24 @@ fn table(app: &App) -> Table {
     }
 }
 
-fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) {
+/// Returns whether the key only went to the focused pane (nothing on screen changed).
+fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) -> bool {
     if app.overlay.is_some() {
         overlay_keys::on_key(app, key, now, fx);
-        return;
+        return false;
     }
     let Some(token) = token_of(&key) else {
         if app.mode == Mode::Insert {
             send_keys(app, &[key], fx);
+            return app.chord.held.is_empty();
         }
-        return;
+        return false;
     };
+    let inserting = table(app) == Table::Insert && app.chord.held.is_empty();
     let resolved = app.keymap.resolve(table(app), &mut app.chord, token, now);
+    let alone = matches!(&resolved, Resolved::Unbound(tokens) if tokens.len() == 1);
     resolved_keys(app, resolved, now, Some(key), fx);
+    inserting && alone && app.chord.held.is_empty() && app.overlay.is_none()
 }
 
 fn resolved_keys(
@@ -469,7 +501,7 @@ fn on_pane(app: &mut App, pane_id: String, event: PaneEvent) {
     }
     match event {
         PaneEvent::Snapshot { screen, cols, rows } => {
-            let mut model = Screen::new(cols, rows);
+            let mut model = Screen::with_history_limits(cols, rows, MODEL_HISTORY);
             model.feed(&screen);
             model.take_replies();
             app.screens.insert(pane_id, model);

@@ -457,6 +457,7 @@ fn output_of_a_hidden_pane_needs_no_frame() {
         now,
     );
     assert!(!app.dirty, "c is on another tab");
+    assert!(app.damaged.is_empty(), "c is on another tab");
     update(
         &mut app,
         Msg::Pane {
@@ -465,7 +466,10 @@ fn output_of_a_hidden_pane_needs_no_frame() {
         },
         now,
     );
-    assert!(app.dirty);
+    // A visible pane's output damages that pane only (its changed rows are drawn), not the
+    // whole screen.
+    assert!(!app.dirty);
+    assert!(app.damaged.contains("a"));
 }
 
 #[test]

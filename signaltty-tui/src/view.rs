@@ -20,8 +20,15 @@ use crate::regions::{regions, tab_cells};
 
 /// Draws the whole screen.
 pub fn view(app: &App, frame: &mut Frame) {
+    if let Some((x, y)) = render(app, frame.buffer_mut()) {
+        frame.set_cursor_position((x, y));
+    }
+}
+
+/// Draws the whole screen into `buf` (fresh: every cell blank); returns where the terminal
+/// cursor goes (`None`: hidden).
+pub fn render(app: &App, buf: &mut Buffer) -> Option<(u16, u16)> {
     let r = regions(app);
-    let buf = frame.buffer_mut();
     if let Some(side) = r.sidebar {
         sidebar::draw(app, side, buf);
     }
@@ -29,10 +36,12 @@ pub fn view(app: &App, frame: &mut Frame) {
     panes::draw(app, r.panes, buf);
     status(app, r.status, buf);
     overlays::draw(app, buf);
-    if let Some((x, y)) = panes::cursor(app) {
-        frame.set_cursor_position((x, y));
-    }
+    panes::cursor(app)
 }
+
+#[cfg(test)]
+pub(crate) use panes::style_of;
+pub use panes::{cursor, draw_rows};
 
 /// A geometry rectangle as ratatui's.
 pub fn tui(r: Rect) -> TuiRect {

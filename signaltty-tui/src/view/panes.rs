@@ -57,23 +57,63 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         if let Some(screen) = app.screens.get(&p.pane_id) {
             cells(screen, body, buf);
         }
-        if let Some(sel) = app
-            .selection
-            .as_ref()
-            .filter(|s| s.pane_id == p.pane_id && s.start != s.end)
-        {
+        if let Some(sel) = selection(app, &p.pane_id) {
             for row in 0..body.height {
-                for col in 0..body.width {
-                    if sel.contains(row, col)
-                        && let Some(cell) = buf.cell_mut((body.x + col, body.y + row))
-                    {
-                        cell.modifier.insert(Modifier::REVERSED);
-                    }
-                }
+                select_row(sel, body, row, buf);
             }
         }
         if let Some(decision) = &pane.pending_decision {
             decision_box(decision, body, buf);
+        }
+    }
+}
+
+/// Redraws rows `rows` (of the model, top first) of pane `pane_id`'s content `body` over a
+/// buffer that holds the previous frame, exactly as [`draw`] draws them on a fresh one: the
+/// rows' cells blanked and copied from the model, the selection on them, then the pending
+/// decision drawn again (the same cells as before where its rows were not redrawn). A damage
+/// frame (`crate::paint`) calls this for the rows that changed.
+pub fn draw_rows(app: &App, pane_id: &str, body: Rect, rows: &[u16], buf: &mut Buffer) {
+    let Some(pane) = app.catalog.panes.get(pane_id) else {
+        return;
+    };
+    let term = app.screens.get(pane_id).map(|s| s.view());
+    let width = term.map_or(0, |t| t.size().0.min(body.width));
+    let sel = selection(app, pane_id);
+    let mut last = None;
+    for &i in rows.iter().filter(|&&i| i < body.height) {
+        let y = body.y + i;
+        for x in body.x..body.x + body.width {
+            if let Some(cell) = buf.cell_mut((x, y)) {
+                cell.reset();
+            }
+        }
+        if let Some(row) = term.and_then(|t| t.row(i)) {
+            copy_row(row, width, body.x, y, buf, &mut last);
+        }
+        if let Some(sel) = sel {
+            select_row(sel, body, i, buf);
+        }
+    }
+    if let Some(decision) = &pane.pending_decision {
+        decision_box(decision, body, buf);
+    }
+}
+
+/// The selection in `pane_id`, when it covers any cell.
+fn selection<'a>(app: &'a App, pane_id: &str) -> Option<&'a crate::app::Selection> {
+    app.selection
+        .as_ref()
+        .filter(|s| s.pane_id == pane_id && s.start != s.end)
+}
+
+/// Marks the selected cells of content row `row` reversed.
+fn select_row(sel: &crate::app::Selection, body: Rect, row: u16, buf: &mut Buffer) {
+    for col in 0..body.width {
+        if sel.contains(row, col)
+            && let Some(cell) = buf.cell_mut((body.x + col, body.y + row))
+        {
+            cell.modifier.insert(Modifier::REVERSED);
         }
     }
 }
@@ -124,7 +164,8 @@ fn title(app: &App, pane: &signaltty_proto::v1::Pane, rect: Rect, focused: bool,
 
 /// Copies a terminal model's visible cells into `area` (clipped to both sizes).
 ///
-/// This runs for every visible pane in every frame (12,000 cells on a 200×60 screen), so it
+/// This runs for every visible pane in every full frame (12,000 cells on a 200×60 screen; a
+/// damage frame copies only changed rows, through [`copy_row`] too), so it
 /// allocates nothing: a cell's text is set from its character (a cell with combining marks,
 /// rare, builds its string), erased cells are ratatui's empty cell, and consecutive cells of
 /// one style convert it once. `tests::fast_copy_equals_the_plain_copy` pins it to the plain
@@ -132,43 +173,62 @@ fn title(app: &App, pane: &signaltty_proto::v1::Pane, rect: Rect, focused: bool,
 fn cells(screen: &Screen, area: Rect, buf: &mut Buffer) {
     let term = screen.view();
     let width = term.size().0.min(area.width);
-    let mut last: Option<(signaltty_term::vt::Style, Style)> = None;
+    let mut last = None;
     for (y, row) in (area.y..area.y + area.height).zip(term.rows()) {
-        let marks = row.has_marks();
-        for col in 0..width {
-            let Some(target) = buf.cell_mut((area.x + col, y)) else {
-                continue;
-            };
-            let cell = row.cell(col);
-            if cell.is_wide_continuation() {
-                target.set_symbol("");
-                continue;
-            }
-            if marks && row.marks(col).next().is_some() {
-                let text: String = std::iter::once(cell.ch()).chain(row.marks(col)).collect();
-                target.set_symbol(&text);
-            } else if cell.is_default_blank() {
-                // What the frame's fresh buffer already holds here: a blank without style.
-                target.reset();
-                continue;
-            } else {
-                target.set_char(cell.ch());
-            }
-            let vt = cell.style();
-            let style = match last {
-                Some((from, to)) if from == vt => to,
-                _ => {
-                    let to = style_of(vt);
-                    last = Some((vt, to));
-                    to
-                }
-            };
-            target.set_style(style);
-        }
+        copy_row(row, width, area.x, y, buf, &mut last);
     }
 }
 
-pub(super) fn style_of(style: signaltty_term::vt::Style) -> Style {
+/// Copies the first `width` cells of a model row to (`x`, `y`) onward of a buffer whose cells
+/// there are blank. `last` keeps the last style converted, across rows.
+fn copy_row(
+    row: &signaltty_term::vt::Row,
+    width: u16,
+    x: u16,
+    y: u16,
+    buf: &mut Buffer,
+    last: &mut Option<(signaltty_term::vt::Style, Style)>,
+) {
+    let marks = row.has_marks();
+    for col in 0..width {
+        let Some(target) = buf.cell_mut((x + col, y)) else {
+            continue;
+        };
+        let cell = row.cell(col);
+        if cell.is_wide_continuation() {
+            target.set_symbol("");
+            continue;
+        }
+        if col + 1 == width && row.cell(col + 1).is_wide_continuation() {
+            // A double-width character cut by the pane's edge (a model wider than the pane, until
+            // the server's resize comes) would spill over the divider or wrap: a blank instead.
+            target.reset();
+            continue;
+        }
+        if marks && row.marks(col).next().is_some() {
+            let text: String = std::iter::once(cell.ch()).chain(row.marks(col)).collect();
+            target.set_symbol(&text);
+        } else if cell.is_default_blank() {
+            // What the frame's fresh buffer already holds here: a blank without style.
+            target.reset();
+            continue;
+        } else {
+            target.set_char(cell.ch());
+        }
+        let vt = cell.style();
+        let style = match *last {
+            Some((from, to)) if from == vt => to,
+            _ => {
+                let to = style_of(vt);
+                *last = Some((vt, to));
+                to
+            }
+        };
+        target.set_style(style);
+    }
+}
+
+pub(crate) fn style_of(style: signaltty_term::vt::Style) -> Style {
     let mut out = Style::default().fg(color(style.fg())).bg(color(style.bg()));
     for (attr, modifier) in [
         (Attr::Bold, Modifier::BOLD),
@@ -231,6 +291,30 @@ fn decision_box(decision: &signaltty_proto::v1::Decision, area: Rect, buf: &mut 
                         rect.width,
                         style.add_modifier(Modifier::UNDERLINED),
                     );
+                }
+            }
+        }
+    }
+    mend_cut_wide(laid.area, buf);
+}
+
+/// Text drawn over pane text (a decision's lines over the model's cells) can cut a
+/// double-width character in two. Either half alone cannot be shown (a terminal prints a left
+/// half over its neighbour; an empty right half shifts the rest of the row), so a cut
+/// character becomes a blank: on `area`'s rows, from the column before it to the one after.
+fn mend_cut_wide(area: Rect, buf: &mut Buffer) {
+    use ratatui::buffer::CellWidth;
+    let from = area.x.saturating_sub(1);
+    let to = area.x.saturating_add(area.width);
+    for y in area.y..area.y.saturating_add(area.height) {
+        for x in from..=to {
+            let next_empty = buf.cell((x + 1, y)).is_some_and(|c| c.symbol().is_empty());
+            let prev_wide = x > 0 && buf.cell((x - 1, y)).is_some_and(|c| c.cell_width() > 1);
+            if let Some(cell) = buf.cell_mut((x, y)) {
+                let cut = (cell.cell_width() > 1 && !next_empty)
+                    || (cell.symbol().is_empty() && !prev_wide);
+                if cut {
+                    cell.set_symbol(" ");
                 }
             }
         }
