@@ -5,9 +5,10 @@
 //! xterm. Without a protocol, keys go the legacy way (cursor keys follow DECCKM).
 //!
 //! The kitty protocol is followed for its flags 1 (disambiguate escape codes), 4 (report
-//! alternate keys, for shifted ASCII letters) and 8 (report all keys as escape codes). Flag 2
-//! (event types) and 16 (associated text) ask for releases and text the TUI does not receive
-//! from its own terminal, so they are not produced. Functional keys (arrows, Home/End, Insert,
+//! alternate keys, for shifted ASCII letters), 8 (report all keys as escape codes) and 16
+//! (associated text: with 8, a key that types text carries it, `CSI 97;;97u`). Flag 2 (event
+//! types) is not produced: repeats and releases would have to come from the TUI's own
+//! terminal (it asks that one only to disambiguate) and be kept from its keymap. Functional keys (arrows, Home/End, Insert,
 //! Delete, PageUp/Down, F-keys) keep their legacy `CSI 1;m X` / `CSI n;m ~` forms, which the
 //! kitty protocol also uses. modifyOtherKeys uses xterm's default `CSI 27 ; m ; code ~` form.
 //!
@@ -24,6 +25,8 @@ const DISAMBIGUATE: u8 = 1;
 const ALTERNATE_KEYS: u8 = 4;
 /// Kitty flag 8: every key, plain text included, as an escape code.
 const ALL_AS_ESCAPES: u8 = 8;
+/// Kitty flag 16: with flag 8, the text a key types follows as a third field.
+const ASSOCIATED_TEXT: u8 = 16;
 
 /// The keyboard protocols a pane's program turned on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -145,8 +148,19 @@ fn kitty(event: &KeyEvent, flags: u8) -> Option<Vec<u8>> {
         out.push_str(&format!(":{}", shifted as u32));
     }
     let param = mods.param();
-    if param > 1 {
-        out.push_str(&format!(";{param}"));
+    // The text typed: a character key with at most Shift (Ctrl or Alt type no text).
+    let text = match event.code {
+        KeyCode::Char(c) if all && flags & ASSOCIATED_TEXT != 0 && !mods.beyond_shift() => Some(c),
+        _ => None,
+    };
+    if param > 1 || text.is_some() {
+        out.push(';');
+        if param > 1 {
+            out.push_str(&param.to_string());
+        }
+    }
+    if let Some(c) = text {
+        out.push_str(&format!(";{}", c as u32));
     }
     out.push('u');
     Some(out.into_bytes())

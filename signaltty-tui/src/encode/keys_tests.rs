@@ -160,3 +160,24 @@ fn the_protocol_is_read_from_the_panes_model_per_screen() {
     screen.feed(b"\x1b[<u\x1b[?1049l");
     assert_eq!(KeyProtocol::of(screen.view()), proto(1, 2));
 }
+
+#[test]
+fn kitty_associated_text_follows_keys_that_type_text() {
+    // Flag 16 only means something with flag 8 (every key as an escape code).
+    let text = proto(8 | 16, 0);
+    let alternates = proto(8 | 4 | 16, 0);
+    check(&[
+        (KeyCode::Char('a'), NONE, text, "\x1b[97;;97u"),
+        (KeyCode::Char('A'), SHIFT, text, "\x1b[97;2;65u"),
+        (KeyCode::Char('A'), SHIFT, alternates, "\x1b[97:65;2;65u"),
+        (KeyCode::Char('é'), NONE, text, "\x1b[233;;233u"),
+        // Ctrl and Alt type no text; keys that are not text carry none.
+        (KeyCode::Char('a'), CTRL, text, "\x1b[97;5u"),
+        (KeyCode::Char('a'), ALT, text, "\x1b[97;3u"),
+        (KeyCode::Enter, NONE, text, "\x1b[13u"),
+        (KeyCode::Esc, NONE, text, "\x1b[27u"),
+        // Without flag 8, text stays text and flag 16 changes nothing.
+        (KeyCode::Char('a'), NONE, proto(1 | 16, 0), "a"),
+        (KeyCode::Char('a'), CTRL, proto(1 | 16, 0), "\x1b[97;5u"),
+    ]);
+}
