@@ -149,25 +149,36 @@ impl<W: Write> Painter<W> {
             }
             bodies.push((id, body));
         }
-        self.out.write_all(BEGIN)?;
-        self.touched.clear();
-        let mut rows = Vec::new();
+        // Which rows changed, per pane (the kept rows are brought up to date as they are found).
+        let mut changed: Vec<(&str, Rect, Vec<u16>)> = Vec::new();
+        let mut cells = 0usize;
         for (id, body) in bodies {
             let (Some(drawn), Some(screen)) = (self.panes.get_mut(id), app.screens.get(id)) else {
                 continue;
             };
-            rows.clear();
+            let mut rows = Vec::new();
             for (i, (row, was)) in screen.view().rows().zip(drawn.rows.iter_mut()).enumerate() {
                 if *row != *was {
                     was.clone_from(row);
                     rows.push(i as u16);
                 }
             }
-            if rows.is_empty() {
-                continue;
+            if !rows.is_empty() {
+                cells += rows.len() * usize::from(self.shown.area.width);
+                changed.push((id, body, rows));
             }
+        }
+        // When most of the screen changed (every pane printing), a damage frame would do a
+        // full frame's work plus its row copies: draw a full one.
+        if cells > self.shown.content.len() / 2 {
+            return self.full(app);
+        }
+        self.out.write_all(BEGIN)?;
+        self.touched.clear();
+        for (id, body, rows) in &changed {
+            let (id, body, rows) = (*id, *body, rows.as_slice());
             let width = self.shown.area.width as usize;
-            for &i in &rows {
+            for &i in rows {
                 let y = body.y + i;
                 if !self.touched.iter().any(|(t, _)| *t == y) {
                     let start = usize::from(y) * width;
@@ -175,7 +186,7 @@ impl<W: Write> Painter<W> {
                     self.touched.push((y, cells));
                 }
             }
-            crate::view::draw_rows(app, id, body, &rows, &mut self.shown);
+            crate::view::draw_rows(app, id, body, rows, &mut self.shown);
         }
         let width = self.shown.area.width;
         for (y, cells) in &self.touched {
@@ -183,11 +194,15 @@ impl<W: Write> Painter<W> {
             let start = usize::from(*y) * usize::from(width);
             self.before.area = row;
             self.before.content.clone_from(cells);
+            // The row's new cells are lent to `after` for the diff (a swap, not a copy).
+            let new = &mut self.shown.content[start..start + usize::from(width)];
             self.after.area = row;
-            self.after
-                .content
-                .clone_from_slice_or_vec(&self.shown.content[start..start + usize::from(width)]);
-            self.out.draw(self.before.diff_iter(&self.after))?;
+            self.after.content.resize(new.len(), Default::default());
+            new.swap_with_slice(&mut self.after.content);
+            let drawn = self.out.draw(self.before.diff_iter(&self.after));
+            let new = &mut self.shown.content[start..start + usize::from(width)];
+            new.swap_with_slice(&mut self.after.content);
+            drawn?;
         }
         self.cursor(crate::view::cursor(app))?;
         self.out.write_all(END)?;
@@ -237,20 +252,6 @@ impl<W: Write> Painter<W> {
 /// The whole outer terminal.
 fn area(app: &App) -> TuiRect {
     TuiRect::new(0, 0, app.size.0, app.size.1)
-}
-
-/// `Vec::clone_from` for a slice source, reusing the vector's cells.
-trait CloneFromSlice<T> {
-    fn clone_from_slice_or_vec(&mut self, from: &[T]);
-}
-
-impl<T: Clone> CloneFromSlice<T> for Vec<T> {
-    fn clone_from_slice_or_vec(&mut self, from: &[T]) {
-        self.truncate(from.len());
-        let have = self.len();
-        self.clone_from_slice(&from[..have]);
-        self.extend_from_slice(&from[have..]);
-    }
 }
 
 #[cfg(test)]
