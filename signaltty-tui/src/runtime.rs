@@ -268,9 +268,9 @@ fn draw(
 ) {
     // The frame buffer takes every write: drawing cannot fail.
     let echo = pacer.echo_pane().map(str::to_owned);
-    let drawn = match echo {
+    match &echo {
         Some(pane) if !app.dirty => {
-            let drawn = if app.damaged.remove(&pane) {
+            let drawn = if app.damaged.remove(pane) {
                 painter.panes(app, [pane.as_str()]).unwrap_or(Drawn::Full)
             } else {
                 Drawn::Panes
@@ -280,23 +280,29 @@ fn draw(
                 frames.send();
                 return;
             }
-            drawn
+            // The painter drew the whole screen: nothing is left, as below.
         }
-        _ if app.dirty => painter.full(app).unwrap_or(Drawn::Full),
+        _ if app.dirty => {
+            let _ = painter.full(app);
+        }
         _ => {
             let damaged = std::mem::take(&mut app.damaged);
-            painter
-                .panes(app, damaged.iter().map(String::as_str))
-                .unwrap_or(Drawn::Full)
+            let _ = painter.panes(app, damaged.iter().map(String::as_str));
         }
-    };
-    // Either kind left nothing to draw.
+    }
+    // Nothing is left to draw. A frame drawn for pane output alone (even one the painter drew
+    // whole) only takes the slot: a key's echo still awaited is drawn at once when it comes,
+    // not at the next slot.
+    if app.dirty {
+        pacer.drawn(Instant::now());
+    } else {
+        pacer.paced(Instant::now());
+        if echo.is_some() {
+            pacer.echo_drawn();
+        }
+    }
     app.dirty = false;
     app.damaged.clear();
-    match drawn {
-        Drawn::Full => pacer.drawn(Instant::now()),
-        Drawn::Panes => pacer.paced(Instant::now()),
-    }
     frames.send();
 }
 
