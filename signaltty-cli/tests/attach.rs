@@ -95,6 +95,16 @@ fn attach_env(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> Attached {
     }
 }
 
+impl Attached {
+    /// Types the detach key; the attach exits 0, says so, and the terminal is cooked again.
+    fn detach(mut self) {
+        self.master_writer.write_all(&[0x1c]).expect("detach key");
+        assert_eq!(wait_exit(&mut self.child, WAIT), Some(0));
+        self.screen.wait_for("[detached]", 1, WAIT);
+        assert!(cooked(&self.slave), "the terminal is back in cooked mode");
+    }
+}
+
 fn cooked(fd: impl AsFd) -> bool {
     let flags = tcgetattr(fd).expect("tcgetattr").local_flags;
     flags.contains(LocalFlags::ICANON) && flags.contains(LocalFlags::ECHO)
@@ -153,10 +163,7 @@ fn the_server_serves_a_handed_over_terminal_while_the_client_is_stopped() {
     a.master_writer.write_all(b"while-stopped\r").expect("type");
     a.screen.wait_for("while-stopped", 2, WAIT);
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGCONT).expect("continue");
-    a.master_writer.write_all(&[0x1c]).expect("detach key");
-    assert_eq!(wait_exit(&mut a.child, WAIT), Some(0));
-    a.screen.wait_for("[detached]", 1, WAIT);
-    assert!(cooked(&a.slave), "the terminal is back in cooked mode");
+    a.detach();
 }
 
 /// Without the hand-off (`SIGNALTTY_ATTACH_HANDOFF=0`, or a server that does not offer it)
@@ -172,10 +179,7 @@ fn over_grpc_typing_reaches_the_pane_and_the_detach_key_restores_the_terminal() 
     );
     a.master_writer.write_all(b"grpc-ping\r").expect("type");
     a.screen.wait_for("grpc-ping", 2, WAIT);
-    a.master_writer.write_all(&[0x1c]).expect("detach key");
-    assert_eq!(wait_exit(&mut a.child, WAIT), Some(0));
-    a.screen.wait_for("[detached]", 1, WAIT);
-    assert!(cooked(&a.slave), "the terminal is back in cooked mode");
+    a.detach();
 }
 
 #[test]
