@@ -171,7 +171,7 @@ fn candidates(
     let walker = repo.clone();
     let (tracked, untracked) = std::thread::scope(|s| {
         let walk = s.spawn(move || untracked_files(&walker, index, interrupt));
-        let tracked = stat::of_checkout(repo, index, stat_threads(), false, interrupt);
+        let tracked = stat::of_checkout(repo, index, STAT_THREADS, false, interrupt);
         let untracked = walk
             .join()
             .unwrap_or_else(|_| Err(GitError::Io("the untracked walk panicked".into())));
@@ -188,14 +188,10 @@ fn candidates(
     Ok(out)
 }
 
-/// Threads for the stat pass beside the untracked walk (temporary knob for measuring:
-/// `SIGNALTTY_GIT_STAT_THREADS`).
-fn stat_threads() -> usize {
-    std::env::var("SIGNALTTY_GIT_STAT_THREADS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1)
-}
+/// Threads of the stat pass beside the untracked walk's own: the stat pass is the larger part
+/// (about 12 ms of CPU for 10,000 files against the walk's 7), and split in two it ends about
+/// when the walk does on 2 cores.
+const STAT_THREADS: usize = 2;
 
 /// The untracked files and symbolic links of the checkout, one by one (an untracked nested
 /// repository or an empty directory has no file to show).
