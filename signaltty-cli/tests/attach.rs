@@ -72,10 +72,15 @@ fn attach(env: &TestEnv, pane: &str) -> Attached {
 }
 
 fn attach_with(env: &TestEnv, args: &[&str]) -> Attached {
+    attach_env(env, args, &[])
+}
+
+fn attach_env(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> Attached {
     let OpenptyResult { master, slave } = common::pty_80x24();
     let slave_io = |fd: &OwnedFd| Stdio::from(fd.try_clone().expect("dup slave"));
     let child = env
         .command(args)
+        .envs(vars.iter().copied())
         .stdin(slave_io(&slave))
         .stdout(slave_io(&slave))
         .stderr(slave_io(&slave))
@@ -87,6 +92,16 @@ fn attach_with(env: &TestEnv, args: &[&str]) -> Attached {
         master_writer,
         slave,
         screen: Screen::follow(master),
+    }
+}
+
+impl Attached {
+    /// Types the detach key; the attach exits 0, says so, and the terminal is cooked again.
+    fn detach(mut self) {
+        self.master_writer.write_all(&[0x1c]).expect("detach key");
+        assert_eq!(wait_exit(&mut self.child, WAIT), Some(0));
+        self.screen.wait_for("[detached]", 1, WAIT);
+        assert!(cooked(&self.slave), "the terminal is back in cooked mode");
     }
 }
 
@@ -132,6 +147,39 @@ fn typing_reaches_the_pane_and_the_detach_key_restores_the_terminal() {
         pane_state["status"], "live",
         "detaching never stops the process"
     );
+}
+
+/// The server took the terminal: it reads the keys and writes the echo itself, so the pane
+/// answers even while the `signaltty attach` process is stopped.
+#[test]
+fn the_server_serves_a_handed_over_terminal_while_the_client_is_stopped() {
+    let env = TestEnv::new();
+    let pane = cat_pane(&env);
+    let mut a = attach(&env, &pane);
+    a.master_writer.write_all(b"first\r").expect("type");
+    a.screen.wait_for("first", 2, WAIT);
+    let pid = nix::unistd::Pid::from_raw(a.child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGSTOP).expect("stop");
+    a.master_writer.write_all(b"while-stopped\r").expect("type");
+    a.screen.wait_for("while-stopped", 2, WAIT);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGCONT).expect("continue");
+    a.detach();
+}
+
+/// Without the hand-off (`SIGNALTTY_ATTACH_HANDOFF=0`, or a server that does not offer it)
+/// the attach goes over gRPC with the same behaviour.
+#[test]
+fn over_grpc_typing_reaches_the_pane_and_the_detach_key_restores_the_terminal() {
+    let env = TestEnv::new();
+    let pane = cat_pane(&env);
+    let mut a = attach_env(
+        &env,
+        &["attach", &pane],
+        &[("SIGNALTTY_ATTACH_HANDOFF", "0")],
+    );
+    a.master_writer.write_all(b"grpc-ping\r").expect("type");
+    a.screen.wait_for("grpc-ping", 2, WAIT);
+    a.detach();
 }
 
 #[test]

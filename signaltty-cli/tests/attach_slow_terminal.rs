@@ -56,8 +56,19 @@ fn normalise(text: &str) -> String {
     lines.join("\n").trim_end().to_owned()
 }
 
+/// The server writes the terminal itself (the hand-off, the default).
 #[test]
 fn a_slow_terminal_gets_fresh_screens_not_every_byte_and_ends_on_the_exact_screen() {
+    slow_terminal(true);
+}
+
+/// The CLI writes the terminal (attach over gRPC, `SIGNALTTY_ATTACH_HANDOFF=0`).
+#[test]
+fn over_grpc_a_slow_terminal_gets_fresh_screens_and_ends_on_the_exact_screen() {
+    slow_terminal(false);
+}
+
+fn slow_terminal(handoff: bool) {
     let env = TestEnv::new();
     let ws = env.workspace("slow");
     let script = format!(
@@ -70,6 +81,7 @@ fn a_slow_terminal_gets_fresh_screens_not_every_byte_and_ends_on_the_exact_scree
     let slave_io = || Stdio::from(slave.try_clone().expect("dup slave"));
     let mut child = env
         .command(&["attach", &pane])
+        .env("SIGNALTTY_ATTACH_HANDOFF", if handoff { "1" } else { "0" })
         .stdin(slave_io())
         .stdout(slave_io())
         .stderr(slave_io())

@@ -243,3 +243,53 @@ fn the_config_files_detach_key_detaches() {
     tmux.cmd(&["send-keys", "-t", "t", "C-a"]);
     tmux.wait_screen("detach message", |s| s.contains("[detached]"));
 }
+
+/// The window the attach runs in changes size: the pane takes the new size (the CLI relays
+/// SIGWINCH; with the terminal handed over, the server reads the new size from it).
+#[test]
+fn resizing_the_attached_terminal_resizes_the_pane() {
+    if tmux_missing() {
+        return;
+    }
+    let env = TestEnv::new();
+    let ws = env.workspace("resize");
+    let pane_id = spawned(&env, &ws, &["cat"]);
+    let tmux = tmux_with_shell(&env);
+    type_attach(&env, &tmux, &pane_id);
+    tmux.wait_screen("the attach's repaint", |s| !s.contains("tmuxshell$"));
+    let size = |env: &TestEnv| {
+        let pane = env.json(&["pane", "get", &pane_id]);
+        (pane["cols"].as_u64(), pane["rows"].as_u64())
+    };
+    // What the attach's terminal is: tmux's pane.
+    let window = |tmux: &Tmux| {
+        let out = tmux.cmd(&[
+            "display-message",
+            "-p",
+            "-t",
+            "t",
+            "#{pane_width} #{pane_height}",
+        ]);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let mut words = text.split_whitespace().map(|w| w.parse::<u64>().ok());
+        (words.next().flatten(), words.next().flatten())
+    };
+    wait_for(
+        "the pane to take the window's size",
+        Duration::from_secs(30),
+        || (size(&env) == window(&tmux)).then_some(()),
+    );
+    let before = window(&tmux);
+    tmux.cmd(&["resize-window", "-t", "t", "-x", "120", "-y", "40"]);
+    wait_for(
+        "the pane to follow the window",
+        Duration::from_secs(30),
+        || {
+            let now = window(&tmux);
+            (now != before && size(&env) == now).then_some(())
+        },
+    );
+    assert_eq!(size(&env).0, Some(120));
+    tmux.cmd(&["send-keys", "-t", "t", "C-\\"]);
+    tmux.wait_screen("the shell again", |s| s.contains("[detached]"));
+}

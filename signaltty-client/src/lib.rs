@@ -46,13 +46,12 @@ pub mod raw_mode;
 pub mod reconnect;
 mod sys;
 pub mod trust;
-pub mod tty_input;
-pub mod tty_output;
 
 pub use attach::{Attach, AttachEvent, AttachEvents, AttachInput, AttachStart, Cursor, Snapshot};
 pub use client::Client;
 pub use connect::{AutoStart, Target, connect, try_connect};
 pub use error::ClientError;
 pub use reconnect::{Backoff, reconnect};
+pub use signaltty_tty::{input as tty_input, output as tty_output};
 pub use sys::terminal_size;
 pub use trust::TrustError;

@@ -18,6 +18,7 @@ use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use nix::sys::termios::{self, SetArg, Termios};
+use signaltty_tty::modes::{self, LEAVE_ALT_SCREEN, POP_TITLE, PUSH_TITLE, RESET_MODES};
 
 use crate::error::ClientError;
 
@@ -27,38 +28,29 @@ static SAVED: Mutex<Option<Termios>> = Mutex::new(None);
 static ALT_SCREEN: AtomicBool = AtomicBool::new(false);
 static PANIC_HOOK: Once = Once::new();
 
-/// Mode resets that are harmless when the mode was never set, each back to the terminal's
-/// power-on value: modifyOtherKeys off, then SGR reset; cursor visible and of the default shape;
-/// mouse reporting off (all encodings), focus events off, bracketed paste off, synchronized
-/// output off; normal cursor keys and keypad; insert mode off, autowrap on, origin mode off,
-/// no scroll region (these two home the cursor, which is parked after); ASCII in G0 and G0
-/// selected; the kitty keyboard protocol's current flags cleared (the pane may have pushed
-/// them; terminals without the protocol ignore it).
-const RESET_MODES: &[u8] = b"\x1b[>4;0m\x1b[0m\x1b[?25h\x1b[0 q\
-\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?1016l\x1b[?1004l\x1b[?2004l\x1b[?2026l\
-\x1b[?1l\x1b>\x1b[4l\x1b[?7h\x1b[?6l\x1b[r\x1b(B\x0f\x1b[=0;1u";
-/// Saves the terminal's window and icon titles on its title stack (XTWINOPS 22), so that the
-/// titles the pane's program sets can be undone ([`POP_TITLE`]); terminals without the stack
-/// ignore both.
-const PUSH_TITLE: &[u8] = b"\x1b[22;0t";
-/// Restores the titles saved by [`PUSH_TITLE`] (XTWINOPS 23).
-const POP_TITLE: &[u8] = b"\x1b[23;0t";
-/// Leaving the alternate screen; only sent when the program entered it, since on the normal
-/// screen it may also restore a stale saved cursor position.
-const LEAVE_ALT_SCREEN: &[u8] = b"\x1b[?1049l";
+/// The pane's modes as our terminal saw them: [`ModeTracker::observe`] what is written, and
+/// the guard (or the panic hook) leaves the alternate screen if the output entered it.
+#[derive(Debug, Default)]
+pub struct ModeTracker(modes::ModeTracker);
 
-/// What goes before a repaint written to a terminal that was showing the pane (a Resync, or a
-/// skip to a fresh screen): CAN (ends an escape sequence cut in the middle by skipped output),
-/// the alternate screen left if the output entered it, and every mode reset to its power-on
-/// value (`RESET_MODES`) — the repaint expects a fresh terminal and sets again only what the
-/// pane has on, so a scroll region or a mode the skipped output turned off must not survive.
-pub fn repaint_prefix() -> Vec<u8> {
-    let mut prefix = b"\x18".to_vec();
-    if ALT_SCREEN.swap(false, Ordering::SeqCst) {
-        prefix.extend_from_slice(LEAVE_ALT_SCREEN);
+impl ModeTracker {
+    /// Feeds bytes written to the terminal.
+    pub fn observe(&mut self, data: &[u8]) {
+        self.0.observe(data);
+        ALT_SCREEN.store(self.0.alt_screen(), Ordering::SeqCst);
     }
-    prefix.extend_from_slice(RESET_MODES);
-    prefix
+
+    /// Whether the terminal is on the alternate screen, as far as the output said.
+    pub fn alt_screen(&self) -> bool {
+        self.0.alt_screen()
+    }
+
+    /// What goes before a repaint written to a terminal that was showing the pane (see
+    /// [`modes::ModeTracker::repaint_prefix`]).
+    pub fn repaint_prefix(&mut self) -> Vec<u8> {
+        ALT_SCREEN.store(false, Ordering::SeqCst);
+        self.0.repaint_prefix()
+    }
 }
 
 /// Raw mode on stdin for as long as the guard lives.
@@ -133,91 +125,9 @@ fn install_panic_hook() {
     });
 }
 
-/// Follows the pane's output to know whether it switched our terminal to the alternate screen
-/// (`CSI ? 1049 h`, `? 1047 h`, `? 47 h` and their `l` forms), across chunk boundaries.
-#[derive(Debug, Default)]
-pub struct ModeTracker {
-    state: ScanState,
-    params: Vec<u8>,
-}
-
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-enum ScanState {
-    #[default]
-    Ground,
-    Escape,
-    CsiStart,
-    PrivateParams,
-}
-
-impl ModeTracker {
-    /// Feeds bytes written to the terminal.
-    pub fn observe(&mut self, data: &[u8]) {
-        let mut data = data;
-        loop {
-            // Text between sequences cannot change a mode: skip to the next ESC at once.
-            if self.state == ScanState::Ground {
-                let Some(at) = memchr::memchr(0x1b, data) else {
-                    return;
-                };
-                data = &data[at..];
-            }
-            let Some((&byte, rest)) = data.split_first() else {
-                return;
-            };
-            data = rest;
-            self.state = match (self.state, byte) {
-                (_, 0x1b) => ScanState::Escape,
-                (ScanState::Escape, b'[') => ScanState::CsiStart,
-                (ScanState::CsiStart, b'?') => {
-                    self.params.clear();
-                    ScanState::PrivateParams
-                }
-                (ScanState::PrivateParams, b'0'..=b'9' | b';') if self.params.len() < 32 => {
-                    self.params.push(byte);
-                    ScanState::PrivateParams
-                }
-                (ScanState::PrivateParams, b'h' | b'l') => {
-                    let on = byte == b'h';
-                    let alt = self
-                        .params
-                        .split(|&b| b == b';')
-                        .any(|p| matches!(p, b"1049" | b"1047" | b"47"));
-                    if alt {
-                        ALT_SCREEN.store(on, Ordering::SeqCst);
-                    }
-                    ScanState::Ground
-                }
-                _ => ScanState::Ground,
-            };
-        }
-    }
-
-    /// Whether the terminal is on the alternate screen, as far as the output said.
-    pub fn alt_screen(&self) -> bool {
-        ALT_SCREEN.load(Ordering::SeqCst)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tracker_follows_alt_screen_across_chunks() {
-        let mut t = ModeTracker::default();
-        t.observe(b"hello\x1b[?10");
-        assert!(!t.alt_screen());
-        t.observe(b"49h more");
-        assert!(t.alt_screen());
-        t.observe(b"\x1b[?25;1049l");
-        assert!(!t.alt_screen());
-        t.observe(b"\x1b[?47h");
-        assert!(t.alt_screen());
-        t.observe(b"\x1b[?1000h");
-        assert!(t.alt_screen(), "other private modes change nothing");
-        ALT_SCREEN.store(false, Ordering::SeqCst);
-    }
 
     #[test]
     fn restore_without_raw_mode_is_a_no_op() {

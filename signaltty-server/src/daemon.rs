@@ -117,6 +117,19 @@ impl Daemon {
             drop(lock);
             drop(state_lock);
         });
+        // Beside the socket, under its lock: terminals handed over by `signaltty attach`. A
+        // fast path only: without it clients attach over gRPC.
+        let handoff_path = signaltty_tty::handoff::socket_path(&socket);
+        match listen::bind_held(&handoff_path) {
+            Ok(listener) => {
+                tasks.spawn(crate::terminal::listen::serve(
+                    hub.clone(),
+                    listener,
+                    handoff_path,
+                ));
+            }
+            Err(e) => tracing::warn!(error = %e, "no terminal hand-off; clients attach over gRPC"),
+        }
         tasks.close();
         let resumer = hub.clone();
         tokio::spawn(async move { resumer.auto_resume().await });

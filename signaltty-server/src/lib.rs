@@ -23,4 +23,5 @@ pub mod peer;
 pub mod persist;
 pub mod rpc;
 pub mod store;
+pub mod terminal;
 pub use signaltty_term as term;

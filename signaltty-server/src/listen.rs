@@ -125,6 +125,21 @@ pub fn bind(path: &Path) -> Result<Bound, ListenError> {
     let lock = Flock::lock(lock_file, FlockArg::LockExclusiveNonblock)
         .map_err(|_| ListenError::AlreadyRunning(path.to_path_buf()))?;
     // We hold the lock, so any socket file here was left by a server that died.
+    let listener = bind_held(path)?;
+    Ok(Bound {
+        listener,
+        path: path.to_path_buf(),
+        lock,
+    })
+}
+
+/// Binds `path` (mode 0600), replacing a socket file left there by a server that died. Only
+/// for a path whose lock the caller holds: the main socket's, or a socket beside it (the
+/// terminal hand-off's) while the main socket's lock is held.
+pub fn bind_held(path: &Path) -> Result<UnixListener, ListenError> {
+    if path.as_os_str().len() > 107 {
+        return Err(ListenError::PathTooLong(path.to_path_buf()));
+    }
     match fs::remove_file(path) {
         Ok(()) => tracing::info!(socket = %path.display(), "replaced a stale socket file"),
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -134,11 +149,7 @@ pub fn bind(path: &Path) -> Result<Bound, ListenError> {
         UnixListener::bind(path).map_err(io_err(format!("binding {}", path.display())))?;
     fs::set_permissions(path, fs::Permissions::from_mode(0o600))
         .map_err(io_err(format!("chmod 0600 {}", path.display())))?;
-    Ok(Bound {
-        listener,
-        path: path.to_path_buf(),
-        lock,
-    })
+    Ok(listener)
 }
 
 /// First pause after `accept` fails for lack of descriptors or memory; doubled on each failure.

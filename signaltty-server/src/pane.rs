@@ -8,6 +8,7 @@
 //! wake-ups, and all `unsafe` is confined to the private `sys` module.
 
 pub mod actor;
+pub mod attached;
 mod burst;
 mod handoff;
 mod input;

@@ -20,7 +20,7 @@ use std::io::IsTerminal;
 
 use clap::Args;
 use signaltty_client::attach_pacing::{CANCEL, PaceState, Pacer, Piece, fetch_snapshot};
-use signaltty_client::raw_mode::{ModeTracker, RawMode, repaint_prefix};
+use signaltty_client::raw_mode::{ModeTracker, RawMode};
 use signaltty_client::tty_input::TtyInput;
 use signaltty_client::tty_output::TtyOutput;
 use signaltty_client::{AttachEvent, AttachStart, Client, ClientError, Snapshot};
@@ -95,11 +95,18 @@ impl Default for AttachOptions {
 
 /// Why an attach ended.
 #[derive(Debug)]
-enum AttachEnd {
+pub enum AttachEnd {
+    /// The detach key.
     Detached,
+    /// The pane's process exited with this code.
     Exited(i32),
+    /// The pane was closed.
+    Closed,
+    /// The server went away.
     StreamEnded,
+    /// Something failed.
     Failed(CliError),
+    /// A signal to this process.
     Signal(&'static str),
 }
 
@@ -140,6 +147,21 @@ pub async fn attach(ctx: &Ctx, client: &Client, pane: &str, options: AttachOptio
             "attach needs a terminal on stdin and stdout",
         ));
     }
+    let remember = || {
+        crate::resolve::remember(
+            &ctx.target,
+            crate::resolve::LastUsed {
+                pane: Some(pane.to_owned()),
+                attached: Some(pane.to_owned()),
+                ..Default::default()
+            },
+        );
+    };
+    // The fast path: the server takes this terminal; else over gRPC.
+    if let Some(end) = super::attach_handoff::attach(&ctx.target.socket, pane, &options).await {
+        remember();
+        return report(end, pane);
+    }
     let (cols, rows) = terminal_size().unwrap_or((80, 24));
     let start = AttachStart {
         read_only: options.read_only,
@@ -149,14 +171,7 @@ pub async fn attach(ctx: &Ctx, client: &Client, pane: &str, options: AttachOptio
     // Waits for the server's first message before touching the terminal: a bad pane id fails
     // here with the terminal as it was.
     let (mut events, input) = client.attach(start).await?.split();
-    crate::resolve::remember(
-        &ctx.target,
-        crate::resolve::LastUsed {
-            pane: Some(pane.to_owned()),
-            attached: Some(pane.to_owned()),
-            ..Default::default()
-        },
-    );
+    remember();
 
     let mut sigwinch = signal(SignalKind::window_change())?;
     let mut sigterm = signal(SignalKind::terminate())?;
@@ -239,8 +254,13 @@ pub async fn attach(ctx: &Ctx, client: &Client, pane: &str, options: AttachOptio
     drop(guard);
     // Closing our half of the stream is the detach; the pane's process lives on.
     drop(input);
+    report(end, pane)
+}
+
+/// Tells the user how the attach ended, below the pane's screen.
+fn report(end: AttachEnd, pane: &str) -> CliResult {
     // Park the cursor on the last line so the shell's prompt comes after the pane's screen.
-    let park = "\x1b[999;1H\r\n";
+    let park = String::from_utf8_lossy(signaltty_tty::modes::PARK_CURSOR);
     match end {
         AttachEnd::Detached => {
             print_stdout(&format!(
@@ -252,8 +272,12 @@ pub async fn attach(ctx: &Ctx, client: &Client, pane: &str, options: AttachOptio
             print_stdout(&format!("{park}[pane exited with code {code}]\n"));
             Ok(())
         }
+        AttachEnd::Closed => {
+            print_stdout(&format!("{park}[pane closed]\n"));
+            Ok(())
+        }
         AttachEnd::StreamEnded => {
-            print_stdout(park);
+            print_stdout(&park);
             Err(CliError::with_reason(
                 ErrorKind::NoServer,
                 "lost the connection to the server",
@@ -261,7 +285,7 @@ pub async fn attach(ctx: &Ctx, client: &Client, pane: &str, options: AttachOptio
             ))
         }
         AttachEnd::Failed(err) => {
-            print_stdout(park);
+            print_stdout(&park);
             Err(err)
         }
         AttachEnd::Signal(name) => {
@@ -324,7 +348,8 @@ impl Screen {
                     // Whatever partial query was held belonged to skipped output.
                     self.queries.reset();
                     if !first {
-                        self.out.push(&repaint_prefix())?;
+                        let prefix = self.modes.repaint_prefix();
+                        self.out.push(&prefix)?;
                     }
                     self.modes.observe(&bytes);
                     self.out.push(&bytes)?;
@@ -353,10 +378,7 @@ impl Screen {
 
 /// The bytes to forward before the detach key, and whether the key was pressed.
 pub fn split_at_detach(bytes: &[u8], key: DetachKey) -> (&[u8], bool) {
-    match bytes.iter().position(|&b| b == key.0) {
-        Some(at) => (&bytes[..at], true),
-        None => (bytes, false),
-    }
+    signaltty_tty::split_at_detach(bytes, key.0)
 }
 
 fn print_stdout(text: &str) {

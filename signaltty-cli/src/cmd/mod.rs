@@ -3,6 +3,7 @@
 
 pub mod arrange;
 pub mod attach;
+pub mod attach_handoff;
 pub mod completions;
 pub mod config;
 pub mod decision;

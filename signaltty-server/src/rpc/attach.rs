@@ -5,13 +5,11 @@
 //! otherwise deadlock with us).
 
 use std::pin::Pin;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures_util::Stream;
 use signaltty_proto::v1 as pb;
-use tokio::sync::{broadcast::error::RecvError, broadcast::error::TryRecvError, mpsc};
+use tokio::sync::{broadcast::error::RecvError, mpsc};
 use tokio_stream::StreamExt as _;
 use tokio_stream::wrappers::{ReceiverStream, WatchStream};
 use tonic::{Response, Status, Streaming};
@@ -21,6 +19,7 @@ use crate::error::Error;
 use crate::hub::Hub;
 use crate::model::pane::Size;
 use crate::pane::actor::{ClientId, PaneHandle, Subscribed};
+use crate::pane::attached::{InputQueue, coalesce};
 use crate::pane::pty::MAX_INPUT_BYTES;
 
 /// The server side of an attach stream.
@@ -30,8 +29,6 @@ pub type AttachStream = Pin<Box<dyn Stream<Item = Result<pb::AttachResponse, Sta
 const START_TIMEOUT: Duration = Duration::from_secs(10);
 /// Output coalesced into one message at most (fewer, larger messages for slow clients).
 const MAX_MESSAGE_BYTES: usize = 256 * 1024;
-/// Deadline for one piece of typed input.
-const INPUT_DEADLINE: Duration = Duration::from_secs(5);
 
 /// Handles an Attach call.
 pub async fn attach(
@@ -131,7 +128,7 @@ impl Session {
     }
 
     async fn run(self, mut inbound: Streaming<pb::AttachRequest>) {
-        let input = self.start_input_writer();
+        let input = InputQueue::start(&self.handle);
         let mut sub = self.handle.subscribe();
         let mut exit_rx = self.handle.watch_exit();
         let exited = *exit_rx.borrow_and_update();
@@ -184,7 +181,7 @@ impl Session {
                 },
                 received = sub.chunks.recv() => match received {
                     Ok(chunk) => {
-                        let (data, end_offset, lagged) = coalesce(chunk, &mut sub);
+                        let (data, end_offset, lagged) = coalesce(chunk, &mut sub, MAX_MESSAGE_BYTES);
                         alive = self.send(pb::attach_response::Kind::Output(pb::attach_response::Output {
                             data, end_offset,
                         })).await;
@@ -258,73 +255,4 @@ impl Session {
         }
         Ok(())
     }
-
-    /// Writes typed input in order on its own task.
-    fn start_input_writer(&self) -> InputQueue {
-        let (tx, mut rx) = mpsc::channel::<Vec<u8>>(256);
-        let pending = Arc::new(AtomicUsize::new(0));
-        let pty = self.handle.pty().clone();
-        let done = pending.clone();
-        tokio::spawn(async move {
-            while let Some(data) = rx.recv().await {
-                if let Err(e) = pty
-                    .write_input(&data, Instant::now() + INPUT_DEADLINE)
-                    .await
-                {
-                    tracing::debug!(error = %e, "attach input not written");
-                }
-                done.fetch_sub(1, Ordering::Release);
-            }
-        });
-        InputQueue { tx, pending }
-    }
-}
-
-/// Typed input of one client, in order. A keystroke is written at once from the session task
-/// when nothing is queued before it (the common case: one hop less between a key and its echo);
-/// otherwise, or for what the terminal did not take, it goes to the writer task, so a child
-/// that stops reading never stops the session.
-struct InputQueue {
-    tx: mpsc::Sender<Vec<u8>>,
-    /// Pieces queued or being written by the writer task.
-    pending: Arc<AtomicUsize>,
-}
-
-impl InputQueue {
-    fn send(&self, handle: &PaneHandle, mut data: Vec<u8>) {
-        if self.pending.load(Ordering::Acquire) == 0 {
-            let written = handle.pty().write_input_now(&data);
-            if written == data.len() {
-                return;
-            }
-            data.drain(..written);
-        }
-        self.pending.fetch_add(1, Ordering::AcqRel);
-        if self.tx.try_send(data).is_err() {
-            self.pending.fetch_sub(1, Ordering::AcqRel);
-            // The child is not reading and the queue is full: typing on is pointless.
-            static LIMIT: crate::log_limit::SiteLimit = crate::log_limit::SiteLimit::new();
-            if let Some(suppressed) = LIMIT.allow() {
-                tracing::warn!(pane = %handle.id(), suppressed, "attach input dropped: pane not reading");
-            }
-        }
-    }
-}
-
-/// Joins the chunks already waiting into one message. Returns whether the receiver lagged
-/// while draining (the caller then resyncs after sending what it has, which stays contiguous).
-fn coalesce(first: crate::pane::actor::Chunk, sub: &mut Subscribed) -> (Vec<u8>, u64, bool) {
-    let mut data = first.data.to_vec();
-    let mut end = first.end_offset;
-    while data.len() < MAX_MESSAGE_BYTES {
-        match sub.chunks.try_recv() {
-            Ok(chunk) => {
-                data.extend_from_slice(&chunk.data);
-                end = chunk.end_offset;
-            }
-            Err(TryRecvError::Lagged(_)) => return (data, end, true),
-            Err(TryRecvError::Empty | TryRecvError::Closed) => break,
-        }
-    }
-    (data, end, false)
 }

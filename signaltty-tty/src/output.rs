@@ -6,9 +6,10 @@
 //! scroll-lock) used to block the attach task in `write(2)`; it then stopped reading the
 //! connection too, and the terminal was fed every byte eventually, however late. With a
 //! backlog the caller can see that the terminal is behind ([`TtyOutput::pending`]) and decide
-//! to stop feeding it (`attach_pacing`: skip to a fresh screen, as tmux does).
+//! to stop feeding it (skip to a fresh screen, as tmux does: `signaltty_client::attach_pacing`
+//! for the CLI, the server's `terminal` module after a hand-off).
 //!
-//! As with keyboard input (`tty_input`), the terminal is opened again (`/proc/self/fd/1`) so
+//! As with keyboard input (`input`), the terminal is opened again (`/proc/self/fd/1`) so
 //! that `O_NONBLOCK` is set on a file description of our own, not on the shell's. The
 //! descriptor is *not* kept in the reactor: a terminal reports "writable" each time its reader
 //! takes bytes, so a registered descriptor would wake this process after every echo. Only a
@@ -52,11 +53,20 @@ impl TtyOutput {
     /// Opens the terminal on stdout again, non-blocking; falls back to blocking writes on
     /// stdout when it cannot be opened again.
     pub fn open_stdout() -> TtyOutput {
-        let sink = match reopen(Path::new("/proc/self/fd/1")) {
+        let sink = match open_for_writing(Path::new("/proc/self/fd/1")) {
             Ok(file) => Sink::NonBlocking(file),
             Err(_) => Sink::Blocking,
         };
         TtyOutput::with_sink(sink)
+    }
+
+    /// Opens the terminal at `path` again (`/proc/self/fd/N` names a descriptor this process
+    /// holds, such as one handed over by a client), non-blocking. An error when it cannot be
+    /// opened again or is not a terminal.
+    pub fn reopen(path: &Path) -> io::Result<TtyOutput> {
+        Ok(TtyOutput::with_sink(Sink::NonBlocking(open_for_writing(
+            path,
+        )?)))
     }
 
     fn with_sink(sink: Sink) -> TtyOutput {
@@ -193,7 +203,7 @@ impl TtyOutput {
 }
 
 /// Opens the terminal at `path` again for writing, non-blocking.
-fn reopen(path: &Path) -> io::Result<File> {
+fn open_for_writing(path: &Path) -> io::Result<File> {
     let file = std::fs::OpenOptions::new()
         .write(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
@@ -219,7 +229,9 @@ mod tests {
         nix::sys::termios::tcsetattr(&pty.slave, nix::sys::termios::SetArg::TCSANOW, &t)
             .expect("raw");
         let path = format!("/proc/self/fd/{}", pty.slave.as_raw_fd());
-        let out = TtyOutput::with_sink(Sink::NonBlocking(reopen(Path::new(&path)).expect("open")));
+        let out = TtyOutput::with_sink(Sink::NonBlocking(
+            open_for_writing(Path::new(&path)).expect("open"),
+        ));
         (pty, out)
     }
 

@@ -43,12 +43,22 @@ impl TtyInput {
     /// Opens the terminal on stdin again, non-blocking, and registers it with the current tokio
     /// runtime; falls back to a reader thread when it cannot be opened again.
     pub fn open_stdin() -> io::Result<TtyInput> {
-        let source = match reopen(Path::new("/proc/self/fd/0")) {
+        let source = match open_nonblocking(Path::new("/proc/self/fd/0")) {
             Ok(tty) => Source::Reactor(tty),
             Err(_) => Source::Thread(spawn_stdin_reader()),
         };
         Ok(TtyInput {
             source,
+            buf: vec![0; READ_BUFFER],
+        })
+    }
+
+    /// Opens the terminal at `path` again (`/proc/self/fd/N` names a descriptor this process
+    /// holds, such as one handed over by a client), non-blocking, in the reactor. No thread
+    /// fallback: an error when it cannot be opened again or is not a terminal.
+    pub fn reopen(path: &Path) -> io::Result<TtyInput> {
+        Ok(TtyInput {
+            source: Source::Reactor(open_nonblocking(path)?),
             buf: vec![0; READ_BUFFER],
         })
     }
@@ -92,11 +102,14 @@ impl TtyInput {
 }
 
 /// Opens the terminal at `path` again, non-blocking, in the reactor.
-fn reopen(path: &Path) -> io::Result<AsyncFd<File>> {
+fn open_nonblocking(path: &Path) -> io::Result<AsyncFd<File>> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
         .open(path)?;
+    if !nix::unistd::isatty(&file).unwrap_or(false) {
+        return Err(io::ErrorKind::Unsupported.into());
+    }
     crate::sys::register_file(file, Interest::READABLE)
 }
 
@@ -131,7 +144,7 @@ mod tests {
         let pty = nix::pty::openpty(None, None).expect("openpty");
         let path = format!("/proc/self/fd/{}", pty.slave.as_raw_fd());
         let mut input = TtyInput {
-            source: Source::Reactor(reopen(Path::new(&path)).expect("reopen")),
+            source: Source::Reactor(open_nonblocking(Path::new(&path)).expect("reopen")),
             buf: vec![0; READ_BUFFER],
         };
         assert!(input.is_threadless());
@@ -156,7 +169,7 @@ mod tests {
         let pty = nix::pty::openpty(None, None).expect("openpty");
         let path = format!("/proc/self/fd/{}", pty.slave.as_raw_fd());
         let mut input = TtyInput {
-            source: Source::Reactor(reopen(Path::new(&path)).expect("reopen")),
+            source: Source::Reactor(open_nonblocking(Path::new(&path)).expect("reopen")),
             buf: vec![0; READ_BUFFER],
         };
         drop(pty.master);

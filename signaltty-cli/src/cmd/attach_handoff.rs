@@ -1,0 +1,149 @@
+//! `signaltty attach` by handing this terminal to the server (`signaltty_tty::handoff`): the
+//! server then reads the keys and writes the pane's output itself, so a keystroke's echo
+//! crosses one process, as with tmux, instead of this one twice more. This process only
+//! switches the terminal to raw mode and back, tells the server when the window changed size,
+//! and waits for the end.
+//!
+//! Anything short of the server's `ready` (no hand-off socket, an older server, a terminal the
+//! server cannot open, a pane it will not take this way such as a restored one) returns `None`
+//! and the caller attaches over gRPC as before; `SIGNALTTY_ATTACH_HANDOFF=0` forces that path.
+
+use std::os::fd::AsRawFd;
+use std::path::Path;
+use std::time::Duration;
+
+use signaltty_client::raw_mode::RawMode;
+use signaltty_tty::handoff::{self, End, GO, Lines, RESIZE, Reply, Request, STOP};
+use tokio::net::UnixStream;
+use tokio::signal::unix::{SignalKind, signal};
+
+use super::attach::{AttachEnd, AttachOptions};
+use crate::error::CliError;
+
+/// How long the server has to answer the request.
+const READY_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long the server has to hand the terminal back after `stop`.
+const STOP_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The environment switch that turns the hand-off off (`0`).
+pub const ENV_SWITCH: &str = "SIGNALTTY_ATTACH_HANDOFF";
+
+/// Attaches `pane` through the server's hand-off socket beside `socket`; `None` when the
+/// server does not take the terminal (nothing was changed then: attach over gRPC).
+pub async fn attach(socket: &Path, pane: &str, options: &AttachOptions) -> Option<AttachEnd> {
+    if std::env::var_os(ENV_SWITCH).is_some_and(|v| v == "0") {
+        return None;
+    }
+    let path = handoff::socket_path(socket);
+    let stream = UnixStream::connect(&path).await.ok()?;
+    signaltty_client::trust::check_peer(&stream, &path).ok()?;
+    let request = Request {
+        pane: pane.to_owned(),
+        read_only: options.read_only,
+        mark_seen: options.mark_seen,
+        detach_key: options.detach_key.0,
+    };
+    let fds = [std::io::stdin().as_raw_fd(), std::io::stdout().as_raw_fd()];
+    handoff::send_with_fds(&stream, &request.encode(), &fds)
+        .await
+        .ok()?;
+    let mut lines = Lines::default();
+    let ready = tokio::time::timeout(READY_TIMEOUT, lines.next(&stream)).await;
+    match ready {
+        Ok(Ok(Some(line))) if Reply::decode(&line) == Ok(Reply::Ready) => {}
+        Ok(Ok(Some(line))) => {
+            tracing_refusal(&line);
+            return None;
+        }
+        _ => return None,
+    }
+    let signals = Signals::new().ok()?;
+    // Raw mode before `go`: the server writes the first repaint right after it.
+    let guard = RawMode::enter().ok()?;
+    if handoff::write_all(&stream, GO).await.is_err() {
+        drop(guard);
+        return None;
+    }
+    let end = wait_for_end(&stream, &mut lines, signals).await;
+    drop(guard);
+    Some(end)
+}
+
+/// Why the server refused, for `SIGNALTTY_LOG`-style debugging: kept out of the user's way
+/// since the gRPC attach that follows reports any real problem itself.
+fn tracing_refusal(line: &str) {
+    if std::env::var_os("SIGNALTTY_DEBUG_HANDOFF").is_some() {
+        eprintln!("signaltty attach: hand-off not taken ({line}); attaching over gRPC");
+    }
+}
+
+/// The signals that matter while the server has the terminal.
+struct Signals {
+    winch: tokio::signal::unix::Signal,
+    term: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+    quit: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn new() -> std::io::Result<Signals> {
+        Ok(Signals {
+            winch: signal(SignalKind::window_change())?,
+            term: signal(SignalKind::terminate())?,
+            hup: signal(SignalKind::hangup())?,
+            int: signal(SignalKind::interrupt())?,
+            quit: signal(SignalKind::quit())?,
+        })
+    }
+}
+
+/// Relays size changes and signals until the server says how the attach ended.
+async fn wait_for_end(stream: &UnixStream, lines: &mut Lines, mut signals: Signals) -> AttachEnd {
+    let mut stopped_by: Option<&'static str> = None;
+    loop {
+        let stopping = async {
+            match stopped_by {
+                Some(_) => tokio::time::sleep(STOP_TIMEOUT).await,
+                None => std::future::pending().await,
+            }
+        };
+        let name = tokio::select! {
+            line = lines.next(stream) => {
+                return match line {
+                    Ok(Some(line)) => match Reply::decode(&line) {
+                        Ok(Reply::End(end)) => ended(end, stopped_by),
+                        _ => AttachEnd::Failed(CliError::local(format!(
+                            "the server said `{line}` instead of how the attach ended"
+                        ))),
+                    },
+                    _ => AttachEnd::StreamEnded,
+                };
+            }
+            () = stopping => return AttachEnd::StreamEnded,
+            _ = signals.winch.recv() => {
+                let _ = handoff::write_all(stream, RESIZE).await;
+                continue;
+            }
+            _ = signals.term.recv() => "SIGTERM",
+            _ = signals.hup.recv() => "SIGHUP",
+            _ = signals.int.recv() => "SIGINT",
+            _ = signals.quit.recv() => "SIGQUIT",
+        };
+        if stopped_by.is_none() {
+            stopped_by = Some(name);
+            let _ = handoff::write_all(stream, STOP).await;
+        }
+    }
+}
+
+fn ended(end: End, stopped_by: Option<&'static str>) -> AttachEnd {
+    match (end, stopped_by) {
+        (End::Detached, Some(name)) => AttachEnd::Signal(name),
+        (End::Detached, None) => AttachEnd::Detached,
+        (End::Exited(code), _) => AttachEnd::Exited(code),
+        (End::Closed, _) => AttachEnd::Closed,
+        (End::Shutdown, _) => AttachEnd::StreamEnded,
+        (End::Failed(why), _) => AttachEnd::Failed(CliError::local(why)),
+    }
+}

@@ -1,0 +1,12 @@
+//! Terminals handed over by clients (`signaltty attach`): the server reads the keys and writes
+//! the pane's output to the client's own terminal, as tmux's server does, so a keystroke's echo
+//! crosses one process instead of three (client → server → client).
+//!
+//! The protocol is `signaltty_tty::handoff` (a line-based conversation on a second socket,
+//! `<socket>.tty`, with the terminal's descriptors passed by `SCM_RIGHTS`); it is a private fast
+//! path beside the gRPC API, which stays complete: a client that cannot hand off attaches over
+//! `PaneService.Attach`. [`listen`] accepts (peer uid checked, the peer placed in or outside a
+//! pane exactly like a gRPC caller); [`session`] shows one pane on one terminal.
+
+pub mod listen;
+pub mod session;

@@ -1,0 +1,54 @@
+//! The hand-off socket: bound beside the gRPC socket while the server holds that socket's lock,
+//! mode 0600 in the same private directory; each connection's peer must run as our uid and is
+//! placed (in a pane or outside) like a gRPC caller, since typing into a pane is controlling it.
+
+use std::path::PathBuf;
+
+use tokio::net::UnixListener;
+
+use crate::hub::Hub;
+use crate::log_limit::{self, LogLimit};
+use crate::peer::identify;
+
+/// Accepts hand-offs until the server shuts down, then removes the socket file.
+pub async fn serve(hub: Hub, listener: UnixListener, path: PathBuf) {
+    let me = nix::unistd::getuid().as_raw();
+    let mut refused_log = LogLimit::new(log_limit::DEFAULT_EVERY);
+    let shutdown = hub.shutdown_token().clone();
+    let classify = {
+        let hub = hub.clone();
+        move |pid| {
+            let hub = hub.clone();
+            async move { hub.classify_peer(pid).await }
+        }
+    };
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = shutdown.cancelled() => break,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                if let Some(n) = refused_log.allow() {
+                    tracing::warn!(error = %e, suppressed = n, "terminal hand-off: accept failed");
+                }
+                // Out of descriptors or a transient error: let other tasks run before retrying.
+                tokio::time::sleep(crate::listen::BACKOFF_MAX / 10).await;
+                continue;
+            }
+        };
+        match stream.peer_cred() {
+            Ok(cred) if cred.uid() == me => {
+                let origin = identify(&stream, &classify).await.origin;
+                tokio::spawn(super::session::handle(hub.clone(), origin, stream));
+            }
+            _ => {
+                if let Some(n) = refused_log.allow() {
+                    tracing::warn!(suppressed = n, "terminal hand-off refused: not our user");
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&path);
+}

@@ -1,0 +1,325 @@
+//! One handed-over terminal showing one pane until the detach key, the client's `stop` or
+//! hang-up, the pane's exit (once its final screen is shown), the pane closing or shutdown.
+//!
+//! The same rules as an attach over gRPC plus what the CLI did with its terminal: the terminal
+//! is given a repaint first; output is written without blocking, less the queries the server
+//! answers for the pane (`QueryFilter`); when the terminal falls behind the pane (its backlog
+//! passes a few screens), the backlog is dropped, CAN ends whatever sequence it cut, the pane's
+//! subscription is let go, and once the terminal took everything a fresh subscription repaints
+//! it — so a slow terminal never shows old output late and still ends on the exact screen. Keys
+//! go to the pane in order (`InputQueue`), cut at the detach key. At the end the modes the
+//! pane's output switched on are reset and the client is told how it ended; nothing is written
+//! to the terminal after that.
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use signaltty_term::QueryFilter;
+use signaltty_tty::handoff::{self, End, Lines, READY, Reply, Request};
+use signaltty_tty::input::TtyInput;
+use signaltty_tty::modes::{CANCEL, ModeTracker};
+use signaltty_tty::output::TtyOutput;
+use tokio::net::UnixStream;
+use tokio::sync::broadcast::error::RecvError;
+use tokio_stream::StreamExt as _;
+use tokio_stream::wrappers::WatchStream;
+
+use crate::hub::Hub;
+use crate::model::event::ChangeSource;
+use crate::model::ids::PaneId;
+use crate::model::pane::Size;
+use crate::pane::actor::{Chunk, PaneHandle, Subscribed};
+use crate::pane::attached::{InputQueue, coalesce};
+use crate::peer::Origin;
+
+/// How long a client has for each step before `go`.
+const START_TIMEOUT: Duration = Duration::from_secs(10);
+/// Output joined into one terminal write at most.
+const MAX_WRITE_BYTES: usize = 256 * 1024;
+/// A backlog never counts as "behind" below this many bytes.
+const MIN_BEHIND_BYTES: usize = 64 * 1024;
+/// How long the last bytes (the mode resets) may take to reach a terminal that is not reading.
+const FINAL_FLUSH: Duration = Duration::from_secs(2);
+
+/// Serves one hand-off connection.
+pub async fn handle(hub: Hub, origin: Origin, stream: UnixStream) {
+    let mut buf = [0u8; handoff::MAX_LINE];
+    let Ok(Ok((n, fds))) =
+        tokio::time::timeout(START_TIMEOUT, handoff::recv_with_fds(&stream, &mut buf)).await
+    else {
+        return;
+    };
+    let mut lines = Lines::with(&buf[..n]);
+    let Ok(Ok(Some(line))) = tokio::time::timeout(START_TIMEOUT, lines.next(&stream)).await else {
+        return;
+    };
+    let prepared = match prepare(&hub, &origin, &line, fds) {
+        Ok(prepared) => prepared,
+        Err(why) => {
+            let _ = handoff::write_all(&stream, &Reply::refused(&why)).await;
+            return;
+        }
+    };
+    if handoff::write_all(&stream, READY).await.is_err() {
+        return;
+    }
+    // The client switches its terminal to raw mode between `ready` and `go`.
+    match tokio::time::timeout(START_TIMEOUT, lines.next(&stream)).await {
+        Ok(Ok(Some(line))) if line == "go" => {}
+        _ => return,
+    }
+    let end = prepared.run(&hub, &stream, &mut lines).await;
+    let _ = handoff::write_all(&stream, &end.encode()).await;
+}
+
+/// A request checked and its terminal opened, before anything was written to it.
+struct Prepared {
+    request: Request,
+    handle: PaneHandle,
+    keys: TtyInput,
+    out: TtyOutput,
+    /// The client's terminal (for its size).
+    tty: OwnedFd,
+}
+
+/// Checks the request as `PaneService.Attach` would and opens the terminal; the error is the
+/// `refused` line's text (the client then attaches over gRPC, which reports a real problem with
+/// the server's reason and code).
+fn prepare(hub: &Hub, origin: &Origin, line: &str, fds: Vec<OwnedFd>) -> Result<Prepared, String> {
+    let request = Request::decode(line)?;
+    let [tty_in, tty_out]: [OwnedFd; 2] = fds
+        .try_into()
+        .map_err(|_| "send the terminal's input and output descriptors, two".to_string())?;
+    let id = PaneId::parse(&request.pane)
+        .ok_or_else(|| format!("`{}` is not a pane id", request.pane))?;
+    if !request.read_only {
+        hub.may_control_pane(origin, &id)
+            .map_err(|e| e.to_string())?;
+    }
+    // A restored pane (its saved tail) is shown over gRPC.
+    let handle = hub.handle(&id).map_err(|e| e.to_string())?;
+    let keys = TtyInput::reopen(&fd_path(&tty_in))
+        .map_err(|e| format!("cannot open the terminal for reading: {e}"))?;
+    let out = TtyOutput::reopen(&fd_path(&tty_out))
+        .map_err(|e| format!("cannot open the terminal for writing: {e}"))?;
+    Ok(Prepared {
+        request,
+        handle,
+        keys,
+        out,
+        tty: tty_out,
+    })
+}
+
+/// Our descriptor as a path: opening it again gives a description of our own, so
+/// `O_NONBLOCK` never reaches the shell's.
+fn fd_path(fd: &OwnedFd) -> PathBuf {
+    PathBuf::from(format!("/proc/self/fd/{}", fd.as_raw_fd()))
+}
+
+impl Prepared {
+    async fn run(self, hub: &Hub, stream: &UnixStream, lines: &mut Lines) -> End {
+        let Prepared {
+            request,
+            handle,
+            mut keys,
+            out,
+            tty,
+        } = self;
+        if request.mark_seen {
+            let _ = hub.mark_seen(handle.id(), ChangeSource::Client);
+        }
+        let (cols, rows) = signaltty_tty::window_size(&tty).unwrap_or((80, 24));
+        let size = (!request.read_only).then(|| Size::clamped(cols.into(), rows.into()));
+        let (client, changed) = handle.join(size);
+        if let Some(size) = changed {
+            hub.record_size(handle.id(), size);
+        }
+        let input = InputQueue::start(&handle);
+        let mut view = View::new(out, cols, rows);
+        let mut sub = Some(handle.subscribe());
+        if let Some(sub) = &sub {
+            view.repaint(sub, true);
+        }
+        let mut exits = WatchStream::new(handle.watch_exit());
+        let mut closed_rx = handle.watch_closed();
+        let closed = closed_rx.changed();
+        let shutdown = hub.shutdown_token().clone();
+        let cancelled = shutdown.cancelled();
+        tokio::pin!(closed, cancelled);
+        let mut exited: Option<i32> = None;
+        // False once the pane's output channel closed (the terminal is done).
+        let mut output_open = true;
+        let end = loop {
+            // Caught up after falling behind: a fresh subscription repaints the terminal.
+            if sub.is_none() && view.out.pending() == 0 {
+                let fresh = handle.subscribe();
+                view.repaint(&fresh, false);
+                sub = Some(fresh);
+                output_open = true;
+            }
+            if let Some(code) = exited
+                && view.out.pending() == 0
+                && (!output_open || sub.as_ref().is_some_and(|s| s.chunks.is_empty()))
+            {
+                break End::Exited(code);
+            }
+            if let Some(failed) = view.failed.take() {
+                break End::Failed(failed);
+            }
+            tokio::select! {
+                biased;
+                _ = &mut closed => break End::Closed,
+                () = &mut cancelled => break End::Shutdown,
+                Some(code) = exits.next(), if exited.is_none() => exited = code,
+                line = lines.next(stream) => match line {
+                    Ok(Some(line)) if line == "resize" => {
+                        if let Some((cols, rows)) = signaltty_tty::window_size(&tty) {
+                            view.resize(cols, rows);
+                            if !request.read_only
+                                && let Some(size) = handle.client_resized(client, Size::clamped(cols.into(), rows.into()))
+                            {
+                                hub.record_size(handle.id(), size);
+                            }
+                        }
+                    }
+                    // `stop`, a hang-up or anything else: the client wants its terminal back.
+                    _ => break End::Detached,
+                },
+                typed = keys.read() => match typed {
+                    // The terminal hung up: nothing more can be typed.
+                    Ok([]) | Err(_) => break End::Detached,
+                    Ok(bytes) => {
+                        let (forward, detach) = signaltty_tty::split_at_detach(bytes, request.detach_key);
+                        if !request.read_only && !forward.is_empty() {
+                            input.send(&handle, forward.to_vec());
+                        }
+                        if detach {
+                            break End::Detached;
+                        }
+                    }
+                },
+                flushed = view.out.flush_some(), if view.out.pending() > 0 => {
+                    if let Err(e) = flushed {
+                        break End::Failed(format!("cannot write to the terminal: {e}"));
+                    }
+                }
+                received = next_chunk(&mut sub), if output_open => match received {
+                    Ok(chunk) => {
+                        let Some(current) = sub.as_mut() else { continue };
+                        let (data, _end, lagged) = coalesce(chunk, current, MAX_WRITE_BYTES);
+                        view.output(data);
+                        if lagged || view.behind() {
+                            view.fall_behind();
+                            sub = None;
+                        }
+                    }
+                    Err(RecvError::Lagged(_)) => {
+                        view.fall_behind();
+                        sub = None;
+                    }
+                    // The terminal's output is over; the exit (or closing) follows.
+                    Err(RecvError::Closed) => output_open = false,
+                },
+            }
+        };
+        view.finish().await;
+        if let Some(size) = handle.leave(client) {
+            hub.record_size(handle.id(), size);
+        }
+        end
+    }
+}
+
+/// The next chunk of the subscription, or never while there is none.
+async fn next_chunk(sub: &mut Option<Subscribed>) -> Result<Chunk, RecvError> {
+    match sub {
+        Some(sub) => sub.chunks.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// What the terminal is being given, and how far behind it is.
+struct View {
+    out: TtyOutput,
+    modes: ModeTracker,
+    queries: QueryFilter,
+    /// The backlog, in bytes, above which the terminal is behind.
+    limit: usize,
+    /// A write failed; the session ends with this.
+    failed: Option<String>,
+}
+
+impl View {
+    fn new(out: TtyOutput, cols: u16, rows: u16) -> View {
+        let mut view = View {
+            out,
+            modes: ModeTracker::default(),
+            queries: QueryFilter::default(),
+            limit: 0,
+            failed: None,
+        };
+        view.resize(cols, rows);
+        view
+    }
+
+    /// A few screens' worth: eight bytes a cell, at least 64 KiB.
+    fn resize(&mut self, cols: u16, rows: u16) {
+        self.limit = (usize::from(cols) * usize::from(rows) * 8).max(MIN_BEHIND_BYTES);
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        if self.failed.is_none()
+            && let Err(e) = self.out.push(bytes)
+        {
+            self.failed = Some(format!("cannot write to the terminal: {e}"));
+        }
+    }
+
+    /// The screen of `sub`; over a terminal that showed the pane, after the mode resets.
+    fn repaint(&mut self, sub: &Subscribed, first: bool) {
+        self.queries.reset();
+        if !first {
+            let prefix = self.modes.repaint_prefix();
+            self.push(&prefix);
+        }
+        let repaint = &sub.snapshot.repaint;
+        self.modes.observe(repaint);
+        self.push(repaint);
+    }
+
+    fn output(&mut self, data: Vec<u8>) {
+        let data = self.queries.filter_owned(data);
+        self.modes.observe(&data);
+        self.push(&data);
+    }
+
+    fn behind(&self) -> bool {
+        self.out.pending() > self.limit
+    }
+
+    /// What the terminal has not taken is not worth writing any more.
+    fn fall_behind(&mut self) {
+        self.out.discard();
+        self.push(CANCEL);
+    }
+
+    /// Resets what the pane's output switched on and gives the terminal a bounded time to take
+    /// it (a terminal nobody reads must not hold the session).
+    async fn finish(&mut self) {
+        if self.out.pending() > 0 {
+            self.fall_behind();
+        }
+        let restore = self.modes.restore_sequence();
+        self.push(&restore);
+        let _ = tokio::time::timeout(FINAL_FLUSH, async {
+            while self.out.pending() > 0 {
+                if self.out.flush_some().await.is_err() {
+                    break;
+                }
+            }
+        })
+        .await;
+    }
+}

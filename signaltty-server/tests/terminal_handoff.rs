@@ -1,0 +1,320 @@
+//! The terminal hand-off (`<socket>.tty`, `signaltty_tty::handoff`): a client gives the server
+//! its terminal's descriptors and the server shows the pane on it. Driven here at the protocol
+//! level with a real pseudo-terminal standing in for the person's terminal (its master side is
+//! what the person sees and types into), so that refusals, the exit and read-only are checked
+//! one by one; `signaltty-cli/tests/attach*.rs` drive the same path through the real CLI.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod clients;
+mod common;
+
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::fs::PermissionsExt;
+use std::time::Instant;
+
+use common::{TestServer, WAIT, spawn};
+use signaltty_proto::v1 as pb;
+use signaltty_tty::handoff::{self, End, GO, Lines, Reply, Request, STOP};
+use signaltty_tty::modes::RESET_MODES;
+use tokio::net::UnixStream;
+use tokio::sync::mpsc;
+
+/// The person's terminal: the pty's master, read on a thread.
+struct Terminal {
+    slave: OwnedFd,
+    keyboard: std::fs::File,
+    seen: Vec<u8>,
+    chunks: mpsc::UnboundedReceiver<Vec<u8>>,
+}
+
+impl Terminal {
+    fn new() -> Terminal {
+        let size = nix::pty::Winsize {
+            ws_row: 24,
+            ws_col: 80,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        };
+        let pty = nix::pty::openpty(Some(&size), None).expect("openpty");
+        // Raw, as the CLI leaves it before `go`: the line discipline neither echoes nor edits.
+        let mut t = nix::sys::termios::tcgetattr(&pty.slave).expect("tcgetattr");
+        nix::sys::termios::cfmakeraw(&mut t);
+        nix::sys::termios::tcsetattr(&pty.slave, nix::sys::termios::SetArg::TCSANOW, &t)
+            .expect("raw");
+        let keyboard = std::fs::File::from(pty.master.try_clone().expect("dup"));
+        let (tx, chunks) = mpsc::unbounded_channel();
+        let mut master = std::fs::File::from(pty.master);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = master.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Terminal {
+            slave: pty.slave,
+            keyboard,
+            seen: Vec::new(),
+            chunks,
+        }
+    }
+
+    fn fds(&self) -> [i32; 2] {
+        [self.slave.as_raw_fd(), self.slave.as_raw_fd()]
+    }
+
+    fn type_keys(&mut self, keys: &[u8]) {
+        self.keyboard.write_all(keys).expect("type");
+    }
+
+    /// Waits until the terminal has shown `needle` `times` times.
+    async fn until(&mut self, needle: &[u8], times: usize) {
+        let deadline = Instant::now() + WAIT;
+        while self
+            .seen
+            .windows(needle.len())
+            .filter(|w| *w == needle)
+            .count()
+            < times
+        {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match tokio::time::timeout(left, self.chunks.recv()).await {
+                Ok(Some(chunk)) => self.seen.extend_from_slice(&chunk),
+                _ => panic!(
+                    "timed out waiting for {:?} x{times}; the terminal got {:?}",
+                    String::from_utf8_lossy(needle),
+                    String::from_utf8_lossy(&self.seen)
+                ),
+            }
+        }
+    }
+}
+
+fn request(pane: &str) -> Request {
+    Request {
+        pane: pane.to_owned(),
+        read_only: false,
+        mark_seen: true,
+        detach_key: 0x1c,
+    }
+}
+
+/// Sends `line` with `fds`; the server's first reply.
+async fn offer(srv: &TestServer, line: &[u8], fds: &[i32]) -> (UnixStream, Lines, Reply) {
+    let stream = UnixStream::connect(handoff::socket_path(srv.socket()))
+        .await
+        .expect("connect to the hand-off socket");
+    handoff::send_with_fds(&stream, line, fds)
+        .await
+        .expect("send");
+    let mut lines = Lines::default();
+    let reply = tokio::time::timeout(WAIT, lines.next(&stream))
+        .await
+        .expect("a reply in time")
+        .expect("read")
+        .expect("a line");
+    let reply = Reply::decode(&reply).expect("a known reply");
+    (stream, lines, reply)
+}
+
+async fn end_of(stream: &UnixStream, lines: &mut Lines) -> End {
+    let line = tokio::time::timeout(WAIT, lines.next(stream))
+        .await
+        .expect("the end in time")
+        .expect("read")
+        .expect("a line");
+    match Reply::decode(&line) {
+        Ok(Reply::End(end)) => end,
+        other => panic!("expected an end, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn the_hand_off_socket_is_private_beside_the_socket() {
+    let srv = TestServer::start().await;
+    let path = handoff::socket_path(srv.socket());
+    assert_eq!(path.parent(), srv.socket().parent());
+    let mode = std::fs::metadata(&path)
+        .expect("exists")
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o600);
+}
+
+#[tokio::test]
+async fn bad_offers_are_refused_and_change_nothing() {
+    let srv = TestServer::start().await;
+    let ws = srv.workspace("handoff").await;
+    let pane = spawn(&srv, &ws.id, &["cat"]).await;
+    let before = srv.pane(&pane.id).await;
+    let term = Terminal::new();
+    let (read_end, _write_end) = nix::unistd::pipe().expect("pipe");
+    let cases: Vec<(Vec<u8>, Vec<i32>, &str)> = vec![
+        (
+            request("pane_nope").encode(),
+            term.fds().to_vec(),
+            "pane_nope",
+        ),
+        (
+            request("no spaces allowed").encode(),
+            term.fds().to_vec(),
+            "not a pane id",
+        ),
+        (b"hello there\n".to_vec(), term.fds().to_vec(), "attach"),
+        (
+            request(&pane.id).encode(),
+            vec![term.slave.as_raw_fd()],
+            "two",
+        ),
+        (
+            request(&pane.id).encode(),
+            vec![read_end.as_raw_fd(), read_end.as_raw_fd()],
+            "cannot open the terminal",
+        ),
+    ];
+    for (line, fds, says) in cases {
+        let (_stream, _lines, reply) = offer(&srv, &line, &fds).await;
+        match reply {
+            Reply::Refused(why) => assert!(why.contains(says), "{why:?} should say {says:?}"),
+            other => panic!(
+                "{:?} was not refused: {other:?}",
+                String::from_utf8_lossy(&line)
+            ),
+        }
+    }
+    let after = srv.pane(&pane.id).await;
+    assert_eq!((after.cols, after.rows), (before.cols, before.rows));
+    assert_eq!(after.status, before.status);
+}
+
+#[tokio::test]
+async fn a_handed_over_terminal_types_into_the_pane_and_detaches_with_modes_reset() {
+    let srv = TestServer::start().await;
+    let ws = srv.workspace("handoff").await;
+    // 100×30, so that joining with an 80×24 terminal visibly resizes it.
+    let pane = common::spawn_sized(&srv, &ws.id, &["cat"], 100, 30).await;
+    let mut term = Terminal::new();
+    let (stream, mut lines, reply) = offer(&srv, &request(&pane.id).encode(), &term.fds()).await;
+    assert_eq!(reply, Reply::Ready);
+    handoff::write_all(&stream, GO).await.expect("go");
+    term.type_keys(b"hello\r");
+    // cat's terminal echoes, then cat prints the line again.
+    term.until(b"hello", 2).await;
+    let joined = srv.pane(&pane.id).await;
+    assert_eq!(
+        (joined.cols, joined.rows),
+        (80, 24),
+        "the terminal's size counts"
+    );
+    // Output switching the alternate screen on, then the detach key (what follows it is
+    // never sent).
+    term.type_keys(b"\x1b[?1049h\r");
+    // (The pane's own echo shows ESC as `^[`; cat's copy is the real sequence.)
+    term.until(b"\x1b[?1049h", 1).await;
+    term.type_keys(b"\x1cnot-sent\r");
+    assert_eq!(end_of(&stream, &mut lines).await, End::Detached);
+    term.until(RESET_MODES, 1).await;
+    term.until(b"\x1b[?1049l", 1).await;
+    let text = srv
+        .read(&pane.id, pb::ReadMode::Screen, 0, false)
+        .await
+        .join("\n");
+    assert!(!text.contains("not-sent"), "{text}");
+    let pane_now = srv.pane(&pane.id).await;
+    assert_eq!(
+        pane_now.status, joined.status,
+        "detaching never stops the process"
+    );
+}
+
+#[tokio::test]
+async fn the_pane_exiting_ends_the_attach_after_its_last_output() {
+    let srv = TestServer::start().await;
+    let ws = srv.workspace("handoff").await;
+    let pane = spawn(
+        &srv,
+        &ws.id,
+        &["sh", "-c", "read x; echo last-words; exit 7"],
+    )
+    .await;
+    let mut term = Terminal::new();
+    let (stream, mut lines, reply) = offer(&srv, &request(&pane.id).encode(), &term.fds()).await;
+    assert_eq!(reply, Reply::Ready);
+    handoff::write_all(&stream, GO).await.expect("go");
+    term.type_keys(b"\r");
+    assert_eq!(end_of(&stream, &mut lines).await, End::Exited(7));
+    term.until(b"last-words", 1).await;
+}
+
+#[tokio::test]
+async fn read_only_watches_without_typing_or_sizing_and_stop_ends_it() {
+    let srv = TestServer::start().await;
+    let ws = srv.workspace("handoff").await;
+    let pane = common::spawn_sized(&srv, &ws.id, &["cat"], 100, 30).await;
+    let mut term = Terminal::new();
+    let watch = Request {
+        read_only: true,
+        ..request(&pane.id)
+    };
+    let (stream, mut lines, reply) = offer(&srv, &watch.encode(), &term.fds()).await;
+    assert_eq!(reply, Reply::Ready);
+    handoff::write_all(&stream, GO).await.expect("go");
+    term.type_keys(b"typed-by-a-watcher\r");
+    // Output from elsewhere still shows.
+    let typist = common::attach(&srv, &pane.id, 100, 30, false).await.0;
+    typist.input(b"from-the-typist\r").await;
+    term.until(b"from-the-typist", 2).await;
+    handoff::write_all(&stream, STOP).await.expect("stop");
+    assert_eq!(end_of(&stream, &mut lines).await, End::Detached);
+    let text = srv
+        .read(&pane.id, pb::ReadMode::Screen, 0, false)
+        .await
+        .join("\n");
+    assert!(!text.contains("typed-by-a-watcher"), "{text}");
+    let now = srv.pane(&pane.id).await;
+    assert_eq!(
+        (now.cols, now.rows),
+        (100, 30),
+        "a watcher's size does not count"
+    );
+    drop(typist);
+}
+
+// Multi-threaded: the test blocks on the child while the in-process server answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_peer_with_another_uid_gets_no_answer() {
+    if !nix::unistd::getuid().is_root() {
+        eprintln!("skipped: needs root to connect as another uid");
+        return;
+    }
+    let srv = TestServer::start().await;
+    let path = handoff::socket_path(srv.socket());
+    for p in [srv.dir.path(), srv.socket().parent().unwrap(), &path] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    // Connects, asks, and prints how many bytes the server answered with.
+    let script = r#"
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(10)
+try:
+    s.sendall(b"attach 1 28 0 1 pane_x\n")
+    print(len(s.recv(100)))
+except (ConnectionResetError, BrokenPipeError):
+    print(0)
+"#;
+    use std::os::unix::process::CommandExt;
+    let out = std::process::Command::new("/usr/bin/python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&path)
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0");
+}
