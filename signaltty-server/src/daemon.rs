@@ -22,9 +22,6 @@ pub enum StartError {
     /// The socket could not be taken.
     #[error(transparent)]
     Listen(#[from] ListenError),
-    /// Reflection could not be built (a build problem, not a runtime one).
-    #[error("building gRPC reflection: {0}")]
-    Reflection(#[from] tonic_reflection::server::Error),
     /// The saved state must not be used (newer schema) or could not be read.
     #[error(transparent)]
     Persist(#[from] crate::persist::LoadError),
@@ -60,9 +57,9 @@ impl Daemon {
         let shutdown = CancellationToken::new();
         let hub = Hub::new(store, config, shutdown.clone());
         hub.restore_dormant(loaded.tails);
-        let routes = crate::rpc::routes(&hub)?;
-        // Loading the snapshot (a JSON tree) and decoding the reflection descriptors leave
-        // freed memory behind that an idle server would otherwise keep.
+        let routes = crate::rpc::routes(&hub);
+        // Loading the snapshot (a JSON tree) leaves freed memory behind that an idle server
+        // would otherwise keep.
         crate::memory::release_free_heap();
         let tasks = TaskTracker::new();
         // Before serving: a change made by the first request must already wake the saver.

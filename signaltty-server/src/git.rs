@@ -15,6 +15,7 @@ pub mod paths;
 pub mod priority;
 pub mod repos;
 pub mod sides;
+pub mod stat;
 pub mod watch;
 pub mod worktrees;
 

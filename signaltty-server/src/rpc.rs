@@ -11,6 +11,7 @@ pub mod event;
 mod git;
 mod notification;
 mod pane;
+mod reflection;
 mod restored;
 mod server;
 mod status;
@@ -31,8 +32,8 @@ pub(crate) fn origin<T>(req: &tonic::Request<T>) -> Origin {
 
 use crate::hub::Hub;
 
-/// Every service plus reflection, ready to serve.
-pub fn routes(hub: &Hub) -> Result<Routes, tonic_reflection::server::Error> {
+/// Every service plus reflection (built on its first call: `reflection.rs`), ready to serve.
+pub fn routes(hub: &Hub) -> Routes {
     use signaltty_proto::v1::{
         agent_service_server::AgentServiceServer, decision_service_server::DecisionServiceServer,
         event_service_server::EventServiceServer, git_service_server::GitServiceServer,
@@ -40,13 +41,18 @@ pub fn routes(hub: &Hub) -> Result<Routes, tonic_reflection::server::Error> {
         pane_service_server::PaneServiceServer, server_service_server::ServerServiceServer,
         tab_service_server::TabServiceServer, workspace_service_server::WorkspaceServiceServer,
     };
-    let reflection_v1 = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(signaltty_proto::FILE_DESCRIPTOR_SET)
-        .build_v1()?;
+    use tonic_reflection::server::Builder;
+    let reflection_v1 = reflection::Lazy::new(|| {
+        Builder::configure()
+            .register_encoded_file_descriptor_set(signaltty_proto::FILE_DESCRIPTOR_SET)
+            .build_v1()
+    });
     // grpcio-reflection (Python) still speaks v1alpha.
-    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(signaltty_proto::FILE_DESCRIPTOR_SET)
-        .build_v1alpha()?;
+    let reflection_v1alpha = reflection::Lazy::new(|| {
+        Builder::configure()
+            .register_encoded_file_descriptor_set(signaltty_proto::FILE_DESCRIPTOR_SET)
+            .build_v1alpha()
+    });
     let mut routes = Routes::new(reflection_v1);
     routes = routes
         .add_service(reflection_v1alpha)
@@ -71,5 +77,5 @@ pub fn routes(hub: &Hub) -> Result<Routes, tonic_reflection::server::Error> {
             notification::NotificationService::new(hub.clone()),
         ))
         .add_service(GitServiceServer::new(git::GitService::new(hub.clone())));
-    Ok(routes)
+    routes
 }

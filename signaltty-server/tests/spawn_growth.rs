@@ -49,7 +49,7 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-fn record(ws: &signaltty_server::model::ids::WorkspaceId) -> Pane {
+fn record(ws: &signaltty_server::model::ids::WorkspaceId, pid: u32) -> Pane {
     let now = SystemTime::now();
     Pane {
         id: PaneId::new(),
@@ -63,7 +63,7 @@ fn record(ws: &signaltty_server::model::ids::WorkspaceId) -> Pane {
             cols: 200,
             rows: 50,
         },
-        status: PaneStatus::Live { pid: 4242 },
+        status: PaneStatus::Live { pid },
         state: PaneState::new(now),
         agent: None,
         pending_decision: None,
@@ -111,7 +111,7 @@ fn a_spawn_costs_the_same_at_the_400th_pane_as_at_the_1st() {
                 LIVE_BYTES.load(Ordering::Relaxed),
             );
         }
-        let pane = record(&ws);
+        let pane = record(&ws, 10_000 + i as u32);
         store
             .apply(|s, now| {
                 s.add_pane(
@@ -150,4 +150,17 @@ fn a_spawn_costs_the_same_at_the_400th_pane_as_at_the_1st() {
         last.retained
     );
     store.read(|s| assert_eq!(s.pane_count(), PANES));
+    // Every connection is placed by looking for its ancestry among the panes (`peer.rs`): that
+    // look allocates nothing at 400 panes (it used to build a map of every pane's pid), and
+    // names the pane of the nearest ancestor.
+    let chain = [1, 10_000 + PANES as u32 - 1, 10_007, 77];
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let nearest = store.read(|s| s.live_pane_among(&chain).map(|(at, _)| at));
+    assert_eq!(
+        ALLOCATIONS.load(Ordering::Relaxed) - before,
+        0,
+        "allocations"
+    );
+    assert_eq!(nearest, Some(1));
+    assert!(store.read(|s| s.live_pane_among(&[1, 2, 3]).is_none()));
 }

@@ -19,6 +19,7 @@ use anyhow::{Context, bail, ensure};
 use serde_json::json;
 
 use super::{idle_argv, median_ms, sh};
+use crate::procfs::ProcSample;
 use crate::report::Row;
 use crate::signaltty::SignalttyServer;
 use crate::tmux::TmuxServer;
@@ -133,6 +134,9 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
 
     // Creating panes, one CLI process each, interleaved.
     let mut sig_spawns = Vec::with_capacity(panes);
+    // The server's own CPU per spawn (every thread, from schedstat; the child's exec is not
+    // counted): it shows whether what grows with the pane count is the server's work.
+    let mut sig_cpu = Vec::with_capacity(panes);
     let mut tmux_spawns = Vec::with_capacity(panes);
     let idle = idle_argv();
     for _ in 0..panes {
@@ -141,9 +145,12 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
             let mut args: Vec<String> = vec!["pane".into(), "spawn".into(), workspace.clone()];
             args.push("--".into());
             args.extend(idle.iter().cloned());
+            let cpu_before = ProcSample::read(server.pid())?.cpu_ns;
             let started = Instant::now();
             cli.run(&args).await?;
             sig_spawns.push(started.elapsed());
+            let cpu_after = ProcSample::read(server.pid())?.cpu_ns;
+            sig_cpu.push(Duration::from_nanos(cpu_after.saturating_sub(cpu_before)));
         }
         let mut args: Vec<String> = ["new-window", "-d", "-t", "cli"].map(String::from).to_vec();
         args.extend(idle.iter().cloned());
@@ -184,11 +191,22 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
             ));
     }
     output.rows.push(row);
+    if signaltty.is_some() {
+        let (cf, cl) = ends(&sig_cpu);
+        output.rows.push(
+            Row::new(format!(
+                "CLI create {panes} panes: server CPU per spawn, first/last {ENDS} (median)"
+            ))
+            .signaltty(format!("{}/{}", ms(cf), ms(cl)))
+            .ratio(format!("last/first {}", times(cl / cf))),
+        );
+    }
     details.insert(
         "create".into(),
         json!({
             "panes": panes,
             "signaltty_ms": crate::stats::millis(&sig_spawns),
+            "signaltty_server_cpu_ms": crate::stats::millis(&sig_cpu),
             "tmux_ms": crate::stats::millis(&tmux_spawns),
         }),
     );
@@ -201,7 +219,8 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
          from spawn to exit, against a server that is already running; commands interleaved, \
          medians. Capture: a pane that printed `seq 1 N` (N = the scrollback section's line \
          count). Create: `signaltty pane spawn WS -- sleep` (a new tab each) vs `tmux \
-         new-window -d` (a new window each), median per spawn of the first and last 50."
+         new-window -d` (a new window each), median per spawn of the first and last 50; the \
+         server's CPU per spawn is the sum of its threads' schedstat run time around each call."
             .into(),
     );
     Ok(output)

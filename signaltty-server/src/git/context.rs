@@ -11,8 +11,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
 
+use std::io::Read;
+
+use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
+
+use super::GitError;
 use super::baseline::head_vs_index;
 use super::repos::Repos;
+use super::stat;
 use crate::model::workspace::GitContext;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -55,7 +61,7 @@ fn try_read(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let (dirty, dirty_unknown) = match is_dirty(&repo, interrupt.clone())? {
+    let (dirty, dirty_unknown) = match is_dirty(&repo, interrupt)? {
         Some(dirty) => (dirty, false),
         None => (false, true),
     };
@@ -81,56 +87,76 @@ pub fn main_checkout(repo: &gix::Repository, fallback: &Path) -> std::path::Path
 }
 
 /// Whether tracked files differ from HEAD (staged or not; untracked files and submodules do
-/// not count). `None` when `interrupt` was raised before the answer was known. Stops at the
-/// first change; `interrupt` is raised on the way out then (see [`stop_early`]), so the flag
-/// must be this call's own. HEAD against the index costs nothing when the index's cached tree
-/// says they are the same (see [`super::baseline`]).
-pub fn is_dirty(
-    repo: &gix::Repository,
-    interrupt: Arc<AtomicBool>,
-) -> Result<Option<bool>, BoxError> {
+/// not count). `None` when `interrupt` was raised before the answer was known. HEAD against the
+/// index costs nothing when the index's cached tree says they are the same (see
+/// [`super::baseline`]); the checkout against the index is the stat pass ([`super::stat`]),
+/// which stops at the first file that surely changed; files it cannot vouch for (touched, or
+/// racily clean) are then read, converted as `git add` would (gix's filters) and hashed.
+pub fn is_dirty(repo: &gix::Repository, interrupt: &AtomicBool) -> Result<Option<bool>, BoxError> {
     let index = repo.index_or_empty()?;
     let (_, staged) = head_vs_index(repo, &index, true)?;
     if !staged.is_empty() {
         return Ok(Some(true));
     }
-    let mut items = repo
-        .status(gix::progress::Discard)?
-        .index(gix::worktree::IndexPersistedOrInMemory::Persisted(index))
-        .should_interrupt_owned(interrupt.clone())
-        .untracked_files(gix::status::UntrackedFiles::None)
-        .index_worktree_rewrites(None)
-        .index_worktree_submodules(gix::status::Submodule::Given {
-            ignore: gix::submodule::config::Ignore::All,
-            check_dirty: false,
-        })
-        .index_worktree_options_mut(|o| o.dirwalk_options = None)
-        .into_index_worktree_iter(Vec::new())?;
-    let mut changed = false;
-    for item in items.by_ref() {
+    let candidates = match stat::of_checkout(repo, &index, DIRTY_THREADS, true, interrupt) {
+        Ok(c) => c,
+        Err(GitError::Timeout(_)) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    if candidates.iter().any(|c| c.certain) {
+        return Ok(Some(true));
+    }
+    if candidates.is_empty() {
+        return Ok(Some(false));
+    }
+    let (mut filters, _) = repo.filter_pipeline(None)?;
+    for c in candidates {
         if interrupt.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        changed = item?.summary().is_some();
-        if changed {
-            break;
+        let entry = &index.entries()[c.entry];
+        if differs(repo, &mut filters, &index, entry)? {
+            return Ok(Some(true));
         }
-    }
-    if changed {
-        stop_early(items, &interrupt);
-        return Ok(Some(true));
-    }
-    if interrupt.load(Ordering::Relaxed) {
-        return Ok(None);
     }
     Ok(Some(false))
 }
 
-/// Ends a status whose answer is known before its end. With gix's `parallel` feature the status
-/// runs on threads of its own; dropping the iterator raises the interrupt flag only for a moment
-/// and puts the old value back, so those threads would go on statting the rest of the checkout
-/// in the background. Raising the (per-call) flag for good after the drop stops them.
-pub fn stop_early<I>(items: I, interrupt: &AtomicBool) {
-    drop(items);
-    interrupt.store(true, Ordering::Relaxed);
+/// Threads of the dirty check's stat pass (it has the cores to itself: no untracked walk).
+const DIRTY_THREADS: usize = 2;
+
+/// Whether the checkout's file at `entry` differs from the entry's blob.
+fn differs(
+    repo: &gix::Repository,
+    filters: &mut gix::filter::Pipeline<'_>,
+    index: &gix::index::State,
+    entry: &gix::index::Entry,
+) -> Result<bool, BoxError> {
+    let Some(root) = repo.workdir() else {
+        return Ok(true);
+    };
+    let rela = entry.path(index).to_string();
+    let full = root.join(&rela);
+    let data = if entry.mode == gix::index::entry::Mode::SYMLINK {
+        match std::fs::read_link(&full) {
+            Ok(target) => target.into_os_string().into_encoded_bytes(),
+            Err(_) => return Ok(true),
+        }
+    } else {
+        let Ok(bytes) = std::fs::read(&full) else {
+            return Ok(true);
+        };
+        let converted = match filters.convert_to_git(bytes.as_slice(), Path::new(&rela), index)? {
+            ToGitOutcome::Unchanged(_) => None,
+            ToGitOutcome::Buffer(buf) => Some(buf.to_vec()),
+            ToGitOutcome::Process(mut read) => {
+                let mut out = Vec::new();
+                read.read_to_end(&mut out)?;
+                Some(out)
+            }
+        };
+        converted.unwrap_or(bytes)
+    };
+    let id = gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Blob, &data)?;
+    Ok(id != entry.id)
 }

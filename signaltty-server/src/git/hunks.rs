@@ -6,7 +6,6 @@
 use std::path::Path;
 
 use super::GitError;
-use super::changes::open_checkout;
 use super::paths::checked_rel_path;
 use super::sides::{LineDiff, MAX_SIDE_BYTES, Side, head_side, is_binary, work_side};
 
@@ -88,13 +87,16 @@ pub struct FileDiff {
     pub removed: u32,
 }
 
-/// Diffs `path` in the checkout containing `dir` against `old_path` (default: `path`) in HEAD.
-pub fn file_diff(dir: &Path, path: &str, old_path: Option<&str>) -> Result<FileDiff, GitError> {
-    let repo = open_checkout(dir)?;
+/// Diffs `path` in the checkout of `repo` against `old_path` (default: `path`) in HEAD.
+pub fn file_diff(
+    repo: &gix::Repository,
+    path: &str,
+    old_path: Option<&str>,
+) -> Result<FileDiff, GitError> {
     let root = repo
         .workdir()
         .map(Path::to_path_buf)
-        .ok_or_else(|| GitError::NotARepo(dir.display().to_string()))?;
+        .ok_or_else(|| GitError::NotARepo(repo.git_dir().display().to_string()))?;
     let path = checked_rel_path(&root, path)?;
     let old_path = match old_path {
         Some(p) => checked_rel_path(&root, p)?,
@@ -106,7 +108,7 @@ pub fn file_diff(dir: &Path, path: &str, old_path: Option<&str>) -> Result<FileD
     } else {
         Some(repo.head_tree().map_err(GitError::gix)?)
     };
-    let old = head_side(&repo, tree.as_ref(), &old_path)?;
+    let old = head_side(repo, tree.as_ref(), &old_path)?;
     let new = work_side(&root, &path)?;
     let mut out = FileDiff {
         path,

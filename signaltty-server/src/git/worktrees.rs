@@ -159,8 +159,17 @@ pub fn has_changes(path: &Path, interrupt: &Arc<AtomicBool>) -> Result<Option<bo
         }
     }
     if changed {
-        super::context::stop_early(items, interrupt);
+        stop_early(items, interrupt);
         return Ok(Some(true));
     }
     Ok((!interrupt.load(Ordering::Relaxed)).then_some(false))
+}
+
+/// Ends a status whose answer is known before its end. With gix's `parallel` feature the status
+/// runs on threads of its own; dropping the iterator raises the interrupt flag only for a moment
+/// and puts the old value back, so those threads would go on statting the rest of the checkout
+/// in the background. Raising the (per-call) flag for good after the drop stops them.
+fn stop_early<I>(items: I, interrupt: &AtomicBool) {
+    drop(items);
+    interrupt.store(true, Ordering::Relaxed);
 }

@@ -3,8 +3,6 @@
 //! meets the pid of a live pane's child. A process outside every pane maps to no pane, which is
 //! not an error (e.g. an agent started from a terminal signaltty does not own).
 
-use std::collections::HashMap;
-
 use crate::error::Result;
 use crate::model::ids::PaneId;
 
@@ -29,19 +27,27 @@ fn parent_of(pid: u32) -> Option<u32> {
 }
 
 /// Walks from `pid` up its ancestors (itself included) and returns the first pane whose child
-/// pid is met. Stops at pid 0/1, at an unreadable entry, or after [`MAX_DEPTH`] steps.
-pub fn pane_of_process(start: u32, panes: &HashMap<u32, PaneId>) -> Option<PaneId> {
+/// pid is met (`pane_among` is given the chain, nearest first, and names the pane of its nearest
+/// member that is a live pane's child). Stops at pid 0/1, at the server (a pane's child is the
+/// server's child, so no pane is above it), at an unreadable entry, or after [`MAX_DEPTH`] steps.
+pub fn pane_of_process(
+    start: u32,
+    pane_among: impl FnOnce(&[u32]) -> Option<PaneId>,
+) -> Option<PaneId> {
+    let me = std::process::id();
+    let mut chain = Vec::new();
     let mut pid = start;
     for _ in 0..MAX_DEPTH {
-        if pid <= 1 {
-            return None;
+        if pid <= 1 || pid == me {
+            break;
         }
-        if let Some(pane) = panes.get(&pid) {
-            return Some(pane.clone());
+        chain.push(pid);
+        match parent_of(pid) {
+            Some(parent) => pid = parent,
+            None => break,
         }
-        pid = parent_of(pid)?;
     }
-    None
+    pane_among(&chain)
 }
 
 impl Hub {
@@ -59,22 +65,25 @@ impl Hub {
         if client_pid == 0 {
             return Ok(None);
         }
-        Ok(pane_of_process(client_pid, &self.live_pane_pids()))
+        Ok(pane_of_process(client_pid, |chain| {
+            self.live_pane_among(chain)
+        }))
     }
 
-    /// The child pid of every live pane, and of every pane whose spawn has not yet recorded it.
-    pub(super) fn live_pane_pids(&self) -> HashMap<u32, PaneId> {
-        let mut pids = self.spawning().pids();
-        pids.extend(self.store().read(|s| {
-            s.all_panes()
-                .into_iter()
-                .filter_map(|p| match p.status {
-                    crate::model::pane::PaneStatus::Live { pid } => Some((pid, p.id.clone())),
-                    _ => None,
-                })
-                .collect::<Vec<_>>()
-        }));
-        pids
+    /// Of `chain` (a process and its ancestors, nearest first), the nearest that is the child of
+    /// a live pane or of a pane whose spawn has not yet recorded it, with that pane. Constant in
+    /// the number of panes but for one pass over their records that allocates nothing.
+    pub(super) fn live_pane_among(&self, chain: &[u32]) -> Option<PaneId> {
+        let starting = self.spawning().nearest_among(chain);
+        let live = self.store().read(|s| {
+            s.live_pane_among(chain)
+                .map(|(at, pane)| (at, pane.clone()))
+        });
+        match (starting, live) {
+            (Some((a, pane_a)), Some((b, pane_b))) => Some(if a <= b { pane_a } else { pane_b }),
+            (Some((_, pane)), None) | (None, Some((_, pane))) => Some(pane),
+            (None, None) => None,
+        }
     }
 }
 
@@ -91,11 +100,37 @@ mod tests {
     }
 
     #[test]
-    fn our_own_process_is_found_through_its_ancestors() {
-        let me = std::process::id();
-        let parent = parent_of(me).expect("our parent is readable");
-        let panes = HashMap::from([(parent, PaneId::new())]);
-        assert_eq!(pane_of_process(me, &panes), panes.get(&parent).cloned());
-        assert_eq!(pane_of_process(me, &HashMap::new()), None);
+    fn a_process_is_found_through_its_ancestors_up_to_the_server() {
+        // sh (our child) starts sleep, prints its pid and waits for it.
+        let mut sh = std::process::Command::new("sh")
+            .args(["-c", "sleep 30 & echo $!; wait"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("sh");
+        let mut line = String::new();
+        let stdout = sh.stdout.take().expect("stdout");
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line).expect("read");
+        let sleep: u32 = line.trim().parse().expect("pid");
+        let mut seen = Vec::new();
+        assert_eq!(
+            pane_of_process(sleep, |chain| {
+                seen = chain.to_vec();
+                None
+            }),
+            None
+        );
+        // The walk stops below us (the server): no pane is above a pane's child.
+        assert_eq!(seen, vec![sleep, sh.id()]);
+        let pane = PaneId::new();
+        let (found, sh_pid) = (pane.clone(), sh.id());
+        assert_eq!(
+            pane_of_process(sleep, move |chain| chain.contains(&sh_pid).then_some(found)),
+            Some(pane)
+        );
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(sleep as i32),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+        let _ = sh.wait();
     }
 }

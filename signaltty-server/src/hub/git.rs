@@ -402,10 +402,7 @@ impl Hub {
         let repos = self.git_repos().clone();
         Ok(self
             .bounded("diffing the checkout", deadline, move |flag| {
-                let repo = repos
-                    .open(&cwd)
-                    .filter(|r| r.workdir().is_some())
-                    .ok_or_else(|| GitError::NotARepo(cwd.display().to_string()))?;
+                let repo = checkout_of(&repos, &cwd)?;
                 workspace_diff(&repo, flag)
             })
             .await??)
@@ -420,10 +417,20 @@ impl Hub {
     ) -> Result<FileDiff> {
         let cwd = self.workspace_cwd(id)?;
         let deadline = self.config().git_diff_deadline;
+        let repos = self.git_repos().clone();
         Ok(self
             .bounded("diffing a file", deadline, move |_| {
-                file_diff(&cwd, &path, old_path.as_deref())
+                let repo = checkout_of(&repos, &cwd)?;
+                file_diff(&repo, &path, old_path.as_deref())
             })
             .await??)
     }
+}
+
+/// The kept repository of a workspace directory, when it has a checkout.
+fn checkout_of(repos: &Repos, dir: &Path) -> std::result::Result<gix::Repository, GitError> {
+    repos
+        .open(dir)
+        .filter(|r| r.workdir().is_some())
+        .ok_or_else(|| GitError::NotARepo(dir.display().to_string()))
 }

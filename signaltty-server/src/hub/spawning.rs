@@ -45,9 +45,14 @@ impl Spawning {
         self.started.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The pids started by spawns that have not ended, with their panes.
-    pub fn pids(&self) -> HashMap<u32, PaneId> {
-        self.lock().clone()
+    /// Of `chain` (nearest first), the nearest pid started by a spawn that has not ended: its
+    /// index and its pane.
+    pub fn nearest_among(&self, chain: &[u32]) -> Option<(usize, PaneId)> {
+        let started = self.lock();
+        chain
+            .iter()
+            .enumerate()
+            .find_map(|(at, pid)| started.get(pid).map(|pane| (at, pane.clone())))
     }
 
     /// Records that `pid` is pane `pane`'s child; call from the spawning thread, right after the
@@ -102,7 +107,7 @@ impl Hub {
             loop {
                 // Marked seen before looking, so that a change made meanwhile wakes us again.
                 let busy = *changes.borrow_and_update() > 0;
-                let origin = crate::peer::classify(pid, &self.live_pane_pids());
+                let origin = crate::peer::classify(pid, |chain| self.live_pane_among(chain));
                 if origin != Origin::Escaped || !busy {
                     return origin;
                 }
@@ -113,7 +118,7 @@ impl Hub {
         };
         match tokio::time::timeout(SETTLE, settle).await {
             Ok(origin) => origin,
-            Err(_) => crate::peer::classify(pid, &self.live_pane_pids()),
+            Err(_) => crate::peer::classify(pid, |chain| self.live_pane_among(chain)),
         }
     }
 }

@@ -159,6 +159,22 @@ impl State {
             .collect()
     }
 
+    /// Of `pids` (a process and its ancestors, nearest first), the first that is a live pane's
+    /// child: its index in `pids` and its pane. One pass over the panes that allocates nothing,
+    /// because every connection asks (`peer.rs`).
+    pub fn live_pane_among(&self, pids: &[u32]) -> Option<(usize, &PaneId)> {
+        let mut nearest: Option<(usize, &PaneId)> = None;
+        for pane in self.panes.values() {
+            if let super::pane::PaneStatus::Live { pid } = pane.status
+                && let Some(at) = pids.iter().position(|p| *p == pid)
+                && nearest.is_none_or(|(best, _)| at < best)
+            {
+                nearest = Some((at, &pane.id));
+            }
+        }
+        nearest
+    }
+
     /// Number of tabs.
     pub fn tab_count(&self) -> usize {
         self.tabs.len()
