@@ -41,6 +41,11 @@ const MAX_WRITE_BYTES: usize = 256 * 1024;
 const MIN_BEHIND_BYTES: usize = 64 * 1024;
 /// How long the last bytes (the mode resets) may take to reach a terminal that is not reading.
 const FINAL_FLUSH: Duration = Duration::from_secs(2);
+/// After falling behind, how long before a fresh screen is taken (one 60 Hz frame). Without
+/// it a flood cycles skip → repaint → skip as fast as the terminal drains, each repaint taken
+/// under the pane's lock; with it a terminal that cannot keep up gets at most one fresh screen
+/// a frame, as with tmux. Typing never waits on it: it starts only when the terminal fell behind.
+const SKIP_PAUSE: Duration = Duration::from_millis(16);
 
 /// Serves one hand-off connection.
 pub async fn handle(hub: Hub, origin: Origin, stream: UnixStream) {
@@ -151,9 +156,12 @@ impl Prepared {
         let mut exited: Option<i32> = None;
         // False once the pane's output channel closed (the terminal is done).
         let mut output_open = true;
+        // Set when the terminal fell behind: no fresh screen before then.
+        let mut resume_at: Option<tokio::time::Instant> = None;
         let end = loop {
-            // Caught up after falling behind: a fresh subscription repaints the terminal.
-            if sub.is_none() && view.out.pending() == 0 {
+            // Caught up after falling behind (and the pause is over): a fresh subscription
+            // repaints the terminal.
+            if sub.is_none() && view.out.pending() == 0 && resume_at.is_none() {
                 let fresh = handle.subscribe();
                 view.repaint(&fresh, false);
                 sub = Some(fresh);
@@ -173,6 +181,7 @@ impl Prepared {
                 _ = &mut closed => break End::Closed,
                 () = &mut cancelled => break End::Shutdown,
                 Some(code) = exits.next(), if exited.is_none() => exited = code,
+                () = pause_until(resume_at), if resume_at.is_some() => resume_at = None,
                 line = lines.next(stream) => match line {
                     Ok(Some(line)) if line == "resize" => {
                         if let Some((cols, rows)) = signaltty_tty::window_size(&tty) {
@@ -213,11 +222,13 @@ impl Prepared {
                         if lagged || view.behind() {
                             view.fall_behind();
                             sub = None;
+                            resume_at = Some(tokio::time::Instant::now() + SKIP_PAUSE);
                         }
                     }
                     Err(RecvError::Lagged(_)) => {
                         view.fall_behind();
                         sub = None;
+                        resume_at = Some(tokio::time::Instant::now() + SKIP_PAUSE);
                     }
                     // The terminal's output is over; the exit (or closing) follows.
                     Err(RecvError::Closed) => output_open = false,
@@ -229,6 +240,14 @@ impl Prepared {
             hub.record_size(handle.id(), size);
         }
         end
+    }
+}
+
+/// Until `at`, or never without one.
+async fn pause_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }
 
