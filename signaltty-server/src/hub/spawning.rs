@@ -99,8 +99,10 @@ impl Hub {
     }
 
     /// Where a connecting process runs (`peer.rs`), given its pid. A peer that looks escaped
-    /// while spawns are in flight may be a new pane's child not yet recorded: it is classified
-    /// again at each change until it is placed or no spawn is left.
+    /// while spawns are in flight may be a new pane's child not yet recorded, and one placed in
+    /// a pane whose record is not yet in the store would find no such pane: either is
+    /// classified again at each change until it is placed in a recorded pane or no spawn is
+    /// left.
     pub async fn classify_peer(&self, pid: u32) -> Origin {
         let mut changes = self.spawning().in_flight.subscribe();
         let settle = async {
@@ -108,7 +110,14 @@ impl Hub {
                 // Marked seen before looking, so that a change made meanwhile wakes us again.
                 let busy = *changes.borrow_and_update() > 0;
                 let origin = crate::peer::classify(pid, |chain| self.live_pane_among(chain));
-                if origin != Origin::Escaped || !busy {
+                // Placed in a pane whose spawn has not yet put its record in the store: a call
+                // naming that pane would find no such pane, so wait for the spawn too.
+                let settled = match &origin {
+                    Origin::Outside => true,
+                    Origin::Pane(pane) => self.store().read(|s| s.pane(pane).is_ok()),
+                    Origin::Escaped => false,
+                };
+                if settled || !busy {
                     return origin;
                 }
                 if changes.changed().await.is_err() {
