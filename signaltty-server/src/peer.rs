@@ -282,7 +282,7 @@ impl AsyncWrite for PeerStream {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -319,18 +319,10 @@ mod tests {
 
     #[test]
     fn the_walk_from_a_grandchild_names_it_then_its_parent() {
-        // sh (our child) starts sleep, then prints sleep's pid and waits for it.
-        let mut sh = std::process::Command::new("sh")
-            .args(["-c", "sleep 30 & echo $!; wait"])
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("sh");
-        let mut line = String::new();
-        let stdout = sh.stdout.take().expect("stdout");
-        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line).expect("read");
-        let sleep: u32 = line.trim().parse().expect("pid");
+        let family = Grandchild::start();
+        let (sleep, sh) = (family.pid, family.parent());
         let (chain, end) = walk(sleep, std::process::id());
-        assert_eq!(chain, vec![sleep, sh.id()]);
+        assert_eq!(chain, vec![sleep, sh]);
         assert_eq!(
             end,
             End::Server {
@@ -338,15 +330,49 @@ mod tests {
             }
         );
         // A pane whose child is sh holds sleep too.
-        let (pane, sh_pid) = (PaneId::new(), sh.id());
+        let (pane, sh_pid) = (PaneId::new(), sh);
         let found = pane.clone();
         let origin = classify(sleep, move |chain| chain.contains(&sh_pid).then_some(found));
         assert_eq!(origin, Origin::Pane(pane));
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(sleep as i32),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-        let _ = sh.wait();
+    }
+
+    /// A grandchild of the test: `sh` (our child) starts `sleep` and waits for it; both are
+    /// ended on drop.
+    pub(crate) struct Grandchild {
+        /// The sleep's pid.
+        pub(crate) pid: u32,
+        sh: std::process::Child,
+    }
+
+    impl Grandchild {
+        pub(crate) fn start() -> Grandchild {
+            let mut sh = std::process::Command::new("sh")
+                .args(["-c", "sleep 30 & echo $!; wait"])
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("sh");
+            let mut line = String::new();
+            let stdout = sh.stdout.take().expect("stdout");
+            std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line)
+                .expect("read");
+            let pid = line.trim().parse().expect("pid");
+            Grandchild { pid, sh }
+        }
+
+        /// The sh's pid (the grandchild's parent, our child).
+        pub(crate) fn parent(&self) -> u32 {
+            self.sh.id()
+        }
+    }
+
+    impl Drop for Grandchild {
+        fn drop(&mut self) {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(self.pid as i32),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+            let _ = self.sh.wait();
+        }
     }
 
     #[test]

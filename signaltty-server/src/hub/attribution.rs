@@ -101,16 +101,9 @@ mod tests {
 
     #[test]
     fn a_process_is_found_through_its_ancestors_up_to_the_server() {
-        // sh (our child) starts sleep, prints its pid and waits for it.
-        let mut sh = std::process::Command::new("sh")
-            .args(["-c", "sleep 30 & echo $!; wait"])
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("sh");
-        let mut line = String::new();
-        let stdout = sh.stdout.take().expect("stdout");
-        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line).expect("read");
-        let sleep: u32 = line.trim().parse().expect("pid");
+        // sh (our child) starts sleep and waits for it.
+        let family = crate::peer::tests::Grandchild::start();
+        let (sleep, sh) = (family.pid, family.parent());
         let mut seen = Vec::new();
         assert_eq!(
             pane_of_process(sleep, |chain| {
@@ -120,17 +113,12 @@ mod tests {
             None
         );
         // The walk stops below us (the server): no pane is above a pane's child.
-        assert_eq!(seen, vec![sleep, sh.id()]);
+        assert_eq!(seen, vec![sleep, sh]);
         let pane = PaneId::new();
-        let (found, sh_pid) = (pane.clone(), sh.id());
+        let (found, sh_pid) = (pane.clone(), sh);
         assert_eq!(
             pane_of_process(sleep, move |chain| chain.contains(&sh_pid).then_some(found)),
             Some(pane)
         );
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(sleep as i32),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-        let _ = sh.wait();
     }
 }
