@@ -17,6 +17,7 @@ pub mod dsl;
 pub mod encode;
 pub mod focus;
 pub mod git;
+pub mod input;
 pub mod keymap;
 pub mod keys;
 pub mod overlay_keys;
