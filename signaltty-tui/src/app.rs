@@ -227,6 +227,9 @@ pub struct App {
     pub keymap: Keymap,
     /// Keys of an incomplete chord.
     pub chord: Chord,
+    /// Keys whose press went to a pane, by key (letters in lower case: a release reports the
+    /// unshifted key): their release goes to the same pane, any other release nowhere.
+    pub keys_down: HashMap<crossterm::event::KeyCode, String>,
     /// A divider drag in progress.
     pub drag: Option<Drag>,
     /// A text selection in progress.
@@ -272,6 +275,7 @@ impl App {
             toasts: Vec::new(),
             keymap,
             chord: Chord::default(),
+            keys_down: HashMap::new(),
             drag: None,
             selection: None,
             last_click: None,

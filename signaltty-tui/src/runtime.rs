@@ -2,6 +2,10 @@
 //! attachment task per pane and the request tasks, turns what they report into [`Msg`]s for
 //! `update`, carries out the [`Effect`]s, and draws.
 //!
+//! The terminal's input is read in that same `select!`, on this (current-thread) runtime's own
+//! reactor, and parsed by our own parser ([`crate::input`]): a key wakes this thread directly,
+//! with no reader thread to wake it. SIGWINCH is a signal stream of the same `select!`.
+//!
 //! Idle costs nothing: the loop sleeps in one `select!` on the terminal's input, the feed, the
 //! tasks' messages, the signals and — only when armed — the next deadline (a chord timeout, a
 //! toast, the once-a-second clock while a "working for…" timer shows) and the next frame. A
@@ -17,15 +21,14 @@ mod attach;
 pub mod requests;
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use crossterm::event::{Event, EventStream, KeyEventKind};
-use futures_util::StreamExt;
+use crossterm::event::Event;
 use signaltty_client::Client;
 use signaltty_client::catalog::run_feed;
 use tokio::signal::unix::{SignalKind, signal};
@@ -132,7 +135,11 @@ pub async fn run(options: Options) -> Result<(), String> {
     ));
     let (msg_tx, mut msg_rx) = mpsc::unbounded_channel::<Msg>();
     let mut attachments: HashMap<String, attach::Handle> = HashMap::new();
-    let (input, mut events) = read_terminal();
+    // After `terminal::enter`: its keyboard-protocol query reads the answer from stdin itself.
+    let mut input =
+        crate::input::Reader::open().map_err(|e| format!("cannot read the terminal: {e}"))?;
+    let mut queued: VecDeque<Msg> = VecDeque::new();
+    let mut sigwinch = signal(SignalKind::window_change()).map_err(|e| e.to_string())?;
     let mut sigterm = signal(SignalKind::terminate()).map_err(|e| e.to_string())?;
     let mut sigint = signal(SignalKind::interrupt()).map_err(|e| e.to_string())?;
     let mut sighup = signal(SignalKind::hangup()).map_err(|e| e.to_string())?;
@@ -146,28 +153,47 @@ pub async fn run(options: Options) -> Result<(), String> {
             When::Now => Some(now),
             When::At(at) => Some(at),
         };
-        let msg = tokio::select! {
-            biased;
-            _ = sigterm.recv() => crate::terminal::reraise(nix::sys::signal::Signal::SIGTERM),
-            _ = sigint.recv() => crate::terminal::reraise(nix::sys::signal::Signal::SIGINT),
-            _ = sighup.recv() => crate::terminal::reraise(nix::sys::signal::Signal::SIGHUP),
-            event = events.recv() => match event {
-                Some(event) => match to_msg(event) {
-                    Some(msg) => msg,
-                    None => continue,
+        // The rest of a read that held several events (typed ahead, or a paste's keys).
+        let msg = if let Some(msg) = queued.pop_front() {
+            msg
+        } else {
+            tokio::select! {
+                biased;
+                _ = sigterm.recv() => crate::terminal::reraise(nix::sys::signal::Signal::SIGTERM),
+                _ = sigint.recv() => crate::terminal::reraise(nix::sys::signal::Signal::SIGINT),
+                _ = sighup.recv() => crate::terminal::reraise(nix::sys::signal::Signal::SIGHUP),
+                events = input.read() => match events {
+                    Some(events) => {
+                        queued.extend(events.into_iter().map(to_msg));
+                        match queued.pop_front() {
+                            Some(msg) => msg,
+                            None => continue,
+                        }
+                    }
+                    // The terminal is gone: nothing more to show.
+                    None => break,
                 },
-                // The terminal is gone: nothing more to show.
-                None => break,
-            },
-            Some(feed) = feed_rx.recv() => Msg::Feed(feed),
-            Some(msg) = msg_rx.recv() => msg,
-            () = sleep_until(frame_at), if frame_at.is_some() => {
-                draw(&mut painter, &frames, &mut app, &mut pacer);
-                continue;
+                _ = sigwinch.recv() => {
+                    let (cols, rows) = signaltty_tty::window_size(std::io::stdout())
+                        .or_else(|| crossterm::terminal::size().ok())
+                        .unwrap_or(app.size);
+                    Msg::Resize(cols, rows)
+                }
+                Some(feed) = feed_rx.recv() => Msg::Feed(feed),
+                Some(msg) = msg_rx.recv() => msg,
+                () = sleep_until(frame_at), if frame_at.is_some() => {
+                    draw(&mut painter, &frames, &mut app, &mut pacer);
+                    continue;
+                }
+                () = sleep_until(deadline), if deadline.is_some() => Msg::Tick,
             }
-            () = sleep_until(deadline), if deadline.is_some() => Msg::Tick,
         };
-        let typed = matches!(msg, Msg::Key(_) | Msg::Paste(_));
+        // A key's release (kitty event types) has no echo to wait for.
+        let typed = match &msg {
+            Msg::Key(key) => key.kind != crossterm::event::KeyEventKind::Release,
+            Msg::Paste(_) => true,
+            _ => false,
+        };
         note_output(&mut pacer, &msg);
         let mut effects = update(&mut app, msg, Instant::now());
         // Take whatever else is already waiting before drawing: a flood of output costs one
@@ -200,7 +226,6 @@ pub async fn run(options: Options) -> Result<(), String> {
         }
     }
     feed.abort();
-    input.abort();
     for (_, handle) in attachments.drain() {
         handle.stop();
     }
@@ -220,24 +245,6 @@ fn note_output(pacer: &mut Pacer, msg: &Msg) {
     }
 }
 
-/// Reads the terminal's input in a task of its own, handing events over a channel (closed when
-/// the terminal is gone). Polling crossterm's `EventStream` from the main `select!` cost a
-/// try-lock on every pass of the loop — one per pane output message — which, while crossterm's
-/// waker thread holds that lock, spins through `sched_yield` calls; here it is polled only when
-/// input arrives.
-fn read_terminal() -> (tokio::task::JoinHandle<()>, mpsc::UnboundedReceiver<Event>) {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let task = tokio::spawn(async move {
-        let mut events = EventStream::new();
-        while let Some(Ok(event)) = events.next().await {
-            if tx.send(event).is_err() {
-                return;
-            }
-        }
-    });
-    (task, rx)
-}
-
 async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at.into()).await,
@@ -245,15 +252,16 @@ async fn sleep_until(at: Option<Instant>) {
     }
 }
 
-fn to_msg(event: Event) -> Option<Msg> {
+/// The message of an input event. Releases go on too (`update` sends them only to a pane that
+/// asked for event types; the keymap never sees them).
+fn to_msg(event: Event) -> Msg {
     match event {
-        Event::Key(key) if key.kind != KeyEventKind::Release => Some(Msg::Key(key)),
-        Event::Mouse(mouse) => Some(Msg::Mouse(mouse)),
-        Event::Paste(text) => Some(Msg::Paste(text)),
-        Event::Resize(cols, rows) => Some(Msg::Resize(cols, rows)),
-        Event::FocusGained => Some(Msg::FocusGained),
-        Event::FocusLost => Some(Msg::FocusLost),
-        _ => None,
+        Event::Key(key) => Msg::Key(key),
+        Event::Mouse(mouse) => Msg::Mouse(mouse),
+        Event::Paste(text) => Msg::Paste(text),
+        Event::Resize(cols, rows) => Msg::Resize(cols, rows),
+        Event::FocusGained => Msg::FocusGained,
+        Event::FocusLost => Msg::FocusLost,
     }
 }
 

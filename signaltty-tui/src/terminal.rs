@@ -1,7 +1,9 @@
 //! The outer terminal: raw mode, alternate screen, mouse reporting, bracketed paste, focus
 //! reports and (when the terminal speaks the kitty keyboard protocol) its "disambiguate escape
-//! codes" flag on the way in — so Shift+Enter, Ctrl+I and Esc arrive distinct and can be encoded
-//! for the pane the way its program asked (`encode::keys`) — and always back out: on a normal
+//! codes" and "report event types" flags on the way in — so Shift+Enter, Ctrl+I and Esc arrive
+//! distinct, and repeats and releases arrive at all, to be encoded for the pane the way its
+//! program asked (`encode::keys`; the keymap acts on presses and repeats only) — and always
+//! back out: on a normal
 //! exit (the guard's `Drop`), on a panic (a hook that restores before the message is printed)
 //! and on SIGTERM/SIGINT/SIGHUP (the runtime restores, then re-raises the signal with its
 //! default action so the parent sees the right status).
@@ -53,7 +55,8 @@ pub fn enter() -> std::io::Result<Guard> {
         cursor::Hide
     )?;
     // Asks the terminal (answered at once by those that speak the protocol; the others answer
-    // only the device-attributes query sent with it). Flags are pushed, so popping on the way
+    // only the device-attributes query sent with it). crossterm reads the answer from stdin
+    // itself: this runs before the runtime's own reader (`input::Reader`) opens the terminal. Flags are pushed, so popping on the way
     // out gives the shell back exactly what it had.
     if matches!(
         crossterm::terminal::supports_keyboard_enhancement(),
@@ -61,7 +64,10 @@ pub fn enter() -> std::io::Result<Guard> {
     ) {
         execute!(
             std::io::stdout(),
-            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+            PushKeyboardEnhancementFlags(
+                KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES
+                    | KeyboardEnhancementFlags::REPORT_EVENT_TYPES
+            )
         )?;
         KEYBOARD_PUSHED.store(true, Ordering::SeqCst);
     }

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
 use signaltty_client::catalog::FeedMsg;
 use signaltty_client::geometry::Hit;
 use signaltty_term::Screen;
@@ -113,7 +113,15 @@ fn table(app: &App) -> Table {
 }
 
 /// Returns whether the key only went to the focused pane (nothing on screen changed).
+///
+/// The keymap acts on presses and repeats (a held key repeats its action, as it does in a
+/// terminal without event types); a release (reported only when the outer terminal speaks the
+/// kitty protocol) never reaches the keymap: it goes to the pane that got the key's press, which
+/// encodes it only if its program asked for event types.
 fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) -> bool {
+    if key.kind == KeyEventKind::Release {
+        return on_release(app, key, fx);
+    }
     if app.overlay.is_some() {
         overlay_keys::on_key(app, key, now, fx);
         return false;
@@ -160,7 +168,37 @@ fn resolved_keys(
     }
 }
 
-fn send_keys(app: &App, keys: &[KeyEvent], fx: &mut Vec<Effect>) {
+/// Sends a key's release to the pane its press went to, if that pane still shows.
+fn on_release(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) -> bool {
+    let Some(pane_id) = app.keys_down.remove(&held_key(key.code)) else {
+        return false;
+    };
+    let (modes, protocol) = key_modes(app, &pane_id);
+    let bytes = encode::key(&key, &modes, protocol);
+    if bytes.is_empty() {
+        return false;
+    }
+    fx.push(Effect::Input { pane_id, bytes });
+    true
+}
+
+/// The key a press is remembered by until its release (a release reports the unshifted key).
+fn held_key(code: KeyCode) -> KeyCode {
+    match code {
+        KeyCode::Char(c) => KeyCode::Char(c.to_lowercase().next().unwrap_or(c)),
+        KeyCode::BackTab => KeyCode::Tab,
+        other => other,
+    }
+}
+
+fn send_keys(app: &mut App, keys: &[KeyEvent], fx: &mut Vec<Effect>) {
+    let Some(pane) = app.focused_pane() else {
+        return;
+    };
+    let pane_id = pane.id.clone();
+    for key in keys {
+        app.keys_down.insert(held_key(key.code), pane_id.clone());
+    }
     let Some(pane) = app.focused_pane() else {
         return;
     };

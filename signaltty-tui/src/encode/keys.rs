@@ -6,9 +6,13 @@
 //!
 //! The kitty protocol is followed for its flags 1 (disambiguate escape codes), 4 (report
 //! alternate keys, for shifted ASCII letters), 8 (report all keys as escape codes) and 16
-//! (associated text: with 8, a key that types text carries it, `CSI 97;;97u`). Flag 2 (event
-//! types) is not produced: repeats and releases would have to come from the TUI's own
-//! terminal (it asks that one only to disambiguate) and be kept from its keymap. Functional keys (arrows, Home/End, Insert,
+//! (associated text: with 8, a key that types text carries it, `CSI 97;;97u`) and 2 (event
+//! types): when the outer terminal speaks the kitty protocol the TUI asks it for event types too
+//! (see `terminal`), and a pane whose program pushed flag 2 gets repeats as `CSI …;m:2 X` and
+//! releases as `CSI …;m:3 X` — except where the kitty protocol keeps legacy bytes: a repeat of a
+//! key that types text (or of unmodified Enter, Tab, Backspace) is sent like its press, and
+//! Enter, Tab and Backspace have no release unless flag 8 is on too. A pane without flag 2 gets
+//! repeats as presses and never sees a release. Functional keys (arrows, Home/End, Insert,
 //! Delete, PageUp/Down, F-keys) keep their legacy `CSI 1;m X` / `CSI n;m ~` forms, which the
 //! kitty protocol also uses. modifyOtherKeys uses xterm's default `CSI 27 ; m ; code ~` form.
 //!
@@ -16,11 +20,13 @@
 //! (the TUI then asks it to disambiguate, see `terminal`), Ctrl+I arrives as Tab and Shift+Enter
 //! as Enter, and nothing here can tell them apart again.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use signaltty_term::vt::{Modes, Term};
 
 /// Kitty flag 1: escape codes for keys that are ambiguous in the legacy encoding.
 const DISAMBIGUATE: u8 = 1;
+/// Kitty flag 2: repeat and release events, as a sub-field of the modifiers (`;m:2`, `;m:3`).
+const EVENT_TYPES: u8 = 2;
 /// Kitty flag 4: the shifted key follows the key code (`CSI 97:65;2u`).
 const ALTERNATE_KEYS: u8 = 4;
 /// Kitty flag 8: every key, plain text included, as an escape code.
@@ -48,8 +54,68 @@ impl KeyProtocol {
     }
 }
 
-/// The bytes of a key press; empty for keys with no encoding.
+/// The bytes of a key event (press, repeat or release); empty for keys with no encoding and for
+/// releases the program did not ask for.
 pub fn key(event: &KeyEvent, modes: &Modes, protocol: KeyProtocol) -> Vec<u8> {
+    let types = protocol.kitty_flags & EVENT_TYPES != 0;
+    let kind = match event.kind {
+        KeyEventKind::Press => return press(event, modes, protocol),
+        KeyEventKind::Repeat if !types => return press(event, modes, protocol),
+        KeyEventKind::Release if !types => return Vec::new(),
+        KeyEventKind::Repeat => 2,
+        KeyEventKind::Release => 3,
+    };
+    let bytes = press(event, modes, protocol);
+    if let Some(with) = with_event_type(&bytes, kind) {
+        return with;
+    }
+    // The press went as legacy bytes (text, a control byte, unmodified Enter/Tab/Backspace):
+    // a repeat is the same bytes again; a release of a text key is `CSI code;m:3u`, and Enter,
+    // Tab and Backspace are never released (flag 8 would have sent their press as CSI u).
+    if kind == 2 {
+        return bytes;
+    }
+    match event.code {
+        KeyCode::Char(c) if !bytes.is_empty() => {
+            let mods = Mods::of(event);
+            let code = c.to_lowercase().next().unwrap_or(c) as u32;
+            format!("\x1b[{code};{}:3u", mods.param()).into_bytes()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// A key's escape sequence (`CSI … X` or `SS3 X`) with the event type `kind` in the modifier
+/// field (`CSI A` → `CSI 1;1:2A`, `CSI 3;5~` → `CSI 3;5:3~`, `CSI 97;5u` → `CSI 97;5:3u`);
+/// `None` for bytes that are not one (text, control bytes).
+fn with_event_type(bytes: &[u8], kind: u8) -> Option<Vec<u8>> {
+    let (params, last) = match bytes {
+        [0x1b, b'O', last] => ("", *last),
+        [0x1b, b'[', rest @ .., last] if last.is_ascii_alphabetic() || *last == b'~' => {
+            (std::str::from_utf8(rest).ok()?, *last)
+        }
+        _ => return None,
+    };
+    let mut fields: Vec<&str> = params.split(';').collect();
+    // The associated text (a third field) belongs to the press only.
+    fields.truncate(2);
+    let first = if fields[0].is_empty() { "1" } else { fields[0] };
+    let mods = fields
+        .get(1)
+        .filter(|m| !m.is_empty())
+        .copied()
+        .unwrap_or("1");
+    // F3 is `CSI 13 ~` in the kitty protocol: `CSI 1;m R` is also a cursor position report.
+    let (first, last) = if last == b'R' {
+        ("13", b'~')
+    } else {
+        (first, last)
+    };
+    Some(format!("\x1b[{first};{mods}:{kind}{}", char::from(last)).into_bytes())
+}
+
+/// The bytes of a key press; empty for keys with no encoding.
+fn press(event: &KeyEvent, modes: &Modes, protocol: KeyProtocol) -> Vec<u8> {
     // A terminal in the kitty protocol reports Ctrl+Shift+A as `a` with Shift: the same key as
     // the legacy `A` with Shift, which is the form used below.
     let shifted;

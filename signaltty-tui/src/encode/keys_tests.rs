@@ -181,3 +181,133 @@ fn kitty_associated_text_follows_keys_that_type_text() {
         (KeyCode::Char('a'), CTRL, proto(1 | 16, 0), "\x1b[97;5u"),
     ]);
 }
+
+#[test]
+fn kitty_event_types_only_for_panes_that_pushed_flag_2() {
+    use crossterm::event::KeyEventKind::{Press, Release, Repeat};
+    let modes = Modes::default();
+    let app_cursor = Modes {
+        application_cursor: true,
+        ..Modes::default()
+    };
+    let types = proto(1 | 2, 0);
+    let all = proto(1 | 2 | 8, 0);
+    let rows: &[(KeyCode, KeyModifiers, _, KeyProtocol, &Modes, &str)] = &[
+        // A pane without flag 2: repeats are presses, releases are never sent.
+        (KeyCode::Char('a'), NONE, Repeat, proto(1, 0), &modes, "a"),
+        (KeyCode::Char('a'), NONE, Release, proto(1, 0), &modes, ""),
+        (KeyCode::Up, NONE, Release, proto(0, 0), &modes, ""),
+        (KeyCode::Enter, NONE, Release, proto(0, 2), &modes, ""),
+        (
+            KeyCode::Char('c'),
+            CTRL,
+            Repeat,
+            proto(0, 0),
+            &modes,
+            "\x03",
+        ),
+        // Flag 2: presses unchanged.
+        (KeyCode::Char('a'), NONE, Press, types, &modes, "a"),
+        (KeyCode::Up, NONE, Press, types, &modes, "\x1b[A"),
+        // Text keys: a repeat is the text again, a release is CSI u with :3.
+        (KeyCode::Char('a'), NONE, Repeat, types, &modes, "a"),
+        (
+            KeyCode::Char('a'),
+            NONE,
+            Release,
+            types,
+            &modes,
+            "\x1b[97;1:3u",
+        ),
+        (
+            KeyCode::Char('A'),
+            SHIFT,
+            Release,
+            types,
+            &modes,
+            "\x1b[97;2:3u",
+        ),
+        (
+            KeyCode::Char('é'),
+            NONE,
+            Release,
+            types,
+            &modes,
+            "\x1b[233;1:3u",
+        ),
+        // Keys already sent as escapes carry the type in their modifier field.
+        (
+            KeyCode::Char('c'),
+            CTRL,
+            Repeat,
+            types,
+            &modes,
+            "\x1b[99;5:2u",
+        ),
+        (
+            KeyCode::Char('c'),
+            CTRL,
+            Release,
+            types,
+            &modes,
+            "\x1b[99;5:3u",
+        ),
+        (KeyCode::Esc, NONE, Repeat, types, &modes, "\x1b[27;1:2u"),
+        (KeyCode::Esc, NONE, Release, types, &modes, "\x1b[27;1:3u"),
+        (KeyCode::Up, NONE, Repeat, types, &modes, "\x1b[1;1:2A"),
+        (
+            KeyCode::Up,
+            NONE,
+            Release,
+            types,
+            &app_cursor,
+            "\x1b[1;1:3A",
+        ),
+        (KeyCode::Left, SHIFT, Release, types, &modes, "\x1b[1;2:3D"),
+        (KeyCode::Delete, NONE, Repeat, types, &modes, "\x1b[3;1:2~"),
+        (KeyCode::PageUp, CTRL, Release, types, &modes, "\x1b[5;5:3~"),
+        (KeyCode::F(1), NONE, Release, types, &modes, "\x1b[1;1:3P"),
+        (KeyCode::F(3), NONE, Release, types, &modes, "\x1b[13;1:3~"),
+        (KeyCode::F(5), NONE, Repeat, types, &modes, "\x1b[15;1:2~"),
+        (
+            KeyCode::Enter,
+            SHIFT,
+            Release,
+            types,
+            &modes,
+            "\x1b[13;2:3u",
+        ),
+        // Unmodified Enter, Tab, Backspace: repeats as presses, no release without flag 8…
+        (KeyCode::Enter, NONE, Repeat, types, &modes, "\r"),
+        (KeyCode::Enter, NONE, Release, types, &modes, ""),
+        (KeyCode::Tab, NONE, Release, types, &modes, ""),
+        (KeyCode::Backspace, NONE, Release, types, &modes, ""),
+        // …and with flag 8 every key is an escape with its type (associated text dropped).
+        (KeyCode::Enter, NONE, Release, all, &modes, "\x1b[13;1:3u"),
+        (
+            KeyCode::Char('a'),
+            NONE,
+            Repeat,
+            all,
+            &modes,
+            "\x1b[97;1:2u",
+        ),
+        (
+            KeyCode::Char('a'),
+            NONE,
+            Release,
+            proto(1 | 2 | 8 | 16, 0),
+            &modes,
+            "\x1b[97;1:3u",
+        ),
+    ];
+    for (code, mods, kind, protocol, modes, want) in rows {
+        let event = KeyEvent::new_with_kind(*code, *mods, *kind);
+        let got = key(&event, modes, *protocol);
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            *want,
+            "{code:?} {mods:?} {kind:?} under {protocol:?}"
+        );
+    }
+}
