@@ -317,3 +317,57 @@ fn keys_reach_the_pane_in_the_protocol_its_program_pushed() {
     let fx = update(&mut app, key(KeyCode::Enter, KeyModifiers::SHIFT), now);
     assert_eq!(inputs(&fx), "\x1b[27;2;13~");
 }
+
+#[test]
+fn releases_reach_only_the_pane_that_got_the_press_and_asked_for_event_types() {
+    use crossterm::event::KeyEventKind::{Release, Repeat};
+    let key = |code, kind| Msg::Key(KeyEvent::new_with_kind(code, KeyModifiers::NONE, kind));
+    let now = Instant::now();
+    let mut app = app();
+    snapshot(&mut app, "a", b"");
+    // Normal mode: a release never reaches the keymap (`i` released does not enter Insert),
+    // and costs no frame.
+    app.dirty = false;
+    let fx = update(&mut app, key(KeyCode::Char('i'), Release), now);
+    assert!(fx.is_empty() && app.mode == crate::app::Mode::Normal && !app.dirty);
+    // A repeat acts like a press.
+    update(&mut app, key(KeyCode::Char('i'), Repeat), now);
+    assert_eq!(app.mode, crate::app::Mode::Insert);
+    // The release of `i` (its press went to the keymap) goes nowhere.
+    assert!(inputs(&update(&mut app, key(KeyCode::Char('i'), Release), now)).is_empty());
+    // A pane without flag 2: repeats are presses, releases are not sent.
+    update(
+        &mut app,
+        key(KeyCode::Char('x'), crossterm::event::KeyEventKind::Press),
+        now,
+    );
+    assert_eq!(
+        inputs(&update(&mut app, key(KeyCode::Char('x'), Repeat), now)),
+        "x"
+    );
+    assert!(inputs(&update(&mut app, key(KeyCode::Char('x'), Release), now)).is_empty());
+    // The program pushes disambiguate + event types: the release follows its press.
+    update(
+        &mut app,
+        Msg::Pane {
+            pane_id: "a".into(),
+            event: PaneEvent::Output(b"\x1b[>3u".to_vec()),
+        },
+        now,
+    );
+    assert_eq!(inputs(&press(&mut app, "x", now)), "x");
+    assert_eq!(
+        inputs(&update(&mut app, key(KeyCode::Up, Repeat), now)),
+        "\x1b[1;1:2A"
+    );
+    app.dirty = false;
+    let fx = update(&mut app, key(KeyCode::Char('x'), Release), now);
+    assert_eq!(inputs(&fx), "\x1b[120;1:3u");
+    assert!(!app.dirty, "a release draws nothing");
+    assert_eq!(
+        inputs(&update(&mut app, key(KeyCode::Up, Release), now)),
+        "\x1b[1;1:3A"
+    );
+    // Released once only.
+    assert!(inputs(&update(&mut app, key(KeyCode::Char('x'), Release), now)).is_empty());
+}

@@ -168,17 +168,16 @@ fn resolved_keys(
     }
 }
 
-/// Sends a key's release to the pane its press went to, if that pane still shows.
+/// Sends a key's release to the pane its press went to. Changes nothing on screen (a kitty
+/// terminal reports a release for every key: none of them may cost a frame).
 fn on_release(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) -> bool {
-    let Some(pane_id) = app.keys_down.remove(&held_key(key.code)) else {
-        return false;
-    };
-    let (modes, protocol) = key_modes(app, &pane_id);
-    let bytes = encode::key(&key, &modes, protocol);
-    if bytes.is_empty() {
-        return false;
+    if let Some(pane_id) = app.keys_down.remove(&held_key(key.code)) {
+        let (modes, protocol) = key_modes(app, &pane_id);
+        let bytes = encode::key(&key, &modes, protocol);
+        if !bytes.is_empty() {
+            fx.push(Effect::Input { pane_id, bytes });
+        }
     }
-    fx.push(Effect::Input { pane_id, bytes });
     true
 }
 
