@@ -68,3 +68,64 @@ impl Reader {
         Some(events)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::os::fd::AsRawFd;
+    use std::path::Path;
+
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    use super::*;
+
+    fn key(code: KeyCode) -> Event {
+        Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
+    }
+
+    #[tokio::test]
+    async fn keys_typed_on_a_real_terminal_arrive_and_a_lone_esc_waits_only_esc_wait() {
+        let pty = nix::pty::openpty(None, None).expect("openpty");
+        let path = format!("/proc/self/fd/{}", pty.slave.as_raw_fd());
+        let mut reader = Reader {
+            tty: TtyInput::reopen(Path::new(&path)).expect("reopen"),
+            parser: Parser::new(),
+            settle_at: None,
+        };
+        // The pty's line discipline would turn CR into LF: raw, as the TUI's terminal is.
+        let mut attrs = nix::sys::termios::tcgetattr(&pty.slave).expect("tcgetattr");
+        nix::sys::termios::cfmakeraw(&mut attrs);
+        nix::sys::termios::tcsetattr(&pty.slave, nix::sys::termios::SetArg::TCSANOW, &attrs)
+            .expect("tcsetattr");
+        let mut master = std::fs::File::from(pty.master);
+        let wait = Duration::from_secs(10);
+        master.write_all(b"a\x1b[A\r").expect("write");
+        let mut got = Vec::new();
+        while got.len() < 3 {
+            let events = tokio::time::timeout(wait, reader.read())
+                .await
+                .expect("keys");
+            got.extend(events.expect("terminal open"));
+        }
+        assert_eq!(
+            got,
+            [
+                key(KeyCode::Char('a')),
+                key(KeyCode::Up),
+                key(KeyCode::Enter)
+            ]
+        );
+        // A lone ESC: nothing at first, Esc once ESC_WAIT passed without more bytes.
+        master.write_all(b"\x1b").expect("write");
+        let started = std::time::Instant::now();
+        let mut got = Vec::new();
+        while got.is_empty() {
+            let events = tokio::time::timeout(wait, reader.read())
+                .await
+                .expect("esc");
+            got.extend(events.expect("terminal open"));
+        }
+        assert!(started.elapsed() >= ESC_WAIT);
+        assert_eq!(got, [key(KeyCode::Esc)]);
+    }
+}
