@@ -47,8 +47,9 @@ const FINAL_FLUSH: Duration = Duration::from_secs(2);
 /// a frame, as with tmux. Typing never waits on it: it starts only when the terminal fell behind.
 const SKIP_PAUSE: Duration = Duration::from_millis(16);
 
-/// Serves one hand-off connection.
-pub async fn handle(hub: Hub, origin: Origin, stream: UnixStream) {
+/// Serves one hand-off connection; `over_cap` (the cap) when it is one connection too many,
+/// refused once its request is read (the client then tries gRPC, which says the same).
+pub async fn handle(hub: Hub, origin: Origin, stream: UnixStream, over_cap: Option<usize>) {
     let mut buf = [0u8; handoff::MAX_LINE];
     let Ok(Ok((n, fds))) =
         tokio::time::timeout(START_TIMEOUT, handoff::recv_with_fds(&stream, &mut buf)).await
@@ -59,6 +60,14 @@ pub async fn handle(hub: Hub, origin: Origin, stream: UnixStream) {
     let Ok(Ok(Some(line))) = tokio::time::timeout(START_TIMEOUT, lines.next(&stream)).await else {
         return;
     };
+    if let Some(cap) = over_cap {
+        let why = format!(
+            "TOO_MANY_CONNECTIONS: the server has {cap} connections open, its limit; close idle \
+             clients and retry"
+        );
+        let _ = handoff::write_all(&stream, &Reply::refused(&why)).await;
+        return;
+    }
     let prepared = match prepare(&hub, &origin, &line, fds) {
         Ok(prepared) => prepared,
         Err(why) => {
