@@ -7,20 +7,10 @@
 mod clients;
 mod common;
 
-use common::repo::{Repo, lines};
+use common::repo::{Repo, lines, workspace_diff as diff};
 use common::{TestServer, assert_error};
 use signaltty_proto::v1 as pb;
 use tonic::Code;
-
-async fn diff(srv: &TestServer, ws: &str) -> pb::GetWorkspaceDiffResponse {
-    srv.git()
-        .get_workspace_diff(pb::GetWorkspaceDiffRequest {
-            workspace_id: ws.into(),
-        })
-        .await
-        .expect("GetWorkspaceDiff")
-        .into_inner()
-}
 
 async fn file(srv: &TestServer, ws: &str, path: &str, old_path: &str) -> pb::GetFileDiffResponse {
     srv.git()

@@ -12,17 +12,12 @@ mod common;
 use std::time::SystemTime;
 
 use common::TestServer;
-use common::repo::{Repo, lines};
+use common::repo::{Repo, lines, workspace_diff};
 use signaltty_proto::v1 as pb;
 
 async fn diff(srv: &TestServer, ws: &str) -> Vec<(String, pb::ChangeKind, u32, u32, bool)> {
-    srv.git()
-        .get_workspace_diff(pb::GetWorkspaceDiffRequest {
-            workspace_id: ws.into(),
-        })
+    workspace_diff(srv, ws)
         .await
-        .expect("GetWorkspaceDiff")
-        .into_inner()
         .files
         .iter()
         .map(|f| (f.path.clone(), f.kind(), f.added, f.removed, f.untracked))

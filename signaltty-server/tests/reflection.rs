@@ -23,6 +23,31 @@ const SERVICES: [&str; 9] = [
     "signaltty.v1.WorkspaceService",
 ];
 
+/// The first message of a reflection stream (v1 or v1alpha), in time.
+async fn first_reply<T>(
+    call: impl std::future::Future<Output = Result<tonic::Response<tonic::Streaming<T>>, tonic::Status>>,
+) -> T {
+    let mut replies = tokio::time::timeout(WAIT, call)
+        .await
+        .expect("in time")
+        .expect("reflection answers")
+        .into_inner();
+    tokio::time::timeout(WAIT, replies.message())
+        .await
+        .expect("in time")
+        .expect("a reply")
+        .expect("not the end")
+}
+
+fn lists_every_service(listed: Vec<String>) {
+    for service in SERVICES {
+        assert!(
+            listed.iter().any(|s| s == service),
+            "{service} in {listed:?}"
+        );
+    }
+}
+
 async fn ask_v1(
     server: &TestServer,
     request: r1::server_reflection_request::MessageRequest,
@@ -33,19 +58,7 @@ async fn ask_v1(
         host: String::new(),
         message_request: Some(request),
     };
-    let mut replies = tokio::time::timeout(
-        WAIT,
-        client.server_reflection_info(tokio_stream::once(request)),
-    )
-    .await
-    .expect("in time")
-    .expect("reflection answers")
-    .into_inner();
-    let reply = tokio::time::timeout(WAIT, replies.message())
-        .await
-        .expect("in time")
-        .expect("a reply")
-        .expect("not the end");
+    let reply = first_reply(client.server_reflection_info(tokio_stream::once(request))).await;
     reply.message_response.expect("a response")
 }
 
@@ -71,12 +84,7 @@ async fn reflection_v1_lists_every_service_and_describes_it_with_its_comments() 
         ),
     );
     for listed in [listed_v1(a), listed_v1(b)] {
-        for service in SERVICES {
-            assert!(
-                listed.iter().any(|s| s == service),
-                "{service} in {listed:?}"
-            );
-        }
+        lists_every_service(listed);
     }
     let reply = ask_v1(
         &server,
@@ -121,29 +129,11 @@ async fn reflection_v1alpha_lists_every_service() {
             r1a::server_reflection_request::MessageRequest::ListServices(String::new()),
         ),
     };
-    let mut replies = tokio::time::timeout(
-        WAIT,
-        client.server_reflection_info(tokio_stream::once(request)),
-    )
-    .await
-    .expect("in time")
-    .expect("reflection answers")
-    .into_inner();
-    let reply = tokio::time::timeout(WAIT, replies.message())
-        .await
-        .expect("in time")
-        .expect("a reply")
-        .expect("not the end");
+    let reply = first_reply(client.server_reflection_info(tokio_stream::once(request))).await;
     let Some(r1a::server_reflection_response::MessageResponse::ListServicesResponse(list)) =
         reply.message_response
     else {
         panic!("not a service list: {:?}", reply.message_response);
     };
-    let listed: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
-    for service in SERVICES {
-        assert!(
-            listed.iter().any(|s| s == service),
-            "{service} in {listed:?}"
-        );
-    }
+    lists_every_service(list.service.into_iter().map(|s| s.name).collect());
 }

@@ -16,7 +16,7 @@ use signaltty_term::Screen;
 
 use super::{Drawn, Painter};
 use crate::app::{App, Attachment, Effect, Mode, Msg, Overlay, PaneEvent, Selection};
-use crate::test_fixture::{app, decision, leaf, pane, split};
+use crate::test_fixture::{app, decision, four_pane_layout, pane};
 use crate::update::update;
 
 /// The painter's output, shared with the test.
@@ -68,20 +68,7 @@ impl Rng {
 /// drawn size with a model of that size.
 fn four_panes() -> App {
     let mut app = app();
-    let layout = split(
-        pb::Direction::Right,
-        0.4,
-        leaf("a"),
-        split(
-            pb::Direction::Down,
-            0.5,
-            leaf("b"),
-            split(pb::Direction::Right, 0.5, leaf("d"), leaf("e")),
-        ),
-    );
-    let t1 = app.catalog.tabs.get_mut("t1").expect("t1");
-    t1.layout = Some(layout);
-    t1.pane_ids = ["a", "b", "d", "e"].map(String::from).to_vec();
+    four_pane_layout(&mut app);
     for id in ["d", "e"] {
         app.catalog.panes.insert(id.into(), pane(id, "t1", id));
     }

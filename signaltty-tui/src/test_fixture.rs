@@ -139,6 +139,26 @@ pub fn app() -> App {
     app
 }
 
+/// Gives tab `t1` four panes, `a` | (`b` / (`d` | `e`)) — the nested split the frame tests
+/// draw; the caller adds panes `d` and `e` to the catalog with the titles it wants.
+pub fn four_pane_layout(app: &mut App) {
+    let layout = split(
+        pb::Direction::Right,
+        0.4,
+        leaf("a"),
+        split(
+            pb::Direction::Down,
+            0.5,
+            leaf("b"),
+            split(pb::Direction::Right, 0.5, leaf("d"), leaf("e")),
+        ),
+    );
+    if let Some(t1) = app.catalog.tabs.get_mut("t1") {
+        t1.layout = Some(layout);
+        t1.pane_ids = ["a", "b", "d", "e"].map(String::from).to_vec();
+    }
+}
+
 /// The frame as text, one line per row, trailing blanks trimmed (for insta snapshots).
 pub fn render(app: &App) -> String {
     let (w, h) = app.size;

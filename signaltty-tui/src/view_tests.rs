@@ -9,26 +9,8 @@ use signaltty_proto::v1 as pb;
 
 use crate::app::{App, Link, Msg, PaneEvent};
 use crate::dsl::press;
-use crate::test_fixture::{app, leaf, pane, split, tab};
+use crate::test_fixture::{app, four_pane_layout, leaf, pane, render, tab};
 use crate::update::update;
-
-/// The frame as text, one line per row, trailing blanks trimmed.
-fn render(app: &App) -> String {
-    let (w, h) = app.size;
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    terminal.draw(|f| super::view(app, f)).expect("draw");
-    let buf = terminal.backend().buffer();
-    let mut out = String::new();
-    for y in 0..h {
-        let mut line = String::new();
-        for x in 0..w {
-            line.push_str(buf[(x, y)].symbol());
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
 
 fn with_output(mut app: App) -> App {
     let now = Instant::now();
@@ -125,20 +107,7 @@ fn tab_bar_truncates_many_tabs() {
 #[test]
 fn nested_splits_and_sidebar_focus() {
     let mut app = app();
-    let layout = split(
-        pb::Direction::Right,
-        0.4,
-        leaf("a"),
-        split(
-            pb::Direction::Down,
-            0.5,
-            leaf("b"),
-            split(pb::Direction::Right, 0.5, leaf("d"), leaf("e")),
-        ),
-    );
-    let t = app.catalog.tabs.get_mut("t1").expect("t1");
-    t.layout = Some(layout);
-    t.pane_ids = vec!["a".into(), "b".into(), "d".into(), "e".into()];
+    four_pane_layout(&mut app);
     app.catalog.panes.insert("d".into(), pane("d", "t1", "vim"));
     let mut e = pane("e", "t1", "build");
     e.lifecycle = pb::Lifecycle::Failed as i32;

@@ -70,7 +70,10 @@ impl Hub {
         deadline: Duration,
         work: impl FnOnce(&Arc<AtomicBool>) -> T + Send + 'static,
     ) -> Result<T> {
-        let flag = Arc::new(AtomicBool::new(false));
+        // A zero deadline has passed already: the flag starts raised. (Raised by the timer
+        // instead, a check faster than one turn of the runtime could still answer, so what a
+        // zero deadline gave depended on scheduling.)
+        let flag = Arc::new(AtomicBool::new(deadline.is_zero()));
         let (tx, mut rx) = tokio::sync::oneshot::channel();
         std::thread::Builder::new()
             .name("signaltty-git".to_owned())

@@ -75,3 +75,14 @@ impl Repo {
 pub fn lines(first: u32, last: u32) -> String {
     (first..=last).map(|n| format!("line {n}\n")).collect()
 }
+
+/// `GetWorkspaceDiff` of workspace `ws`, which must answer.
+pub async fn workspace_diff(srv: &TestServer, ws: &str) -> pb::GetWorkspaceDiffResponse {
+    srv.git()
+        .get_workspace_diff(pb::GetWorkspaceDiffRequest {
+            workspace_id: ws.into(),
+        })
+        .await
+        .expect("GetWorkspaceDiff")
+        .into_inner()
+}
