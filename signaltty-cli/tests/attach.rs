@@ -271,3 +271,35 @@ fn attaching_to_a_restored_pane_says_so_and_names_the_resume_command() {
     b.master_writer.write_all(&[0x1c]).expect("detach key");
     assert_eq!(wait_exit(&mut b.child, WAIT), Some(0));
 }
+
+/// Once the server has the terminal the CLI's gRPC connection is closed: with
+/// `max_connections = 2` the hand-off is one connection and another client still fits (an idle
+/// connection kept open for the attach's life would leave no room).
+#[test]
+fn a_handed_over_attach_keeps_no_idle_grpc_connection() {
+    let env = TestEnv::new();
+    env.write_config(
+        "[server]\nmax_connections = 2\nkeepalive_interval_secs = 30\nkeepalive_timeout_secs = 10\n",
+    );
+    // Starts the server (the file is read at its start); the auto-start's probe may still be
+    // counted for a moment, so the first call is retried.
+    common::wait_for("the first call under the cap", common::RUN_TIMEOUT, || {
+        env.run(&["workspace", "list"]).success().then_some(())
+    });
+    let pane = cat_pane(&env);
+    // (A hand-off refused, e.g. while the last call's connection was still counted, would say
+    // so on the screen.)
+    let mut a = attach_env(
+        &env,
+        &["attach", &pane],
+        &[("SIGNALTTY_DEBUG_HANDOFF", "1")],
+    );
+    a.master_writer.write_all(b"handed\r").expect("type");
+    a.screen.wait_for("handed", 2, WAIT);
+    // The hand-off holds one connection; a call from another client fits beside it (the
+    // server sees the attach's gRPC connection close shortly after `go`).
+    common::wait_for("room beside the attach", common::RUN_TIMEOUT, || {
+        env.run(&["workspace", "list"]).success().then_some(())
+    });
+    a.detach();
+}

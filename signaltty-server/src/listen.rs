@@ -174,6 +174,26 @@ impl Connections {
     pub fn open(&self) -> usize {
         self.0.load(Ordering::Relaxed)
     }
+
+    /// Counts one more connection (a gRPC one, or a terminal handed over): its slot, and how
+    /// many are open with it.
+    pub fn take(&self) -> (ConnectionSlot, usize) {
+        let open = self.0.fetch_add(1, Ordering::Relaxed) + 1;
+        (ConnectionSlot(Arc::clone(&self.0)), open)
+    }
+}
+
+/// Logs (rate-limited by `log`) that `open` connections passed the cap `max`; the same line for
+/// a gRPC connection and a terminal hand-off.
+pub fn warn_over_cap(log: &mut LogLimit, open: usize, max: usize) {
+    if let Some(n) = log.allow() {
+        tracing::warn!(
+            open,
+            max,
+            suppressed = n,
+            "too many connections; refusing calls on new ones"
+        );
+    }
 }
 
 /// Held by a connection for its life; decrements the count on drop.
@@ -232,18 +252,10 @@ where
                     match stream.peer_cred() {
                         Ok(cred) if cred.uid() == me => {
                             let mut peer = identify(&stream, &a.classify).await;
-                            let open = a.connections.0.fetch_add(1, Ordering::Relaxed) + 1;
-                            let slot = ConnectionSlot(Arc::clone(&a.connections.0));
+                            let (slot, open) = a.connections.take();
                             if open > a.max_connections {
                                 peer.over_cap = Some(a.max_connections);
-                                if let Some(n) = a.refused_log.allow() {
-                                    tracing::warn!(
-                                        open,
-                                        max = a.max_connections,
-                                        suppressed = n,
-                                        "too many connections; refusing calls on new ones"
-                                    );
-                                }
+                                warn_over_cap(&mut a.refused_log, open, a.max_connections);
                             }
                             let stream = match QuietStream::from_tokio(stream) {
                                 Ok(s) => s,

@@ -318,3 +318,72 @@ except (ConnectionResetError, BrokenPipeError):
     assert!(out.status.success(), "{out:?}");
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0");
 }
+
+/// A gRPC call on a new connection: `Ok` within the cap, else the status it got.
+async fn call_on_a_new_connection(srv: &TestServer) -> Result<(), tonic::Status> {
+    let channel = signaltty_proto::connect(srv.socket())
+        .await
+        .expect("connect");
+    pb::server_service_client::ServerServiceClient::new(channel)
+        .get_status(pb::GetStatusRequest {})
+        .await
+        .map(|_| ())
+}
+
+#[tokio::test]
+async fn a_handed_over_terminal_counts_against_max_connections() {
+    use tonic_types::StatusExt as _;
+    let srv = TestServer::start_with(|c| c.max_connections = 2).await;
+    let ws = srv.workspace("handoff").await;
+    let pane = spawn(&srv, &ws.id, &["cat"]).await;
+    // The harness's channel is one connection; the hand-off is the second.
+    let mut term = Terminal::new();
+    let (stream, mut lines, reply) = offer(&srv, &request(&pane.id).encode(), &term.fds()).await;
+    assert_eq!(reply, Reply::Ready);
+    handoff::write_all(&stream, GO).await.expect("go");
+    term.type_keys(b"counted\r");
+    term.until(b"counted", 2).await;
+
+    // A third connection, gRPC: past the cap, refused as always.
+    let status = call_on_a_new_connection(&srv)
+        .await
+        .expect_err("the hand-off holds the second connection");
+    assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");
+    let reason = status
+        .get_error_details()
+        .error_info()
+        .map(|i| i.reason.clone());
+    assert_eq!(
+        reason.as_deref(),
+        Some("TOO_MANY_CONNECTIONS"),
+        "{status:?}"
+    );
+
+    // A second hand-off is past the cap too: refused with the same reason, nothing shown.
+    let other = Terminal::new();
+    let (_other_stream, _other_lines, reply) =
+        offer(&srv, &request(&pane.id).encode(), &other.fds()).await;
+    match reply {
+        Reply::Refused(why) => {
+            assert!(why.contains("TOO_MANY_CONNECTIONS"), "{why}");
+            assert!(why.contains("close idle clients"), "{why}");
+        }
+        other => panic!("a hand-off past the cap was not refused: {other:?}"),
+    }
+
+    // Once the hand-off ends its connection no longer counts (the refused ones close too).
+    handoff::write_all(&stream, STOP).await.expect("stop");
+    assert_eq!(end_of(&stream, &mut lines).await, End::Detached);
+    drop(stream);
+    let deadline = Instant::now() + WAIT;
+    loop {
+        match call_on_a_new_connection(&srv).await {
+            Ok(()) => break,
+            Err(status) if Instant::now() < deadline => {
+                assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+            Err(status) => panic!("no room after the hand-off ended: {status:?}"),
+        }
+    }
+}

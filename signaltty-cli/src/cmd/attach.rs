@@ -137,11 +137,14 @@ pub async fn cmd_attach(ctx: &Ctx, args: AttachArgs) -> CliResult {
         }
         Some(word) => ctx.resolve(&client, Kind::Pane, Some(word)).await?,
     };
-    attach(ctx, &client, &pane, options).await
+    attach(ctx, client, &pane, options).await
 }
 
 /// Attaches this terminal to `pane` until detached; restores the terminal whatever happens.
-pub async fn attach(ctx: &Ctx, client: &Client, pane: &str, options: AttachOptions) -> CliResult {
+/// Takes the connection: once the server has the terminal it is closed (an idle connection
+/// would count against the server's `max_connections` for as long as the attach lasts), so the
+/// caller must hold no other clone of it.
+pub async fn attach(ctx: &Ctx, client: Client, pane: &str, options: AttachOptions) -> CliResult {
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(CliError::usage(
             "attach needs a terminal on stdin and stdout",
@@ -158,10 +161,14 @@ pub async fn attach(ctx: &Ctx, client: &Client, pane: &str, options: AttachOptio
         );
     };
     // The fast path: the server takes this terminal; else over gRPC.
-    if let Some(end) = super::attach_handoff::attach(&ctx.target.socket, pane, &options).await {
-        remember();
-        return report(end, pane);
-    }
+    let client =
+        match super::attach_handoff::attach(&ctx.target.socket, pane, &options, client).await {
+            Ok(end) => {
+                remember();
+                return report(end, pane);
+            }
+            Err(client) => client,
+        };
     let (cols, rows) = terminal_size().unwrap_or((80, 24));
     let start = AttachStart {
         read_only: options.read_only,

@@ -12,6 +12,7 @@ use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::time::Duration;
 
+use signaltty_client::Client;
 use signaltty_client::raw_mode::RawMode;
 use signaltty_tty::handoff::{self, End, GO, Lines, RESIZE, Reply, Request, STOP};
 use tokio::net::UnixStream;
@@ -28,9 +29,44 @@ const STOP_TIMEOUT: Duration = Duration::from_secs(5);
 /// The environment switch that turns the hand-off off (`0`).
 pub const ENV_SWITCH: &str = "SIGNALTTY_ATTACH_HANDOFF";
 
-/// Attaches `pane` through the server's hand-off socket beside `socket`; `None` when the
-/// server does not take the terminal (nothing was changed then: attach over gRPC).
-pub async fn attach(socket: &Path, pane: &str, options: &AttachOptions) -> Option<AttachEnd> {
+/// Attaches `pane` through the server's hand-off socket beside `socket`. `client` (the gRPC
+/// connection) is given back when the server does not take the terminal (nothing was changed
+/// then: attach over gRPC with it); once the server has the terminal (`go`) it is closed, since
+/// nothing falls back after that and an idle connection would count against the server's
+/// `max_connections` for the whole attach.
+pub async fn attach(
+    socket: &Path,
+    pane: &str,
+    options: &AttachOptions,
+    client: Client,
+) -> Result<AttachEnd, Client> {
+    match hand_off(socket, pane, options).await {
+        Some(handed) => {
+            drop(client);
+            Ok(handed.wait().await)
+        }
+        None => Err(client),
+    }
+}
+
+/// A terminal the server has (`go` sent), in raw mode until the end.
+struct HandedOff {
+    stream: UnixStream,
+    lines: Lines,
+    signals: Signals,
+    guard: RawMode,
+}
+
+impl HandedOff {
+    async fn wait(mut self) -> AttachEnd {
+        let end = wait_for_end(&self.stream, &mut self.lines, self.signals).await;
+        drop(self.guard);
+        end
+    }
+}
+
+/// Offers the terminal; `None` when the server does not take it.
+async fn hand_off(socket: &Path, pane: &str, options: &AttachOptions) -> Option<HandedOff> {
     if std::env::var_os(ENV_SWITCH).is_some_and(|v| v == "0") {
         return None;
     }
@@ -64,9 +100,12 @@ pub async fn attach(socket: &Path, pane: &str, options: &AttachOptions) -> Optio
         drop(guard);
         return None;
     }
-    let end = wait_for_end(&stream, &mut lines, signals).await;
-    drop(guard);
-    Some(end)
+    Some(HandedOff {
+        stream,
+        lines,
+        signals,
+        guard,
+    })
 }
 
 /// Why the server refused, for `SIGNALTTY_LOG`-style debugging: kept out of the user's way

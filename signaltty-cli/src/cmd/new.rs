@@ -83,7 +83,8 @@ pub async fn cmd_new(ctx: &Ctx, args: NewArgs) -> CliResult {
             }
             return ctx.out.line(&pane.id);
         }
-        return attach(ctx, &client, &pane.id, options).await;
+        drop(workspaces);
+        return attach(ctx, client, &pane.id, options).await;
     }
     let ws = match existing {
         Some((ws, _)) => ws,
@@ -128,7 +129,8 @@ pub async fn cmd_new(ctx: &Ctx, args: NewArgs) -> CliResult {
         }
         return ctx.out.line(&pane.id);
     }
-    attach(ctx, &client, &pane.id, options).await
+    drop((workspaces, panes));
+    attach(ctx, client, &pane.id, options).await
 }
 
 /// The workspace open on the directory (with that name, when given), and the pane to attach to:

@@ -1,6 +1,8 @@
 //! The hand-off socket: bound beside the gRPC socket while the server holds that socket's lock,
 //! mode 0600 in the same private directory; each connection's peer must run as our uid and is
 //! placed (in a pane or outside) like a gRPC caller, since typing into a pane is controlling it.
+//! A hand-off counts against `max_connections` for its life like a gRPC connection (it holds a
+//! terminal and a task as long); past the cap it is refused with the same reason and log line.
 
 use std::path::PathBuf;
 
@@ -14,6 +16,8 @@ use crate::peer::identify;
 pub async fn serve(hub: Hub, listener: UnixListener, path: PathBuf) {
     let me = nix::unistd::getuid().as_raw();
     let mut refused_log = LogLimit::new(log_limit::DEFAULT_EVERY);
+    let mut over_cap_log = LogLimit::new(log_limit::DEFAULT_EVERY);
+    let max_connections = hub.config().max_connections;
     let shutdown = hub.shutdown_token().clone();
     let classify = {
         let hub = hub.clone();
@@ -41,7 +45,16 @@ pub async fn serve(hub: Hub, listener: UnixListener, path: PathBuf) {
         match stream.peer_cred() {
             Ok(cred) if cred.uid() == me => {
                 let origin = identify(&stream, &classify).await.origin;
-                tokio::spawn(super::session::handle(hub.clone(), origin, stream));
+                let (slot, open) = hub.connections().take();
+                let over_cap = (open > max_connections).then_some(max_connections);
+                if over_cap.is_some() {
+                    crate::listen::warn_over_cap(&mut over_cap_log, open, max_connections);
+                }
+                let hub = hub.clone();
+                tokio::spawn(async move {
+                    super::session::handle(hub, origin, stream, over_cap).await;
+                    drop(slot);
+                });
             }
             _ => {
                 if let Some(n) = refused_log.allow() {
