@@ -59,6 +59,9 @@ pub async fn handle(hub: Hub, origin: Origin, stream: UnixStream) {
     let Ok(Ok(Some(line))) = tokio::time::timeout(START_TIMEOUT, lines.next(&stream)).await else {
         return;
     };
+    if line.starts_with(signaltty_tty::direct::VERB) {
+        return super::direct::handle(&hub, &origin, &stream, &line).await;
+    }
     let prepared = match prepare(&hub, &origin, &line, fds) {
         Ok(prepared) => prepared,
         Err(why) => {
