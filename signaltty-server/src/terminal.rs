@@ -6,7 +6,9 @@
 //! `<socket>.tty`, with the terminal's descriptors passed by `SCM_RIGHTS`); it is a private fast
 //! path beside the gRPC API, which stays complete: a client that cannot hand off attaches over
 //! `PaneService.Attach`. [`listen`] accepts (peer uid checked, the peer placed in or outside a
-//! pane exactly like a gRPC caller); [`session`] shows one pane on one terminal.
+//! pane exactly like a gRPC caller); [`session`] shows one pane on one terminal; [`direct`] gives
+//! a client that shows a pane over gRPC the pane's input to write itself (direct input).
 
+pub mod direct;
 pub mod listen;
 pub mod session;

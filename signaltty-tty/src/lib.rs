@@ -7,6 +7,7 @@
 //! program switched on followed and reset ([`modes`]), and the detach key found in what was
 //! typed ([`split_at_detach`]). Nothing here knows about gRPC or the server's model.
 
+pub mod direct;
 pub mod handoff;
 pub mod input;
 pub mod modes;

@@ -69,6 +69,32 @@ impl TtyOutput {
         )?)))
     }
 
+    /// Writes to `fd`, a descriptor whose file description is shared with another process
+    /// and already non-blocking (a pane's input handed over by the server: `direct`). Its
+    /// flags are never changed here — clearing `O_NONBLOCK` would clear it for the server's
+    /// reader too — so a description that is not non-blocking is refused.
+    pub fn shared_nonblocking(fd: std::os::fd::OwnedFd) -> io::Result<TtyOutput> {
+        let flags =
+            nix::fcntl::fcntl(&fd, nix::fcntl::FcntlArg::F_GETFL).map_err(io::Error::from)?;
+        if flags & libc::O_NONBLOCK == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the descriptor is not non-blocking",
+            ));
+        }
+        Ok(TtyOutput::with_sink(Sink::NonBlocking(File::from(fd))))
+    }
+
+    /// Takes the bytes not yet written (the backlog is empty afterwards), to send them another
+    /// way in the same order.
+    pub fn take_backlog(&mut self) -> Vec<u8> {
+        let mut backlog = std::mem::take(&mut self.backlog);
+        backlog.drain(..self.done);
+        self.done = 0;
+        self.waiter = None;
+        backlog
+    }
+
     fn with_sink(sink: Sink) -> TtyOutput {
         TtyOutput {
             sink,

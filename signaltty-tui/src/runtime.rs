@@ -18,6 +18,7 @@
 //! screen when anything but pane output changed, else only the damaged panes' changed rows).
 
 mod attach;
+mod direct;
 pub mod requests;
 
 use std::cell::RefCell;

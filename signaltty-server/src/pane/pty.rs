@@ -242,6 +242,18 @@ impl Pty {
         Ok(size)
     }
 
+    /// A copy of the master for a client that writes the pane's input itself
+    /// (`terminal/direct.rs`): the same file description (non-blocking, shared with the reader),
+    /// close-on-exec. `Closed` after a hangup, `Exited` once the child was reaped.
+    pub fn input_copy(&self) -> Result<OwnedFd, PtyError> {
+        if self.0.exit.status().is_some() {
+            return Err(PtyError::Exited);
+        }
+        let control = self.control();
+        let master = control.master.as_ref().ok_or(PtyError::Closed)?;
+        Ok(master.try_clone()?)
+    }
+
     /// Writes as much of `bytes` as the terminal takes without waiting; see `Input::write_now`.
     pub fn write_input_now(&self, bytes: &[u8]) -> usize {
         self.0.input.write_now(bytes, &self.0.exit)

@@ -72,6 +72,9 @@ pub async fn handle(hub: Hub, origin: Origin, stream: UnixStream, over_cap: Opti
         let _ = handoff::write_all(&stream, &Reply::refused(&why)).await;
         return;
     }
+    if line.starts_with(signaltty_tty::direct::VERB) {
+        return super::direct::handle(&hub, &origin, &stream, &line).await;
+    }
     let prepared = match prepare(&hub, &origin, &line, fds) {
         Ok(prepared) => prepared,
         Err(why) => {

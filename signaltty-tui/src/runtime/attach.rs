@@ -1,14 +1,18 @@
 //! One task per attached pane, on `signaltty-client`'s attach driver. What the server sends
 //! becomes [`PaneEvent`]s; keystrokes and sizes go up the same stream. A dropped stream is
 //! retried with backoff (the server may be restarting) until the task is stopped; every
-//! (re)attach starts with a Snapshot, so the model is whole again at once.
+//! (re)attach starts with a Snapshot, so the model is whole again at once. An interactive
+//! attach asks the server for the pane's input after each (re)attach and types into it
+//! directly while it has it (`direct`), the gRPC stream carrying output and sizes only.
 
 use signaltty_client::{AttachEvent, AttachStart, Backoff, Client};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::Slot;
+use super::direct::Direct;
 use crate::app::{Attachment, Msg, PaneEvent};
+use signaltty_client::AttachInput;
 
 enum Cmd {
     Input(Vec<u8>),
@@ -117,8 +121,16 @@ async fn session(
         .await
         .map_err(|e| e.to_string())?
         .split();
+    // Asked after the stream opened: a pane that does not exist is reported by gRPC.
+    let mut direct = match read_only {
+        true => None,
+        false => Direct::request(client.socket(), pane_id).await,
+    };
     loop {
         tokio::select! {
+            flushed = flush_direct(&mut direct) => if flushed.is_err() {
+                fall_back(&mut direct, &input, &[]).await;
+            },
             event = events.next() => {
                 let event = match event {
                     Ok(Some(event)) => event,
@@ -132,7 +144,12 @@ async fn session(
                     }
                     AttachEvent::Output { data, .. } => PaneEvent::Output(data),
                     AttachEvent::Resized { cols, rows } => PaneEvent::Resized { cols, rows },
-                    AttachEvent::Exited { code } => PaneEvent::Exited(code),
+                    AttachEvent::Exited { code } => {
+                        // The master outlives the program (writes then go nowhere): type over
+                        // gRPC again, where the server refuses input to an exited pane.
+                        fall_back(&mut direct, &input, &[]).await;
+                        PaneEvent::Exited(code)
+                    }
                     AttachEvent::Resync { .. } => continue,
                 };
                 if tx.send(Msg::Pane { pane_id: pane_id.to_owned(), event }).is_err() {
@@ -142,12 +159,37 @@ async fn session(
             cmd = cmds.recv() => match cmd {
                 None => return Ok(()),
                 Some(_) if read_only => {}
-                Some(Cmd::Input(data)) => input.input(data).await,
+                Some(Cmd::Input(data)) => match direct.as_mut() {
+                    Some(d) => if d.write(&data).is_err() {
+                        fall_back(&mut direct, &input, &data).await;
+                    },
+                    None => input.input(data).await,
+                },
                 Some(Cmd::Resize(c, r)) => {
                     *size = (c, r);
                     input.resize(c, r).await;
                 }
             },
+        }
+    }
+}
+
+/// Until direct input's backlog moved on (or failed); never without a backlog.
+async fn flush_direct(direct: &mut Option<Direct>) -> Result<(), ()> {
+    match direct {
+        Some(d) if d.pending() > 0 => d.flush_some().await,
+        _ => std::future::pending().await,
+    }
+}
+
+/// Gives direct input up: what it had not written, then `failed` (a piece whose write failed,
+/// resent whole), go over gRPC ahead of anything typed later.
+async fn fall_back(direct: &mut Option<Direct>, input: &AttachInput, failed: &[u8]) {
+    if let Some(d) = direct.take() {
+        let mut rest = d.give_up().backlog;
+        rest.extend_from_slice(failed);
+        if !rest.is_empty() {
+            input.input(rest).await;
         }
     }
 }

@@ -1,0 +1,48 @@
+//! Direct input (`signaltty_tty::direct`): a client that shows a pane over gRPC (the TUI) is
+//! given the pane's PTY master and writes typed bytes to it itself, so a key reaches the
+//! program without waking the server.
+//!
+//! Who gets it: a peer of our uid (`listen`), placed like a gRPC caller, that may type into the
+//! pane (`may_control_pane`, the same rule as a typing `Attach`), for a live pane (not restored,
+//! not exited, not hung up). There is no read-only variant: asking is asking to type. What the
+//! holder can do beyond typing (read the pane's output from the master, keep the PTY open) and
+//! why that adds nothing a same-uid process could not already do (ptrace the server) is in
+//! `docs/security.md`. The copy shares the server's file description (non-blocking); the client
+//! never changes its flags.
+//!
+//! What the server does not see: the typed bytes. It tracks nothing on them today
+//! (`pane/attached.rs::InputQueue` only writes; no activity, seen mark or agent state comes
+//! from input), so nothing it reports changes.
+
+use std::os::fd::{AsRawFd, OwnedFd};
+
+use signaltty_tty::direct;
+use signaltty_tty::handoff::{self, READY, Reply};
+use tokio::net::UnixStream;
+
+use crate::hub::Hub;
+use crate::model::ids::PaneId;
+use crate::peer::Origin;
+
+/// Answers one `input` request: the master with `ready`, or `refused <why>`.
+pub async fn handle(hub: &Hub, origin: &Origin, stream: &UnixStream, line: &str) {
+    match input_copy(hub, origin, line) {
+        Ok(master) => {
+            let _ = handoff::send_with_fds(stream, READY, &[master.as_raw_fd()]).await;
+        }
+        Err(why) => {
+            let _ = handoff::write_all(stream, &Reply::refused(&why)).await;
+        }
+    }
+}
+
+/// The checks of a typing attach, then a copy of the pane's master.
+fn input_copy(hub: &Hub, origin: &Origin, line: &str) -> Result<OwnedFd, String> {
+    let pane = direct::decode_request(line)?;
+    let id = PaneId::parse(&pane).ok_or_else(|| format!("`{pane}` is not a pane id"))?;
+    hub.may_control_pane(origin, &id)
+        .map_err(|e| e.to_string())?;
+    // A restored pane (its saved tail) has no terminal to type into.
+    let handle = hub.handle(&id).map_err(|e| e.to_string())?;
+    handle.pty().input_copy().map_err(|e| e.to_string())
+}

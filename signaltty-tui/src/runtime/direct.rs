@@ -1,0 +1,79 @@
+//! Direct input for one attach session: typed bytes written by this process to the pane's PTY
+//! master, which the server hands over on request (`signaltty_tty::direct`), instead of going
+//! up the gRPC stream — a key then reaches the program without waking the server.
+//!
+//! One path per attach session keeps the order of what was typed: from the moment the
+//! descriptor is received every byte goes to it, until it is given up (a write error, the
+//! pane's `Exited`, the stream's end); what it had not taken yet (its backlog) is then sent over
+//! gRPC first, ahead of anything typed later. Writes never block the runtime: what the pane
+//! does not take at once waits in a backlog, written as it reads (the descriptor is in the
+//! reactor only while bytes wait). Asked for on every (re)attach of an interactive pane; a
+//! refusal (an older server, a restored pane, no hand-off socket, `SIGNALTTY_DIRECT_INPUT=0`)
+//! leaves input on gRPC, as before.
+
+use std::path::Path;
+
+use signaltty_tty::output::TtyOutput;
+
+/// Set to `0` to keep typed input on the gRPC stream (for A/B measurements and as an escape
+/// hatch).
+pub const ENV_SWITCH: &str = "SIGNALTTY_DIRECT_INPUT";
+
+/// Most bytes waiting for a pane that does not read; more is dropped (as the server's own
+/// input queue does when a pane stops reading), so a stuck pane never grows the TUI.
+const MAX_BACKLOG: usize = 1024 * 1024;
+
+/// The pane's input, written by us.
+pub struct Direct {
+    out: TtyOutput,
+}
+
+/// Why direct input ended, with what it still held (to go over gRPC, in order).
+pub struct GaveUp {
+    /// Bytes typed but not taken by the pane.
+    pub backlog: Vec<u8>,
+}
+
+impl Direct {
+    /// Asks the server behind `socket` for `pane`'s input; `None` when switched off or refused.
+    pub async fn request(socket: &Path, pane: &str) -> Option<Direct> {
+        if std::env::var_os(ENV_SWITCH).is_some_and(|v| v == "0") {
+            return None;
+        }
+        let path = signaltty_tty::handoff::socket_path(socket);
+        let stream = tokio::net::UnixStream::connect(&path).await.ok()?;
+        signaltty_client::trust::check_peer(&stream, &path).ok()?;
+        signaltty_tty::direct::request(&stream, pane)
+            .await
+            .ok()
+            .map(|out| Direct { out })
+    }
+
+    /// Writes `data` now, or queues what the pane does not take. `Err` when the descriptor
+    /// failed: give it up (`give_up`) and send the rest over gRPC.
+    pub fn write(&mut self, data: &[u8]) -> Result<(), ()> {
+        if self.out.pending() + data.len() > MAX_BACKLOG {
+            // The pane stopped reading and the backlog is full: typing on is pointless.
+            return Ok(());
+        }
+        self.out.push(data).map_err(|_| ())
+    }
+
+    /// Bytes waiting for the pane.
+    pub fn pending(&self) -> usize {
+        self.out.pending()
+    }
+
+    /// Waits until the pane takes more of the backlog (cancel-safe); `Err` when the
+    /// descriptor failed.
+    pub async fn flush_some(&mut self) -> Result<(), ()> {
+        self.out.flush_some().await.map_err(|_| ())
+    }
+
+    /// Stops writing directly; what is left goes over gRPC. The descriptor is closed.
+    pub fn give_up(mut self) -> GaveUp {
+        GaveUp {
+            backlog: self.out.take_backlog(),
+        }
+    }
+}
