@@ -14,7 +14,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::fcntl::{FcntlArg, FdFlag, OFlag, fcntl};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::pty::{Winsize, openpty};
 use nix::sys::signal::{Signal, killpg};
@@ -68,6 +68,11 @@ impl PtyChild {
             ws_ypixel: 0,
         };
         let pty = openpty(&winsize, None).context("openpty")?;
+        // openpty's descriptors are inherited by default: without this every later child (the
+        // clients and servers under test) kept every earlier terminal's master open.
+        for fd in [&pty.master, &pty.slave] {
+            fcntl(fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC)).context("close-on-exec")?;
+        }
         let child = {
             let mut command = Command::new(program);
             command
