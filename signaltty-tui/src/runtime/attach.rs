@@ -5,14 +5,13 @@
 //! attach asks the server for the pane's input after each (re)attach and types into it
 //! directly while it has it (`direct`), the gRPC stream carrying output and sizes only.
 
-use signaltty_client::{AttachEvent, AttachStart, Backoff, Client};
+use signaltty_client::{AttachEvent, AttachInput, AttachStart, Backoff, Client};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::Slot;
 use super::direct::Direct;
 use crate::app::{Attachment, Msg, PaneEvent};
-use signaltty_client::AttachInput;
 
 enum Cmd {
     Input(Vec<u8>),
@@ -122,9 +121,10 @@ async fn session(
         .map_err(|e| e.to_string())?
         .split();
     // Asked after the stream opened: a pane that does not exist is reported by gRPC.
-    let mut direct = match read_only {
-        true => None,
-        false => Direct::request(client.socket(), pane_id).await,
+    let mut direct = if read_only {
+        None
+    } else {
+        Direct::request(client.socket(), pane_id).await
     };
     loop {
         tokio::select! {
