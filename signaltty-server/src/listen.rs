@@ -183,6 +183,12 @@ impl Connections {
     }
 }
 
+/// What a client past the cap is told (reason `TOO_MANY_CONNECTIONS`), over gRPC or on the
+/// hand-off socket.
+pub fn over_cap_message(cap: usize) -> String {
+    format!("the server has {cap} connections open, its limit; close idle clients and retry")
+}
+
 /// Logs (rate-limited by `log`) that `open` connections passed the cap `max`; the same line for
 /// a gRPC connection and a terminal hand-off.
 pub fn warn_over_cap(log: &mut LogLimit, open: usize, max: usize) {

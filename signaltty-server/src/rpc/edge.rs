@@ -123,9 +123,7 @@ where
             let refused = status(
                 Code::ResourceExhausted,
                 "TOO_MANY_CONNECTIONS",
-                format!(
-                    "the server has {cap} connections open, its limit; close idle clients and retry"
-                ),
+                crate::listen::over_cap_message(cap),
             );
             return Box::pin(std::future::ready(Ok(refused.into_http())));
         }

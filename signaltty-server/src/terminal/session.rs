@@ -66,8 +66,8 @@ pub async fn handle(hub: Hub, origin: Origin, stream: UnixStream, over_cap: Opti
     };
     if let Some(cap) = over_cap {
         let why = format!(
-            "TOO_MANY_CONNECTIONS: the server has {cap} connections open, its limit; close idle \
-             clients and retry"
+            "TOO_MANY_CONNECTIONS: {}",
+            crate::listen::over_cap_message(cap)
         );
         let _ = handoff::write_all(&stream, &Reply::refused(&why)).await;
         return;
