@@ -124,7 +124,16 @@ async fn bad_requests_unknown_restored_and_exited_panes_are_refused() {
     let ws = srv.workspace("direct").await;
     let live = spawn(&srv, &ws.id, &["cat"]).await;
     let done = spawn(&srv, &ws.id, &["sh", "-c", "exit 3"]).await;
-    until_status(&srv, &done.id, pb::PaneStatus::Exited).await;
+    let mut events = srv
+        .events()
+        .subscribe(pb::SubscribeRequest {
+            from_seq: Some(0),
+            kinds: vec![pb::EventKind::Pane as i32],
+        })
+        .await
+        .expect("Subscribe")
+        .into_inner();
+    assert_eq!(common::until_exited(&mut events, &done.id).await, 3);
 
     refused_saying(ask(&srv, "pane_nope").await, "pane_nope");
     refused_saying(ask(&srv, "not-a-pane").await, "not a pane id");
