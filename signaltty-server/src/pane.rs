@@ -14,6 +14,7 @@ mod handoff;
 mod input;
 pub mod notify_limit;
 mod output;
+pub mod paint;
 pub mod pty;
 mod reaper;
 pub mod signal;

@@ -11,4 +11,5 @@
 
 pub mod direct;
 pub mod listen;
+pub mod paint;
 pub mod session;

@@ -12,6 +12,7 @@ pub mod handoff;
 pub mod input;
 pub mod modes;
 pub mod output;
+pub mod paint;
 mod sys;
 
 pub use sys::window_size;

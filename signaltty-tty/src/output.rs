@@ -229,7 +229,10 @@ impl TtyOutput {
 }
 
 /// Opens the terminal at `path` again for writing, non-blocking.
-fn open_for_writing(path: &Path) -> io::Result<File> {
+/// Opens the terminal at `path` again for writing: a description of our own, non-blocking,
+/// close-on-exec, never our controlling terminal. An error when it is not a terminal (a pipe or
+/// a file is refused: `Unsupported`).
+pub fn open_for_writing(path: &Path) -> io::Result<File> {
     let file = std::fs::OpenOptions::new()
         .write(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)

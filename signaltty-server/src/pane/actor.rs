@@ -21,6 +21,7 @@ use bytes::Bytes;
 use tokio::sync::{Notify, broadcast, watch};
 
 use super::notify_limit::NotifyLimit;
+use super::paint::{GrantId, Grants};
 use super::pty::{Pty, PtyEvent, PtyEvents};
 use crate::model::ids::PaneId;
 use crate::model::pane::Size;
@@ -81,6 +82,8 @@ struct Model {
     /// nobody receives: a broadcast channel allocates all its slots up front (~4.5 KiB for 64
     /// chunks), and most panes have no client most of the time (issue 18: memory per pane).
     fanout: Option<broadcast::Sender<Chunk>>,
+    /// Client terminals painted after each chunk (`super::paint`).
+    paints: Grants,
 }
 
 struct Shared {
@@ -174,6 +177,7 @@ impl PaneHandle {
                 clients: HashMap::new(),
                 next_client: 1,
                 fanout: None,
+                paints: Grants::default(),
             }),
             size: size_tx,
             exit: exit_tx,
@@ -236,6 +240,29 @@ impl PaneHandle {
     /// The title the program set, if any.
     pub fn title(&self) -> Option<String> {
         self.model().screen.title().map(str::to_owned)
+    }
+
+    /// Paints this pane's changes into a client's terminal `out` (non-blocking) at `rect`
+    /// from now on (`super::paint`); `notices` hears of skips and a damaged terminal.
+    pub fn add_paint(
+        &self,
+        out: std::fs::File,
+        rect: signaltty_tty::paint::Rect,
+        notices: tokio::sync::mpsc::UnboundedSender<signaltty_tty::paint::Notice>,
+    ) -> GrantId {
+        let model = &mut *self.model();
+        model.paints.add(model.screen.view(), out, rect, notices)
+    }
+
+    /// The client redrew the pane: paint again from a fresh copy. False once the grant is gone.
+    pub fn resume_paint(&self, id: GrantId) -> bool {
+        let model = &mut *self.model();
+        model.paints.resume(id, model.screen.view())
+    }
+
+    /// Ends a grant; nothing is painted for it once this returns.
+    pub fn remove_paint(&self, id: GrantId) -> bool {
+        self.model().paints.remove(id)
     }
 
     /// Watches the pane's size.
@@ -371,6 +398,11 @@ fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
             model.fanout = None;
         }
         model.screen.feed(bytes);
+        if !model.paints.is_empty() {
+            // Under the lock that `remove_paint` takes: nothing is painted after a grant ends.
+            let model = &mut *model;
+            model.paints.paint(model.screen.view(), bytes.len());
+        }
         let replies = model.screen.take_replies();
         let before = model.notify_limit.dropped();
         let now = Instant::now();

@@ -1,0 +1,121 @@
+//! Server paint (`signaltty_tty::paint`): a client that shows a pane inside its own screen
+//! (the TUI) gives the server its terminal and the pane's rectangle on it, and the pane actor
+//! writes each echo there itself (`pane/paint.rs`) — one process hop fewer per keystroke.
+//!
+//! Who gets a grant: a peer of our uid (`listen`), for a live pane, with the checks of a
+//! **read-only** `Attach` (painting shows output and types nothing, so the placement rule that
+//! guards typing does not apply, exactly as for watching over gRPC). The descriptor must be one
+//! terminal; it is opened again through `/proc/self/fd/N` so that `O_NONBLOCK` is set on a
+//! description of our own, never on the client's. A grant holds a connection slot
+//! (`max_connections`) for its life, like a hand-off.
+//!
+//! This task owns the connection: `resume` takes a fresh copy, `stop` ends the grant (removed
+//! under the model's lock, so nothing is painted after `stopped`), and the actor's notices
+//! (`skipped`, `damaged`) are forwarded. The pane's exit or closing, the server's shutdown and
+//! the client hanging up end the grant and close the connection.
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::PathBuf;
+
+use signaltty_tty::handoff::{self, Lines, READY, Reply};
+use signaltty_tty::paint::{self, Notice, Rect};
+use tokio::net::UnixStream;
+use tokio::sync::mpsc;
+
+use crate::hub::Hub;
+use crate::model::ids::PaneId;
+use crate::pane::actor::PaneHandle;
+
+/// Serves one `paint` request on `stream` (its first line `line`, the descriptors `fds`).
+pub async fn handle(
+    hub: &Hub,
+    stream: &UnixStream,
+    lines: &mut Lines,
+    line: &str,
+    fds: Vec<OwnedFd>,
+) {
+    let (handle, rect, out) = match prepare(hub, line, fds) {
+        Ok(prepared) => prepared,
+        Err(why) => {
+            let _ = handoff::write_all(stream, &Reply::refused(&why)).await;
+            return;
+        }
+    };
+    if handoff::write_all(stream, READY).await.is_err() {
+        return;
+    }
+    let (notices_tx, mut notices) = mpsc::unbounded_channel();
+    let id = handle.add_paint(out, rect, notices_tx);
+    let mut exit = handle.watch_exit();
+    let mut closed = handle.watch_closed();
+    let shutdown = hub.shutdown_token().clone();
+    loop {
+        if exit.borrow().is_some() || *closed.borrow() {
+            break;
+        }
+        tokio::select! {
+            biased;
+            () = shutdown.cancelled() => break,
+            changed = exit.changed() => if changed.is_err() { break },
+            changed = closed.changed() => if changed.is_err() { break },
+            notice = notices.recv() => match notice {
+                Some(Notice::Damaged) => {
+                    // The actor already dropped the grant.
+                    let _ = handoff::write_all(stream, Notice::Damaged.encode()).await;
+                    return;
+                }
+                Some(notice) => {
+                    if handoff::write_all(stream, notice.encode()).await.is_err() {
+                        break;
+                    }
+                }
+                None => break,
+            },
+            line = lines.next(stream) => match line {
+                Ok(Some(line)) if line.as_bytes() == trimmed(paint::RESUME) => {
+                    if !handle.resume_paint(id) {
+                        break;
+                    }
+                }
+                Ok(Some(line)) if line.as_bytes() == trimmed(paint::STOP) => {
+                    handle.remove_paint(id);
+                    let _ = handoff::write_all(stream, Notice::Stopped.encode()).await;
+                    return;
+                }
+                // A hang-up, or a line this server does not know: the grant ends.
+                _ => break,
+            },
+        }
+    }
+    handle.remove_paint(id);
+}
+
+fn trimmed(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\n").unwrap_or(line)
+}
+
+/// The checks of a read-only attach, then the terminal opened again for writing; the error is
+/// the `refused` line's text.
+fn prepare(
+    hub: &Hub,
+    line: &str,
+    fds: Vec<OwnedFd>,
+) -> Result<(PaneHandle, Rect, std::fs::File), String> {
+    let (pane, rect) = paint::decode_request(line)?;
+    let id = PaneId::parse(&pane).ok_or_else(|| format!("`{pane}` is not a pane id"))?;
+    // A restored pane (its saved tail) has no live screen to paint from.
+    let handle = hub.handle(&id).map_err(|e| e.to_string())?;
+    if handle.exit_code().is_some() {
+        return Err(format!("pane {pane} has exited: nothing more to paint"));
+    }
+    let [tty]: [OwnedFd; 1] = fds
+        .try_into()
+        .map_err(|_| "send the terminal's descriptor, one".to_string())?;
+    if !nix::unistd::isatty(&tty).unwrap_or(false) {
+        return Err("the descriptor is not a terminal".into());
+    }
+    let path = PathBuf::from(format!("/proc/self/fd/{}", tty.as_raw_fd()));
+    let out = signaltty_tty::output::open_for_writing(&path)
+        .map_err(|e| format!("cannot open the terminal for writing: {e}"))?;
+    Ok((handle, rect, out))
+}
