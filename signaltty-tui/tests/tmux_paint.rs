@@ -8,13 +8,39 @@
 mod common;
 
 use std::process::Command;
+use std::time::Duration;
 
 use common::{World, bin};
 
-/// The TUI's process: the command of tmux's window (run through `env`, which execs it).
+/// The TUI's process: the child of tmux's pane process (the shell that runs it).
 fn tui_pid(world: &World) -> String {
     let out = world.tmux(&["list-panes", "-t", "t", "-F", "#{pane_pid}"]);
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    let shell = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let child = Command::new("pgrep")
+        .args(["-P", &shell, "-x", "signaltty-tui"])
+        .output()
+        .expect("run pgrep");
+    let pid = String::from_utf8_lossy(&child.stdout).trim().to_owned();
+    assert!(
+        !pid.is_empty(),
+        "no signaltty-tui under the pane's shell {shell}"
+    );
+    pid
+}
+
+/// Waits until `pid` is stopped (a signal is delivered asynchronously).
+fn wait_stopped(pid: &str) {
+    let deadline = std::time::Instant::now() + common::WAIT;
+    let stat = || std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The state is the field after the command's closing parenthesis.
+    while !stat().contains(") T ") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{pid} did not stop: {}",
+            stat()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 }
 
 fn signal(pid: &str, sig: &str) {
@@ -38,38 +64,52 @@ impl Drop for Stopped {
 fn the_server_paints_the_focused_pane_while_the_tui_is_stopped() {
     let world = World::new();
     let proj = world.path("proj");
-    world.start(100, 30, &proj, &bin("signaltty-tui").display().to_string());
+    // Not tmux's own pane process (a shell runs it and waits): tmux continues a pane process
+    // that stops.
+    let tui = format!("{}; exit", bin("signaltty-tui").display());
+    world.start(100, 30, &proj, &tui);
     world.wait("the TUI with a shell", |s| {
-        s.contains("NORMAL") && s.contains("▶○ sh") && s.contains("$ ")
+        s.contains("NORMAL") && s.contains("▶○ sh") && s.lines().any(|l| l.ends_with('$'))
     });
     let pane = world.panes()[0]["id"]
         .as_str()
         .expect("the pane's id")
         .to_owned();
 
+    // The TUI asks for the grant once it has drawn the pane; until the server has it, output
+    // waits for the TUI. So: stop the TUI, have another client type into the pane, and wait a
+    // while for the output; if it did not show, let the TUI catch up and try again.
     let pid = tui_pid(&world);
-    signal(&pid, "-STOP");
-    let stopped = Stopped(pid.clone());
-    // Typed into the pane by another client; the shell's echo and output come back while the
-    // TUI cannot run.
-    world.cli(&["pane", "send", &pane, "--", "echo pain''ted by the server"]);
-    let screen = world.wait("the pane's output painted by the server", |s| {
-        s.lines()
-            .any(|l| l.contains("painted by the server") && !l.contains("echo"))
-    });
+    let painted = |s: &str, text: &str| s.lines().any(|l| l.contains(text) && !l.contains("echo"));
+    let mut shown = None;
+    for attempt in 0..10 {
+        let text = format!("painted by the server {attempt}");
+        signal(&pid, "-STOP");
+        let stopped = Stopped(pid.clone());
+        wait_stopped(&pid);
+        let split = text.replacen("painted", "pain''ted", 1);
+        world.cli(&["pane", "send", &pane, "--", &format!("echo {split}")]);
+        let screen = world.wait_within(Duration::from_secs(5), |s| painted(s, &text));
+        drop(stopped);
+        if let Ok(screen) = screen {
+            shown = Some((screen, text));
+            break;
+        }
+        world.wait("the TUI drawing the output itself", |s| painted(s, &text));
+    }
+    let (screen, text) =
+        shown.expect("the server never painted the pane while the TUI was stopped");
     // At the pane's place: right of the sidebar, below the tab bar and the pane's title.
     let (row, line) = screen
         .lines()
         .enumerate()
-        .find(|(_, l)| l.contains("painted by the server") && !l.contains("echo"))
+        .find(|(_, l)| painted(l, &text))
         .expect("the output line");
     let col = line.find("painted").expect("the text");
     assert!(
         row >= 2 && col > 20,
         "painted at row {row}, column {col}:\n{screen}"
     );
-    signal(&pid, "-CONT");
-    drop(stopped);
 
     // The TUI carries on: an overlay over the pane takes the grant back (stopped and confirmed
     // before the overlay is drawn), and closing it draws the pane again from the TUI's model.

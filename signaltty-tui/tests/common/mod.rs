@@ -108,16 +108,27 @@ impl World {
 
     /// Waits until the screen satisfies `pred`; fails with the last screen.
     pub fn wait(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + WAIT;
+        match self.wait_within(WAIT, &pred) {
+            Ok(screen) => screen,
+            Err(screen) => panic!("timed out waiting for {what}; screen:\n{screen}"),
+        }
+    }
+
+    /// The screen once it satisfies `pred`, or the last screen after `within`.
+    pub fn wait_within(
+        &self,
+        within: Duration,
+        pred: impl Fn(&str) -> bool,
+    ) -> Result<String, String> {
+        let deadline = Instant::now() + within;
         loop {
             let screen = self.screen();
             if pred(&screen) {
-                return screen;
+                return Ok(screen);
             }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what}; screen:\n{screen}"
-            );
+            if Instant::now() >= deadline {
+                return Err(screen);
+            }
             std::thread::sleep(Duration::from_millis(100));
         }
     }
