@@ -50,13 +50,6 @@ const FINAL_FLUSH: Duration = Duration::from_secs(2);
 /// under the pane's lock; with it a terminal that cannot keep up gets at most one fresh screen
 /// a frame, as with tmux. Typing never waits on it: it starts only when the terminal fell behind.
 const SKIP_PAUSE: Duration = Duration::from_millis(16);
-/// After a key typed on the terminal went to the pane, how long the session keeps its CPU
-/// busy waiting for the echo instead of sleeping (the idea of the kernel's `SO_BUSY_POLL`).
-/// On this VM waking an idle vCPU costs ~100–150 µs, and a key's echo usually comes back within
-/// ~100–300 µs: polling for it (a `sched_yield` so the pane's program can run on this CPU, then
-/// the runtime's reactor without a timeout) saves the wake-up on the echo. Only after a key,
-/// never while idle, and at most this long per key.
-const ECHO_SPIN: Duration = Duration::from_micros(250);
 
 /// Serves one hand-off connection; `over_cap` (the cap) when it is one connection too many,
 /// refused once its request is read (the client then tries gRPC, which says the same).
@@ -181,9 +174,6 @@ impl Prepared {
         let mut output_open = true;
         // Set when the terminal fell behind: no fresh screen before then.
         let mut resume_at: Option<tokio::time::Instant> = None;
-        // Set after a key went to the pane: poll for its echo until then (`ECHO_SPIN`).
-        let mut spin_until: Option<std::time::Instant> = None;
-        let spin = echo_spin();
         let end = loop {
             // Caught up after falling behind (and the pause is over): a fresh subscription
             // repaints the terminal.
@@ -229,9 +219,6 @@ impl Prepared {
                         let (forward, detach) = signaltty_tty::split_at_detach(bytes, request.detach_key);
                         if !request.read_only && !forward.is_empty() {
                             input.send(&handle, forward.to_vec());
-                            if !spin.is_zero() {
-                                spin_until = Some(std::time::Instant::now() + spin);
-                            }
                         }
                         if detach {
                             break End::Detached;
@@ -245,8 +232,6 @@ impl Prepared {
                 }
                 received = next_chunk(&mut sub), if output_open => match received {
                     Ok(chunk) => {
-                        // The echo (or other output) came: no more polling for it.
-                        spin_until = None;
                         let Some(current) = sub.as_mut() else { continue };
                         let (data, _end, lagged) = coalesce(chunk, current, MAX_WRITE_BYTES);
                         view.output(data);
@@ -264,11 +249,6 @@ impl Prepared {
                     // The terminal's output is over; the exit (or closing) follows.
                     Err(RecvError::Closed) => output_open = false,
                 },
-                () = spin_once(), if spin_until.is_some() => {
-                    if spin_until.is_some_and(|until| std::time::Instant::now() >= until) {
-                        spin_until = None;
-                    }
-                }
             }
         };
         view.finish().await;
@@ -277,26 +257,6 @@ impl Prepared {
         }
         end
     }
-}
-
-/// One round of polling for an echo: the CPU to whoever is runnable here (the pane's program,
-/// the kernel's tty work), then the task yields, so the single worker looks at the reactor
-/// without sleeping (tokio polls it with a zero timeout while a yielded task waits) and runs
-/// the PTY reader as soon as the echo is there.
-async fn spin_once() {
-    std::thread::yield_now();
-    tokio::task::yield_now().await;
-}
-
-/// `ECHO_SPIN`, or `SIGNALTTY_ECHO_SPIN_US` microseconds when set (0: never poll), read once.
-fn echo_spin() -> Duration {
-    static SPIN: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
-    *SPIN.get_or_init(|| {
-        std::env::var("SIGNALTTY_ECHO_SPIN_US")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .map_or(ECHO_SPIN, Duration::from_micros)
-    })
 }
 
 /// Until `at`, or never without one.
