@@ -356,12 +356,6 @@ fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
         let mut term_events = model.scanner.scan(bytes);
         model.offset += bytes.len() as u64;
         let end_offset = model.offset;
-        // The saver is poked before clients are woken: the runtime runs the task woken last
-        // first, so an attached terminal's echo does not wait behind the saver's turn. Under
-        // the lock, so a save that copies the screen at once still finds this chunk in it.
-        if let Some(activity) = &shared.activity {
-            activity.notify_one();
-        }
         // Clients are woken with the bytes before the screen parses them, not after. Sending
         // and feeding under one lock keeps snapshot + subscribe exact. A lagging receiver finds
         // out on its next receive.
@@ -394,6 +388,9 @@ fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
         .duration_since(UNIX_EPOCH)
         .map_or(1, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
     shared.last_activity_ms.store(now_ms, Ordering::Relaxed);
+    if let Some(activity) = &shared.activity {
+        activity.notify_one();
+    }
     if let Some(dropped) = dropped {
         tracing::warn!(pane = %shared.id, dropped, "pane raises notifications too fast; dropping");
     }

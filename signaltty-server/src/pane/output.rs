@@ -297,7 +297,6 @@ async fn read_available(master: &AsyncFd<OwnedFd>, buf: &mut [u8], how: Read) ->
     let mut filled = 0;
     while filled < buf.len() {
         let rest = &mut buf[filled..];
-        let rest_len = rest.len();
         let step = match &mut guard {
             None => read_once(master.get_ref(), rest),
             // `try_io` clears the readiness when the read would block, so the next wait sleeps.
@@ -309,22 +308,7 @@ async fn read_available(master: &AsyncFd<OwnedFd>, buf: &mut [u8], how: Read) ->
                 .map_or(Step::Dry, |step| step.unwrap_or(Step::Eof)),
         };
         match step {
-            Step::Got(n) => {
-                let short = n < rest_len;
-                filled += n;
-                // Interactive output (the small buffer not filled): the read took all the line
-                // discipline held, and more output comes with a new readiness event, so the
-                // read(2) that would only say EAGAIN is skipped — it sat between a key's echo
-                // and its terminal. (A flood's reads return 4 KiB at a time into the large
-                // buffer, so there a short read does not mean drained.)
-                if short
-                    && buf.len() <= SMALL_CHUNK_BYTES
-                    && let Some(guard) = &mut guard
-                {
-                    guard.clear_ready();
-                    break;
-                }
-            }
+            Step::Got(n) => filled += n,
             Step::Dry => break,
             Step::Eof => return (filled, true),
         }
