@@ -12,3 +12,4 @@
 pub mod direct;
 pub mod listen;
 pub mod session;
+pub mod warm;
