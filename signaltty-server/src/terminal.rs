@@ -12,4 +12,3 @@
 pub mod direct;
 pub mod listen;
 pub mod session;
-pub mod warm;

@@ -82,28 +82,3 @@ pub(super) fn pidfd_open(pid: nix::unistd::Pid) -> io::Result<OwnedFd> {
     // SAFETY: the syscall just returned this descriptor; nothing else owns it.
     Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) })
 }
-
-/// Makes the calling thread a `SCHED_IDLE` thread bound to `cpu`: it then runs only when
-/// nothing else wants that CPU, is preempted at once by any wake-up there, and the scheduler
-/// counts its CPU as idle when placing woken tasks (`terminal/warm.rs`). Lowering one's own
-/// policy needs no privilege.
-pub(crate) fn become_idle_thread_on(cpu: usize) -> io::Result<()> {
-    // SAFETY: `cpu_set_t` is plain data, zeroed then filled by the libc macros' functions
-    // within its size (`cpu` is checked against `CPU_SETSIZE`); both calls take pointers to
-    // locals that outlive them and act on the calling thread only (pid 0).
-    unsafe {
-        if cpu >= libc::CPU_SETSIZE as usize {
-            return Err(io::ErrorKind::InvalidInput.into());
-        }
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let param = libc::sched_param { sched_priority: 0 };
-        if libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) < 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}

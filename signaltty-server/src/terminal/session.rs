@@ -219,7 +219,6 @@ impl Prepared {
                         let (forward, detach) = signaltty_tty::split_at_detach(bytes, request.detach_key);
                         if !request.read_only && !forward.is_empty() {
                             input.send(&handle, forward.to_vec());
-                            super::warm::after_key();
                         }
                         if detach {
                             break End::Detached;
