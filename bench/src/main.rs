@@ -39,6 +39,13 @@ struct Args {
     /// Keys per system in the echo section (more keys make its p99 steadier).
     #[arg(long)]
     echo_keys: Option<usize>,
+    /// Keys per system typed at a person's pace in the echo sections (more make its p99
+    /// steadier; 0 skips that part).
+    #[arg(long)]
+    echo_typing_keys: Option<usize>,
+    /// Keys per system while another pane floods, in the echo section (0 skips that part).
+    #[arg(long)]
+    echo_flood_keys: Option<usize>,
     /// Where to write results-<time>.json.
     #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/out"))]
     out_dir: PathBuf,
@@ -72,6 +79,12 @@ async fn run(args: Args) -> i32 {
             };
             if let Some(keys) = args.echo_keys {
                 sizes.echo_keys = keys;
+            }
+            if let Some(keys) = args.echo_typing_keys {
+                sizes.echo_typing_keys = keys;
+            }
+            if let Some(keys) = args.echo_flood_keys {
+                sizes.echo_flood_keys = keys;
             }
             sizes
         },
