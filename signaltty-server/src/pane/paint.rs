@@ -104,11 +104,7 @@ pub fn diff(copy: &Copy, term: &Term, rect: Rect) -> Diff {
     }
     let mut spans = Vec::new();
     for (y, (old, new)) in copy.rows.iter().zip(term.rows()).enumerate() {
-        if old == new {
-            continue;
-        }
         let Some(span) = changed_span(old, new, cols) else {
-            // Only a flag differs (a soft wrap): nothing to see.
             continue;
         };
         if spans.len() == MAX_PAINT_ROWS {
@@ -125,29 +121,13 @@ pub fn diff(copy: &Copy, term: &Term, rect: Rect) -> Diff {
     }
 }
 
-/// The columns of `new` that differ from `old` (characters, marks, styles), widened so a
-/// double-width character is written whole.
+/// The columns of `new` that differ from `old`, widened so that a double-width character is
+/// written whole.
 fn changed_span(old: &Row, new: &Row, cols: u16) -> Option<Span> {
-    let marks = old.has_marks() || new.has_marks();
-    let same = |c: u16| {
-        old.cell(c) == new.cell(c)
-            && (!marks || (old.style(c) == new.style(c) && old.marks(c).eq(new.marks(c))))
-    };
-    // Past both rows' stored cells everything is a default blank on both sides.
-    let stored = old
-        .cells()
-        .len()
-        .max(new.cells().len())
-        .min(usize::from(cols));
-    // Fits in u16: never wider than the screen.
-    let stored = stored as u16;
-    let first = (0..stored).find(|&c| !same(c))?;
-    let last = (first..stored).rev().find(|&c| !same(c))?;
-    let mut start = first;
+    let (mut start, mut end) = new.changed_columns(old, cols)?;
     if start > 0 && new.cell(start).is_wide_continuation() {
         start -= 1;
     }
-    let mut end = last + 1;
     if end < cols && new.cell(end).is_wide_continuation() {
         end += 1;
     }
@@ -336,11 +316,11 @@ mod tests {
         col: 7,
         row: 3,
         cols: 20,
-        rows: 5,
+        rows: 8,
     };
 
     fn screen(bytes: &[u8]) -> Screen {
-        let mut screen = Screen::new(10, 4);
+        let mut screen = Screen::new(10, 6);
         screen.feed(bytes);
         screen
     }
@@ -381,7 +361,7 @@ mod tests {
     fn styles_are_written_as_the_tui_draws_them() {
         let (_, out) = paint(
             b"",
-            b"\x1b[1;31ma\x1b[4:3;38;2;1;2;3;58;5;9;53mb\x1b[m",
+            b"\x1b[1;31ma\x1b[0;4:3;38;2;1;2;3;58;5;9;53mb\x1b[m",
             RECT,
         );
         let text = String::from_utf8(out).expect("utf-8");
@@ -447,10 +427,10 @@ mod tests {
             ])
         );
         // A scroll changes every row.
-        let (diff, _) = paint(b"1\r\n2\r\n3\r\n4", b"\r\n5", RECT);
+        let (diff, _) = paint(b"1\r\n2\r\n3\r\n4\r\n5\r\n6", b"\r\n7", RECT);
         assert_eq!(diff, Diff::Skip);
         let big = Rect { rows: 100, ..RECT };
-        let (diff, _) = paint(b"1\r\n2\r\n3\r\n4", b"\r\n5", big);
+        let (diff, _) = paint(b"1\r\n2\r\n3\r\n4\r\n5\r\n6", b"\r\n7", big);
         assert_eq!(diff, Diff::Skip, "still a scroll with room to spare");
     }
 
@@ -463,7 +443,7 @@ mod tests {
         assert_eq!(diff, Diff::Skip);
         let mut s = screen(b"ab");
         let copy = Copy::of(s.view());
-        s.resize(12, 4);
+        s.resize(12, 6);
         s.feed(b"c");
         assert_eq!(
             diff_of(&copy, &s),
@@ -494,20 +474,31 @@ mod tests {
         };
         let mut copy = Copy::of(s.view());
         let mut out = Vec::new();
-        let rounds = 2000;
-        let started = std::time::Instant::now();
-        for i in 0..rounds {
-            s.feed(if i % 2 == 0 { b"a" } else { b"\x08 \x08" });
-            match diff(&copy, s.view(), rect) {
-                Diff::Spans(spans) => {
-                    out.clear();
-                    render(s.view(), &spans, rect, &mut out);
-                    copy.update(s.view(), &spans);
+        // The best of 20 batches: a loaded machine preempts some of them.
+        let (mut best_all, mut best_diff) = (std::time::Duration::MAX, std::time::Duration::MAX);
+        for _ in 0..20 {
+            let rounds = 100;
+            let mut in_diff = std::time::Duration::ZERO;
+            let started = std::time::Instant::now();
+            for i in 0..rounds {
+                s.feed(if i % 2 == 0 { b"a" } else { b"\x08 \x08" });
+                let diffing = std::time::Instant::now();
+                let changed = diff(&copy, s.view(), rect);
+                in_diff += diffing.elapsed();
+                match changed {
+                    Diff::Spans(spans) => {
+                        out.clear();
+                        render(s.view(), &spans, rect, &mut out);
+                        copy.update(s.view(), &spans);
+                    }
+                    other => panic!("{other:?}"),
                 }
-                other => panic!("{other:?}"),
             }
+            best_all = best_all.min(started.elapsed() / rounds);
+            best_diff = best_diff.min(in_diff / rounds);
         }
-        let per = started.elapsed() / rounds;
-        eprintln!("feed + diff + render per echo on 200x50: {per:?}");
+        eprintln!(
+            "per echo on 200x50 (best of 20 batches): feed + diff + render {best_all:?}, of which diff {best_diff:?}"
+        );
     }
 }
