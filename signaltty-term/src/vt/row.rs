@@ -431,6 +431,37 @@ mod tests {
     }
 
     #[test]
+    fn changed_columns_span_what_looks_different() {
+        let mut old = Row::default();
+        write(&mut old, 0, &"x".repeat(40));
+        let mut new = old.clone();
+        assert_eq!(new.changed_columns(&old, 80), None);
+        write(&mut new, 3, "a");
+        write(&mut new, 20, "b");
+        assert_eq!(new.changed_columns(&old, 80), Some((3, 21)));
+        // Trailing default blanks stored or not look the same; a coloured blank does not.
+        let mut longer = old.clone();
+        longer.put(60, Cell::default());
+        assert_eq!(longer.changed_columns(&old, 80), None);
+        let mut blue = Style::default();
+        blue.set_bg(Color::Idx(4));
+        longer.put(61, Cell::blank(blue));
+        assert_eq!(longer.changed_columns(&old, 80), Some((61, 62)));
+        assert_eq!(longer.changed_columns(&old, 61), None, "past `cols`");
+        // A mark, or an underline colour alone.
+        let mut marked = old.clone();
+        marked.add_mark(5, '\u{301}');
+        assert_eq!(marked.changed_columns(&old, 80), Some((5, 6)));
+        let mut underlined = Row::default();
+        let mut style = Style::default();
+        style.set_underline_color(Color::Idx(1));
+        underlined.put_styled(2, Cell::new('u', Style::default()), style);
+        let mut plain = Row::default();
+        plain.put(2, Cell::new('u', Style::default()));
+        assert_eq!(underlined.changed_columns(&plain, 80), Some((2, 3)));
+    }
+
+    #[test]
     fn cells_grow_only_to_the_last_write_and_erase_truncates() {
         let mut row = Row::default();
         write(&mut row, 3, "ab");
