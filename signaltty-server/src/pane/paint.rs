@@ -502,3 +502,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "paint_tests.rs"]
+mod replay_tests;
