@@ -377,3 +377,30 @@ async fn bad_requests_are_refused_with_the_reason() {
         other => panic!("a restored pane was granted: {other:?}"),
     }
 }
+
+#[tokio::test]
+async fn a_grant_counts_against_max_connections() {
+    let srv = TestServer::start_with(|c| c.max_connections = 2).await;
+    let pane = cat_pane(&srv).await;
+    let term = Terminal::new();
+    // The harness's channel is one connection; the grant is the second.
+    let (stream, mut lines) = grant(&srv, &pane.id, RECT, &term).await;
+    let tty = term.slave.as_raw_fd();
+    match reply_to(&srv, &paint::encode_request(&pane.id, RECT), &[tty]).await {
+        Reply::Refused(why) => assert!(why.contains("TOO_MANY_CONNECTIONS"), "{why}"),
+        other => panic!("a grant past the cap was not refused: {other:?}"),
+    }
+    handoff::write_all(&stream, paint::STOP)
+        .await
+        .expect("stop");
+    assert_eq!(notice(&stream, &mut lines).await, Notice::Stopped);
+    // Once it ended its slot is free again (released just after the connection closes).
+    let deadline = Instant::now() + WAIT;
+    loop {
+        match reply_to(&srv, &paint::encode_request(&pane.id, RECT), &[tty]).await {
+            Reply::Ready => break,
+            other => assert!(Instant::now() < deadline, "never granted again: {other:?}"),
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
