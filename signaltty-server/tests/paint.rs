@@ -404,3 +404,66 @@ async fn a_grant_counts_against_max_connections() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+#[tokio::test]
+async fn a_terminal_that_takes_part_of_a_paint_ends_the_grant_damaged() {
+    let srv = TestServer::start().await;
+    let ws = srv.workspace("paint").await;
+    let wide = Rect { cols: 200, ..RECT };
+    let pane = spawn_sized(
+        &srv,
+        &ws.id,
+        &["sh", "-c", "stty raw -echo; printf ready; exec cat"],
+        200,
+        ROWS.into(),
+    )
+    .await;
+    until_screen(&srv, &pane.id, |s| s.contains("ready")).await;
+    // A terminal nobody reads: its buffer fills, and a paint finally fits only in part. Raw,
+    // as a TUI's terminal is: with output processing on, Linux takes a write whole or not at
+    // all (`EAGAIN`, a skip), without it the last write is cut.
+    let pty = nix::pty::openpty(None, None).expect("openpty");
+    let mut t = nix::sys::termios::tcgetattr(&pty.slave).expect("tcgetattr");
+    nix::sys::termios::cfmakeraw(&mut t);
+    nix::sys::termios::tcsetattr(&pty.slave, nix::sys::termios::SetArg::TCSANOW, &t).expect("raw");
+    let stream = UnixStream::connect(handoff::socket_path(srv.socket()))
+        .await
+        .expect("connect");
+    let mut lines = paint::request(&stream, &pane.id, wide, pty.slave.as_fd())
+        .await
+        .expect("granted");
+    let deadline = Instant::now() + WAIT;
+    for letter in (b'a'..=b'z').cycle() {
+        assert!(
+            Instant::now() < deadline,
+            "the paints never filled the terminal"
+        );
+        // Four rows of 200 letters each time: every paint is ~800 bytes.
+        let row = vec![letter; 200];
+        let screen = [
+            &b"\x1b[H"[..],
+            &row,
+            b"\r\n",
+            &row,
+            b"\r\n",
+            &row,
+            b"\r\n",
+            &row,
+        ]
+        .concat();
+        type_into(&srv, &pane.id, &screen).await;
+        match tokio::time::timeout(Duration::from_millis(50), lines.next(&stream)).await {
+            Err(_elapsed) => {}
+            Ok(line) => match line.expect("read").as_deref().map(Notice::decode) {
+                // A paint that found the terminal full (nothing written): resume and go on.
+                Some(Ok(Notice::Skipped)) => handoff::write_all(&stream, paint::RESUME)
+                    .await
+                    .expect("resume"),
+                Some(Ok(Notice::Damaged)) => break,
+                other => panic!("unexpected {other:?}"),
+            },
+        }
+    }
+    assert_eq!(next_line(&stream, &mut lines).await, None, "then closed");
+    drop(pty);
+}
