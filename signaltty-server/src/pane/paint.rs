@@ -500,6 +500,29 @@ mod tests {
         eprintln!(
             "per echo on 200x50 (best of 20 batches): feed + diff + render {best_all:?}, of which diff {best_diff:?}"
         );
+        // The write itself: one echo's paint into a raw pty whose master a thread drains.
+        let pty = nix::pty::openpty(None, None).expect("openpty");
+        let mut t = nix::sys::termios::tcgetattr(&pty.slave).expect("tcgetattr");
+        nix::sys::termios::cfmakeraw(&mut t);
+        nix::sys::termios::tcsetattr(&pty.slave, nix::sys::termios::SetArg::TCSANOW, &t)
+            .expect("raw");
+        let mut master = File::from(pty.master);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while std::io::Read::read(&mut master, &mut buf).is_ok_and(|n| n > 0) {}
+        });
+        let mut best_write = std::time::Duration::MAX;
+        for _ in 0..20 {
+            let started = std::time::Instant::now();
+            for _ in 0..100 {
+                nix::unistd::write(&pty.slave, &out).expect("write");
+            }
+            best_write = best_write.min(started.elapsed() / 100);
+        }
+        eprintln!(
+            "writing one paint ({} bytes) to a raw pty: {best_write:?}",
+            out.len()
+        );
     }
 }
 
