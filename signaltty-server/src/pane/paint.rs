@@ -66,15 +66,15 @@ pub enum Diff {
 
 /// The visible rows of a screen as last painted.
 #[derive(Clone, Debug, Default)]
-pub struct Copy {
+pub struct ScreenCopy {
     cols: u16,
     rows: Vec<Row>,
 }
 
-impl Copy {
+impl ScreenCopy {
     /// The visible screen of `term` now.
-    pub fn of(term: &Term) -> Copy {
-        Copy {
+    pub fn of(term: &Term) -> ScreenCopy {
+        ScreenCopy {
             cols: term.size().0,
             rows: term.rows().cloned().collect(),
         }
@@ -93,7 +93,7 @@ impl Copy {
 }
 
 /// Compares `term`'s visible screen with `copy`; the spans to paint into `rect`.
-pub fn diff(copy: &Copy, term: &Term, rect: Rect) -> Diff {
+pub fn diff(copy: &ScreenCopy, term: &Term, rect: Rect) -> Diff {
     let (cols, rows) = term.size();
     if cols != copy.cols
         || usize::from(rows) != copy.rows.len()
@@ -207,7 +207,7 @@ pub struct Grant {
     out: File,
     rect: Rect,
     /// `None` while paused (after a skip, until `resume`).
-    copy: Option<Copy>,
+    copy: Option<ScreenCopy>,
     notices: mpsc::UnboundedSender<Notice>,
 }
 
@@ -239,7 +239,7 @@ impl Grants {
             id,
             out,
             rect,
-            copy: Some(Copy::of(term)),
+            copy: Some(ScreenCopy::of(term)),
             notices,
         });
         id
@@ -249,7 +249,7 @@ impl Grants {
     pub fn resume(&mut self, id: GrantId, term: &Term) -> bool {
         match self.list.iter_mut().find(|g| g.id == id) {
             Some(grant) => {
-                grant.copy = Some(Copy::of(term));
+                grant.copy = Some(ScreenCopy::of(term));
                 true
             }
             None => false,
@@ -328,7 +328,7 @@ mod tests {
     /// The paint of what `then` changes after `first`.
     fn paint(first: &[u8], then: &[u8], rect: Rect) -> (Diff, Vec<u8>) {
         let mut s = screen(first);
-        let copy = Copy::of(s.view());
+        let copy = ScreenCopy::of(s.view());
         s.feed(then);
         let diff = diff(&copy, s.view(), rect);
         let mut out = Vec::new();
@@ -442,7 +442,7 @@ mod tests {
         let (diff, _) = paint(b"", b"x", narrow);
         assert_eq!(diff, Diff::Skip);
         let mut s = screen(b"ab");
-        let copy = Copy::of(s.view());
+        let copy = ScreenCopy::of(s.view());
         s.resize(12, 6);
         s.feed(b"c");
         assert_eq!(
@@ -452,7 +452,7 @@ mod tests {
         );
     }
 
-    fn diff_of(copy: &Copy, s: &Screen) -> Diff {
+    fn diff_of(copy: &ScreenCopy, s: &Screen) -> Diff {
         diff(copy, s.view(), RECT)
     }
 
@@ -472,7 +472,7 @@ mod tests {
             cols: 200,
             rows: 50,
         };
-        let mut copy = Copy::of(s.view());
+        let mut copy = ScreenCopy::of(s.view());
         let mut out = Vec::new();
         // The best of 20 batches: a loaded machine preempts some of them.
         let (mut best_all, mut best_diff) = (std::time::Duration::MAX, std::time::Duration::MAX);

@@ -77,7 +77,7 @@ proptest! {
         let mut model = Screen::new(COLS, ROWS);
         let mut outer = Screen::new(30, 12);
         redraw(model.view(), &mut outer);
-        let mut copy = Copy::of(model.view());
+        let mut copy = ScreenCopy::of(model.view());
         for bytes in &chunks {
             model.feed(bytes);
             match diff(&copy, model.view(), RECT) {
@@ -91,7 +91,7 @@ proptest! {
                 }
                 Diff::Skip => {
                     redraw(model.view(), &mut outer);
-                    copy = Copy::of(model.view());
+                    copy = ScreenCopy::of(model.view());
                 }
             }
             for row in 0..ROWS {
