@@ -80,6 +80,19 @@ impl ScreenCopy {
         }
     }
 
+    /// Becomes the visible screen of `term` now, reusing its rows' allocations (a client that
+    /// resumes after every frame of a flood makes one of these a frame).
+    fn retake(&mut self, term: &Term) {
+        self.cols = term.size().0;
+        self.rows.truncate(term.rows().len());
+        for (i, row) in term.rows().enumerate() {
+            match self.rows.get_mut(i) {
+                Some(old) => old.clone_from(row),
+                None => self.rows.push(row.clone()),
+            }
+        }
+    }
+
     /// Takes the rows of `spans` from `term` (after they were painted).
     fn update(&mut self, term: &Term, spans: &[Span]) {
         for span in spans {
@@ -206,8 +219,10 @@ pub struct Grant {
     id: GrantId,
     out: File,
     rect: Rect,
-    /// `None` while paused (after a skip, until `resume`).
-    copy: Option<ScreenCopy>,
+    /// The visible rows as last painted (meaningless while paused).
+    copy: ScreenCopy,
+    /// After a skip, until `resume`.
+    paused: bool,
     notices: mpsc::UnboundedSender<Notice>,
 }
 
@@ -239,7 +254,8 @@ impl Grants {
             id,
             out,
             rect,
-            copy: Some(ScreenCopy::of(term)),
+            copy: ScreenCopy::of(term),
+            paused: false,
             notices,
         });
         id
@@ -249,7 +265,8 @@ impl Grants {
     pub fn resume(&mut self, id: GrantId, term: &Term) -> bool {
         match self.list.iter_mut().find(|g| g.id == id) {
             Some(grant) => {
-                grant.copy = Some(ScreenCopy::of(term));
+                grant.copy.retake(term);
+                grant.paused = false;
                 true
             }
             None => false,
@@ -267,9 +284,10 @@ impl Grants {
     pub fn paint(&mut self, term: &Term, chunk_len: usize) {
         let Grants { list, buf, .. } = self;
         list.retain_mut(|grant| {
-            let Some(copy) = &mut grant.copy else {
+            if grant.paused {
                 return true;
-            };
+            }
+            let copy = &mut grant.copy;
             let spans = if chunk_len > MAX_PAINT_CHUNK {
                 Diff::Skip
             } else {
@@ -301,7 +319,7 @@ impl Grants {
 impl Grant {
     /// Pauses until `resume` and tells the client; keeps the grant.
     fn skip(&mut self) -> bool {
-        self.copy = None;
+        self.paused = true;
         let _ = self.notices.send(Notice::Skipped);
         true
     }
@@ -450,6 +468,20 @@ mod tests {
             Diff::Skip,
             "a resized screen is skipped"
         );
+    }
+
+    #[test]
+    fn a_copy_taken_again_equals_a_fresh_one() {
+        let mut s = screen(b"one\r\ntwo\r\n\x1b[31mthree");
+        let mut copy = ScreenCopy::of(s.view());
+        for (cols, rows) in [(10, 3), (14, 8), (14, 8)] {
+            s.resize(cols, rows);
+            s.feed(b"\r\nmore");
+            copy.retake(s.view());
+            let fresh = ScreenCopy::of(s.view());
+            assert_eq!((copy.cols, &copy.rows), (fresh.cols, &fresh.rows));
+            assert_eq!(diff(&copy, s.view(), RECT), Diff::Same);
+        }
     }
 
     fn diff_of(copy: &ScreenCopy, s: &Screen) -> Diff {

@@ -91,7 +91,7 @@ proptest! {
                 }
                 Diff::Skip => {
                     redraw(model.view(), &mut outer);
-                    copy = ScreenCopy::of(model.view());
+                    copy.retake(model.view());
                 }
             }
             for row in 0..ROWS {
