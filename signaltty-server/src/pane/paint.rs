@@ -305,7 +305,9 @@ impl Grants {
                     copy.update(term, &spans);
                     true
                 }
-                Err(Errno::EAGAIN) => grant.skip(),
+                // Nothing written: the terminal is full, or its write lock is held by the
+                // client's own (blocking) write, or a signal came first.
+                Err(Errno::EAGAIN | Errno::EINTR) => grant.skip(),
                 // Part of a paint (or a terminal that failed): what it shows is unknown.
                 _ => {
                     let _ = grant.notices.send(Notice::Damaged);
