@@ -378,7 +378,7 @@ fn on_event(shared: &Shared, report: &Reporter, event: PtyEvent) {
 }
 
 fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
-    let (term_events, dropped, replies) = {
+    let (term_events, dropped, replies, painted) = {
         let mut model = lock(&shared.model);
         let mut term_events = model.scanner.scan(bytes);
         model.offset += bytes.len() as u64;
@@ -398,11 +398,11 @@ fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
             model.fanout = None;
         }
         model.screen.feed(bytes);
-        if !model.paints.is_empty() {
-            // Under the lock that `remove_paint` takes: nothing is painted after a grant ends.
+        // Under the lock that `remove_paint` takes: nothing is painted after a grant ends.
+        let painted = !model.paints.is_empty() && {
             let model = &mut *model;
-            model.paints.paint(model.screen.view(), bytes.len());
-        }
+            model.paints.paint(model.screen.view(), bytes.len())
+        };
         let replies = model.screen.take_replies();
         let before = model.notify_limit.dropped();
         let now = Instant::now();
@@ -411,8 +411,13 @@ fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
         let after = model.notify_limit.dropped();
         // One line per power of two, so a flood cannot flood the log either.
         let crossed = after > before && (before == 0 || after.ilog2() > before.ilog2());
-        (term_events, crossed.then_some(after), replies)
+        (term_events, crossed.then_some(after), replies, painted)
     };
+    if painted && super::paint::yield_after_paint() {
+        // Let the kernel deliver the paint to the client's terminal before the rest of this
+        // chunk's work (`super::paint::yield_after_paint` says why).
+        std::thread::yield_now();
+    }
     if !replies.is_empty() {
         answer(shared, replies);
     }
