@@ -37,6 +37,9 @@ use crate::regions::{content, placement};
 const BEGIN: &[u8] = b"\x1b[?2026h";
 const END: &[u8] = b"\x1b[?2026l";
 
+/// The symbol of a cell whose content is unknown ([`Painter::forget`]).
+const FORGOTTEN: &str = "\u{f8ff}";
+
 /// What a frame drew.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Drawn {
@@ -93,6 +96,26 @@ impl<W: Write> Painter<W> {
     /// What the terminal shows (as far as this painter drew it).
     pub fn shown(&self) -> &Buffer {
         &self.shown
+    }
+
+    /// Forgets what the terminal shows in `rect` (another writer, the server painting a pane,
+    /// may have written there): the next full frame writes every cell of it again.
+    pub fn forget(&mut self, rect: Rect) {
+        let area = self.shown.area;
+        for y in rect.y..rect.y.saturating_add(rect.height).min(area.height) {
+            for x in rect.x..rect.x.saturating_add(rect.width).min(area.width) {
+                if let Some(cell) = self.shown.cell_mut((x, y)) {
+                    // No frame ever draws this (a private-use character), so the diff
+                    // rewrites the cell whatever the frame puts there.
+                    cell.set_symbol(FORGOTTEN);
+                }
+            }
+        }
+    }
+
+    /// Forgets the whole screen: the next full frame clears it and draws everything.
+    pub fn forget_all(&mut self) {
+        self.valid = false;
     }
 
     /// Draws the whole screen.

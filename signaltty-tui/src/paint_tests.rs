@@ -15,8 +15,8 @@ use signaltty_proto::v1 as pb;
 use signaltty_term::Screen;
 
 use super::{Drawn, Painter};
-use crate::app::{App, Attachment, Effect, Mode, Msg, Overlay, PaneEvent, Selection};
-use crate::test_fixture::{app, decision, four_pane_layout, pane};
+use crate::app::{App, Attachment, Effect, Msg, Overlay, PaneEvent, Selection};
+use crate::test_fixture::{decision, four_panes};
 use crate::update::update;
 
 /// The painter's output, shared with the test.
@@ -62,32 +62,6 @@ impl Rng {
     fn chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
     }
-}
-
-/// The fixture with four panes in tab `t1` (`a` | (`b` / (`d` | `e`))), each attached at its
-/// drawn size with a model of that size.
-fn four_panes() -> App {
-    let mut app = app();
-    four_pane_layout(&mut app);
-    for id in ["d", "e"] {
-        app.catalog.panes.insert(id.into(), pane(id, "t1", id));
-    }
-    update(&mut app, Msg::Tick, Instant::now());
-    for id in ["a", "b", "d", "e"] {
-        let (cols, rows) = match app.attached.get(id) {
-            Some(Attachment::Interactive { cols, rows }) => (*cols, *rows),
-            other => panic!("{id} attached as {other:?}"),
-        };
-        let event = PaneEvent::Snapshot {
-            screen: Vec::new(),
-            cols,
-            rows,
-        };
-        let pane_id = id.to_owned();
-        update(&mut app, Msg::Pane { pane_id, event }, Instant::now());
-    }
-    app.mode = Mode::Insert;
-    app
 }
 
 /// Random program output: text, wide characters, marks, colours, moves, erases, scrolls,
@@ -425,4 +399,36 @@ fn an_echo_frame_draws_only_the_changed_row_of_the_pane_typed_into() {
     let bytes = String::from_utf8(tap.take()).expect("utf-8");
     assert_eq!(bytes.matches("ZZZZ").count(), 3, "{bytes:?}");
     assert_eq!(painter.shown(), &full(&app));
+}
+
+#[test]
+fn a_forgotten_rectangle_is_drawn_whole_again_over_another_writer() {
+    let mut app = four_panes();
+    let tap = Tap::default();
+    let mut painter = Painter::new(tap.clone());
+    let mut term = Screen::new(app.size.0, app.size.1);
+    painter.full(&app).expect("frame");
+    term.feed(&tap.take());
+    // Another writer (the server painting pane `b`) puts text in `b`'s content, framed as it
+    // does: cursor and colours saved and restored.
+    let (_, placement) = crate::regions::placement(&app).expect("a layout");
+    let body = crate::regions::content(placement.rect_of("b").expect("b is placed"));
+    let other = format!(
+        "\x1b7\x1b[{};{}H\x1b[31mZZZZ\x1b[m\x1b8",
+        body.y + 1,
+        body.x + 1
+    );
+    term.feed(other.as_bytes());
+    // Unforgotten, a full frame of the same state leaves it there (the painter believes the
+    // cells are blank): the control for what follows.
+    app.dirty = true;
+    assert_eq!(frame(&mut painter, &mut app, None), Drawn::Full);
+    term.feed(&tap.take());
+    assert!(term.view().cell_text(body.y, body.x) == "Z");
+    // Forgotten, the next frame writes every cell of the rectangle again.
+    painter.forget(body);
+    app.dirty = true;
+    frame(&mut painter, &mut app, None);
+    term.feed(&tap.take());
+    assert_terminal_shows(&term, &full(&app), "after forget");
 }

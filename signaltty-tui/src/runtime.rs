@@ -19,6 +19,7 @@
 
 mod attach;
 mod direct;
+pub mod painting;
 pub mod requests;
 
 use std::cell::RefCell;
@@ -41,6 +42,7 @@ pub use crate::pacing::{ECHO_GRACE, FRAME};
 use crate::pacing::{Pacer, When};
 use crate::paint::{Drawn, Painter};
 use crate::update::update;
+use painting::{Heard, Redraw, ServerPaint};
 
 /// The TUI's frame buffer: the painter writes a frame into it (its `flush` does nothing), and
 /// [`FrameWriter::send`] hands the whole frame to the terminal in one write. Shared with the
@@ -145,6 +147,7 @@ pub async fn run(options: Options) -> Result<(), String> {
     let mut sigint = signal(SignalKind::interrupt()).map_err(|e| e.to_string())?;
     let mut sighup = signal(SignalKind::hangup()).map_err(|e| e.to_string())?;
     let mut pacer = Pacer::new();
+    let mut server_paint = ServerPaint::new();
 
     loop {
         let now = Instant::now();
@@ -174,6 +177,12 @@ pub async fn run(options: Options) -> Result<(), String> {
                     // The terminal is gone: nothing more to show.
                     None => break,
                 },
+                heard = server_paint.next() => {
+                    if let Heard::Redraw(redraw) = heard {
+                        forget(&mut painter, &mut app, redraw);
+                    }
+                    continue;
+                }
                 _ = sigwinch.recv() => {
                     let (cols, rows) = signaltty_tty::window_size(std::io::stdout())
                         .or_else(|| crossterm::terminal::size().ok())
@@ -183,7 +192,8 @@ pub async fn run(options: Options) -> Result<(), String> {
                 Some(feed) = feed_rx.recv() => Msg::Feed(feed),
                 Some(msg) = msg_rx.recv() => msg,
                 () = sleep_until(frame_at), if frame_at.is_some() => {
-                    draw(&mut painter, &frames, &mut app, &mut pacer);
+                    let mut drawing = Drawing { painter: &mut painter, frames: &frames, pacer: &mut pacer, server_paint: &mut server_paint };
+                    drawing.draw(&mut app, &attachments, &slot).await;
                     continue;
                 }
                 () = sleep_until(deadline), if deadline.is_some() => Msg::Tick,
@@ -223,9 +233,17 @@ pub async fn run(options: Options) -> Result<(), String> {
             break;
         }
         if pacer.when_panes(app.dirty, !app.damaged.is_empty(), Instant::now()) == When::Now {
-            draw(&mut painter, &frames, &mut app, &mut pacer);
+            let mut drawing = Drawing {
+                painter: &mut painter,
+                frames: &frames,
+                pacer: &mut pacer,
+                server_paint: &mut server_paint,
+            };
+            drawing.draw(&mut app, &attachments, &slot).await;
         }
     }
+    // Nothing may be painted into the terminal once it is given back.
+    let _ = server_paint.settle(None, || None).await;
     feed.abort();
     for (_, handle) in attachments.drain() {
         handle.stop();
@@ -264,6 +282,44 @@ fn to_msg(event: Event) -> Msg {
         Event::FocusGained => Msg::FocusGained,
         Event::FocusLost => Msg::FocusLost,
     }
+}
+
+/// What a frame is drawn with.
+struct Drawing<'a> {
+    painter: &'a mut Painter<FrameWriter>,
+    frames: &'a FrameWriter,
+    pacer: &'a mut Pacer,
+    server_paint: &'a mut ServerPaint,
+}
+
+impl Drawing<'_> {
+    /// Settles the server's painting grant with what this frame shows (stopping it first
+    /// when the frame draws over the pane, [`painting`]), then draws.
+    async fn draw(
+        &mut self,
+        app: &mut App,
+        attachments: &HashMap<String, attach::Handle>,
+        slot: &Slot,
+    ) {
+        let want = painting::target(app, |id| {
+            attachments.get(id).is_some_and(attach::Handle::interactive)
+        });
+        let socket = || slot.get().map(|c| c.socket().to_path_buf());
+        if let Some(redraw) = self.server_paint.settle(want, socket).await {
+            forget(self.painter, app, redraw);
+        }
+        draw(self.painter, self.frames, app, self.pacer);
+        self.server_paint.frame_sent();
+    }
+}
+
+/// Makes the next frame redraw what the server may have painted.
+fn forget(painter: &mut Painter<FrameWriter>, app: &mut App, redraw: Redraw) {
+    match redraw {
+        Redraw::Rect(rect) => painter.forget(rect),
+        Redraw::All => painter.forget_all(),
+    }
+    app.dirty = true;
 }
 
 /// Draws the frame the pacer asked for and hands it to the terminal: the echo's pane alone

@@ -7,7 +7,7 @@ use signaltty_client::catalog::{Catalog, FeedMsg};
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::layout::Node;
 
-use crate::app::{App, Msg};
+use crate::app::{App, Attachment, Mode, Msg, PaneEvent};
 use crate::keymap::Keymap;
 use crate::update::update;
 
@@ -176,4 +176,30 @@ pub fn render(app: &App) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The fixture with four panes in tab `t1` (`a` | (`b` / (`d` | `e`))), each attached at its
+/// drawn size with a model of that size.
+pub fn four_panes() -> App {
+    let mut app = app();
+    four_pane_layout(&mut app);
+    for id in ["d", "e"] {
+        app.catalog.panes.insert(id.into(), pane(id, "t1", id));
+    }
+    update(&mut app, Msg::Tick, Instant::now());
+    for id in ["a", "b", "d", "e"] {
+        let (cols, rows) = match app.attached.get(id) {
+            Some(Attachment::Interactive { cols, rows }) => (*cols, *rows),
+            other => panic!("{id} attached as {other:?}"),
+        };
+        let event = PaneEvent::Snapshot {
+            screen: Vec::new(),
+            cols,
+            rows,
+        };
+        let pane_id = id.to_owned();
+        update(&mut app, Msg::Pane { pane_id, event }, Instant::now());
+    }
+    app.mode = Mode::Insert;
+    app
 }

@@ -41,31 +41,7 @@ fn fake_agent(world: &World) -> PathBuf {
 fn a_newcomer_splits_types_answers_an_agent_survives_a_restart_and_quits_cleanly() {
     let world = World::new();
     let agent = fake_agent(&world);
-    let env = format!(
-        "env -i PATH=/usr/bin:/bin TERM=xterm-256color HOME={home} SHELL=/bin/sh PS1='$ ' \
-         XDG_CONFIG_HOME={cfg} SIGNALTTY_SOCKET={sock} SIGNALTTY_STATE_DIR={state} SIGNALTTY_SERVER_BIN={server}",
-        home = world.path("home").display(),
-        cfg = world.path("cfg").display(),
-        sock = world.socket.display(),
-        state = world.path("state").display(),
-        server = bin("signaltty-server").display(),
-    );
-    let started = world.tmux(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "t",
-        "-x",
-        "120",
-        "-y",
-        "40",
-        "-c",
-        world.path("proj").to_str().unwrap(),
-        &format!("{env} sh"),
-    ]);
-    assert!(started.status.success(), "{started:?}");
+    world.start(120, 40, &world.path("proj"), "sh");
     world.wait("the outer shell", |s| s.contains('$'));
     let run_tui = format!(
         "stty -a > {before}; {tui}; echo \"tui exited $?\"; stty -a > {after}",

@@ -24,31 +24,7 @@ fn diff_view_and_a_new_agent_in_a_new_worktree() {
     git(&proj, &["commit", "-q", "-m", "init"]);
     std::fs::write(proj.join("a.txt"), "one\nTWO changed\nthree\n").unwrap();
 
-    let env = format!(
-        "env -i PATH=/usr/bin:/bin TERM=xterm-256color HOME={home} SHELL=/bin/sh PS1='$ ' \
-         XDG_CONFIG_HOME={cfg} SIGNALTTY_SOCKET={sock} SIGNALTTY_STATE_DIR={state} SIGNALTTY_SERVER_BIN={server}",
-        home = world.path("home").display(),
-        cfg = world.path("cfg").display(),
-        sock = world.path("run/s.sock").display(),
-        state = world.path("state").display(),
-        server = bin("signaltty-server").display(),
-    );
-    let started = world.tmux(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "t",
-        "-x",
-        "120",
-        "-y",
-        "32",
-        "-c",
-        proj.to_str().unwrap(),
-        &format!("{env} {}", bin("signaltty-tui").display()),
-    ]);
-    assert!(started.status.success(), "{started:?}");
+    world.start(120, 32, &proj, &bin("signaltty-tui").display().to_string());
     world.wait("the TUI with a shell", |s| {
         s.contains("NORMAL") && s.contains("▾ proj") && s.contains("▶○ sh")
     });

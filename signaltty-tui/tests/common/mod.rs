@@ -46,6 +46,39 @@ impl World {
         self.dir.path().join(p)
     }
 
+    /// The environment the TUI runs in (`env -i …`): a clean one pointing at this world.
+    pub fn env(&self) -> String {
+        format!(
+            "env -i PATH=/usr/bin:/bin TERM=xterm-256color HOME={home} SHELL=/bin/sh PS1='$ ' \
+             XDG_CONFIG_HOME={cfg} SIGNALTTY_SOCKET={sock} SIGNALTTY_STATE_DIR={state} SIGNALTTY_SERVER_BIN={server}",
+            home = self.path("home").display(),
+            cfg = self.path("cfg").display(),
+            sock = self.socket.display(),
+            state = self.path("state").display(),
+            server = bin("signaltty-server").display(),
+        )
+    }
+
+    /// Starts tmux's window `t`, `cols`×`rows`, in `dir`, running `command` in [`World::env`].
+    pub fn start(&self, cols: u16, rows: u16, dir: &Path, command: &str) {
+        let started = self.tmux(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            &cols.to_string(),
+            "-y",
+            &rows.to_string(),
+            "-c",
+            dir.to_str().unwrap(),
+            &format!("{} {command}", self.env()),
+        ]);
+        assert!(started.status.success(), "{started:?}");
+    }
+
     pub fn tmux(&self, args: &[&str]) -> Output {
         Command::new("tmux")
             .arg("-S")
@@ -75,16 +108,27 @@ impl World {
 
     /// Waits until the screen satisfies `pred`; fails with the last screen.
     pub fn wait(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + WAIT;
+        match self.wait_within(WAIT, &pred) {
+            Ok(screen) => screen,
+            Err(screen) => panic!("timed out waiting for {what}; screen:\n{screen}"),
+        }
+    }
+
+    /// The screen once it satisfies `pred`, or the last screen after `within`.
+    pub fn wait_within(
+        &self,
+        within: Duration,
+        pred: impl Fn(&str) -> bool,
+    ) -> Result<String, String> {
+        let deadline = Instant::now() + within;
         loop {
             let screen = self.screen();
             if pred(&screen) {
-                return screen;
+                return Ok(screen);
             }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what}; screen:\n{screen}"
-            );
+            if Instant::now() >= deadline {
+                return Err(screen);
+            }
             std::thread::sleep(Duration::from_millis(100));
         }
     }

@@ -1,0 +1,313 @@
+//! Server painting: the server writes the focused pane's changes straight into this terminal,
+//! at the pane's place, as they come out of the program (`signaltty_tty::paint`), so a typed
+//! key's echo reaches the screen without waiting for this process — program → server →
+//! terminal, as with tmux, instead of program → server → TUI → terminal. The TUI still draws
+//! the same cells from its own model a moment later; the server's write is an early copy.
+//!
+//! Two writers share the terminal, so the rules are:
+//! - The server writes only inside the rectangle it was given, each paint one write(2) framed
+//!   by DECSC/DECRC, so the cursor and colours this process left are untouched; our frames are
+//!   blocking writes, and the tty's write lock keeps the two from interleaving.
+//! - It is granted only while nothing of ours is drawn over the pane's content: no overlay,
+//!   no selection or decision in the pane, no "reconnecting…", a model that fits
+//!   ([`target`]). Before a frame that changes that, the grant is stopped and the server's
+//!   `stopped` awaited ([`ServerPaint::settle`]), so nothing it paints lands on what the frame
+//!   draws; the rectangle is then redrawn from our model.
+//! - A cell the server painted and the program changed again without a paint (a big change the
+//!   server `skipped`) could stay wrong where our model's old value equals the new one, so a
+//!   `skipped` makes us redraw the whole rectangle before the server may `resume`.
+//!
+//! Refused (older server, no hand-off socket, `SIGNALTTY_SERVER_PAINT=0`): the TUI draws
+//! everything itself, as before.
+
+use std::os::fd::AsFd as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use signaltty_client::geometry::Rect;
+use signaltty_tty::handoff::{self, Lines};
+use signaltty_tty::paint::{self, Notice};
+use tokio::net::UnixStream;
+use tokio::task::JoinHandle;
+
+use crate::app::{App, Link};
+use crate::regions::{content, placement};
+
+/// Set to `0` to draw everything in the TUI (for A/B measurements and as an escape hatch).
+pub const ENV_SWITCH: &str = "SIGNALTTY_SERVER_PAINT";
+
+/// How long a frame waits for the server to confirm it stopped painting (it answers in well
+/// under a millisecond; a server that does not is dropped, and the rectangle redrawn anyway).
+const STOP_WAIT: Duration = Duration::from_millis(200);
+
+/// A pane and where its content is on the terminal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The pane.
+    pub pane: String,
+    /// Its content area (without the title row).
+    pub rect: Rect,
+}
+
+/// What the painter must draw again because the server may have painted there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Redraw {
+    /// This rectangle.
+    Rect(Rect),
+    /// The whole screen (a paint was cut short: the terminal's state is unknown).
+    All,
+}
+
+/// Where the server may paint now: the focused pane of the current tab, when nothing of ours
+/// is drawn over its content and its model fits it. `interactive` tells whether the pane is
+/// attached for typing (a grant is only worth its cost where keys are echoed).
+pub fn target(app: &App, interactive: impl Fn(&str) -> bool) -> Option<Target> {
+    if app.overlay.is_some() || matches!(app.link, Link::Reconnecting { .. }) {
+        return None;
+    }
+    let pane = app.focused_pane()?;
+    if pane.pending_decision.is_some()
+        || app.selection.as_ref().is_some_and(|s| s.pane_id == pane.id)
+        || !interactive(&pane.id)
+    {
+        return None;
+    }
+    let (_, placement) = placement(app)?;
+    let rect = content(placement.rect_of(&pane.id)?);
+    let (cols, rows) = app.screens.get(&pane.id)?.view().size();
+    (rect.width > 0 && rect.height > 0 && cols <= rect.width && rows <= rect.height).then(|| {
+        Target {
+            pane: pane.id.clone(),
+            rect,
+        }
+    })
+}
+
+/// What [`ServerPaint::next`] heard.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Heard {
+    /// Nothing for the painter (a grant began, or was refused).
+    Nothing,
+    /// Draw this again.
+    Redraw(Redraw),
+}
+
+struct Granted {
+    target: Target,
+    stream: UnixStream,
+    lines: Lines,
+    /// The server skipped a change: our next frame redraws the rectangle, then it may resume.
+    paused: bool,
+}
+
+enum State {
+    Off,
+    Asking {
+        target: Target,
+        task: JoinHandle<Result<(UnixStream, Lines), String>>,
+    },
+    On(Granted),
+}
+
+/// The grant this TUI holds, if any.
+pub struct ServerPaint {
+    enabled: bool,
+    state: State,
+    /// A target the server refused or ended: not asked again until the target changes.
+    declined: Option<Target>,
+}
+
+impl Default for ServerPaint {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ServerPaint {
+    /// No grant yet; switched off by [`ENV_SWITCH`]` = 0`.
+    pub fn new() -> ServerPaint {
+        ServerPaint {
+            enabled: std::env::var_os(ENV_SWITCH).is_none_or(|v| v != "0"),
+            state: State::Off,
+            declined: None,
+        }
+    }
+
+    /// Brings the grant in line with `want` before a frame is drawn: a grant for anything else
+    /// is stopped first — waiting for the server's `stopped` — and its rectangle is returned
+    /// for redrawing; then, if `want` is new, the server behind `socket` is asked for it (the
+    /// answer comes through [`ServerPaint::next`]; until then the TUI simply draws).
+    pub async fn settle(
+        &mut self,
+        want: Option<Target>,
+        socket: impl FnOnce() -> Option<PathBuf>,
+    ) -> Option<Redraw> {
+        if !self.enabled {
+            return None;
+        }
+        if self.declined.is_some() && self.declined != want {
+            self.declined = None;
+        }
+        let redraw = match std::mem::replace(&mut self.state, State::Off) {
+            State::On(granted) if Some(&granted.target) != want.as_ref() => {
+                Some(stop(granted).await)
+            }
+            State::Asking { target, task } if Some(&target) != want.as_ref() => {
+                // It may already be granted: take the answer and stop it, so nothing is
+                // painted over what this frame draws.
+                match tokio::time::timeout(STOP_WAIT, task).await {
+                    Ok(Ok(Ok((stream, lines)))) => Some(
+                        stop(Granted {
+                            target,
+                            stream,
+                            lines,
+                            paused: false,
+                        })
+                        .await,
+                    ),
+                    // Refused, failed or slow (the task is dropped with its connection): the
+                    // server may have painted before it saw us go.
+                    _ => Some(Redraw::Rect(target.rect)),
+                }
+            }
+            kept => {
+                self.state = kept;
+                None
+            }
+        };
+        if let (State::Off, Some(target)) = (&self.state, want)
+            && self.declined.as_ref() != Some(&target)
+            && let Some(socket) = socket()
+        {
+            let path = handoff::socket_path(&socket);
+            let (pane, rect) = (target.pane.clone(), target.rect);
+            let task = tokio::spawn(ask(path, pane, rect));
+            self.state = State::Asking { target, task };
+        }
+        redraw
+    }
+
+    /// The next thing the server says (cancel-safe; pending while there is nothing to hear).
+    pub async fn next(&mut self) -> Heard {
+        match &mut self.state {
+            State::Off => std::future::pending().await,
+            State::Asking { target, task } => {
+                let answer = task.await;
+                let target = target.clone();
+                match answer {
+                    Ok(Ok((stream, lines))) => {
+                        self.state = State::On(Granted {
+                            target,
+                            stream,
+                            lines,
+                            paused: false,
+                        });
+                    }
+                    // Refused (an older server, a pane that cannot be painted): the TUI draws.
+                    Ok(Err(_)) => {
+                        self.declined = Some(target);
+                        self.state = State::Off;
+                    }
+                    Err(_) => self.state = State::Off,
+                }
+                Heard::Nothing
+            }
+            State::On(granted) => {
+                let line = granted.lines.next(&granted.stream).await;
+                let rect = granted.target.rect;
+                let notice = match &line {
+                    Ok(Some(line)) => Some(Notice::decode(line)),
+                    _ => None,
+                };
+                match notice {
+                    Some(Ok(Notice::Skipped)) => {
+                        granted.paused = true;
+                        Heard::Redraw(Redraw::Rect(rect))
+                    }
+                    Some(Ok(Notice::Damaged)) => {
+                        self.end();
+                        Heard::Redraw(Redraw::All)
+                    }
+                    // Ended by the server (the pane exited or closed, shutdown) or a line we
+                    // do not know: the grant is over.
+                    _ => {
+                        self.end();
+                        Heard::Redraw(Redraw::Rect(rect))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Called after each frame is handed to the terminal: a paused grant's rectangle has been
+    /// redrawn from our model, so the server may paint again.
+    pub fn frame_sent(&mut self) {
+        let State::On(granted) = &mut self.state else {
+            return;
+        };
+        if !granted.paused {
+            return;
+        }
+        granted.paused = false;
+        // Seven bytes on an idle socket: they fit. If not, the grant is dropped (the server
+        // sees the end and stops).
+        if !matches!(granted.stream.try_write(paint::RESUME), Ok(n) if n == paint::RESUME.len()) {
+            self.end();
+        }
+    }
+
+    /// The grant ends on the server's side; not asked again for the same target.
+    fn end(&mut self) {
+        if let State::On(granted) = std::mem::replace(&mut self.state, State::Off) {
+            self.declined = Some(granted.target);
+        }
+    }
+}
+
+/// Connects to the hand-off socket and asks for a grant of `rect` for `pane` on our terminal.
+async fn ask(path: PathBuf, pane: String, rect: Rect) -> Result<(UnixStream, Lines), String> {
+    let stream = UnixStream::connect(&path)
+        .await
+        .map_err(|e| e.to_string())?;
+    signaltty_client::trust::check_peer(&stream, &path).map_err(|e| e.to_string())?;
+    let rect = paint::Rect {
+        col: rect.x,
+        row: rect.y,
+        cols: rect.width,
+        rows: rect.height,
+    };
+    let terminal = std::io::stdout();
+    let lines = paint::request(&stream, &pane, rect, terminal.as_fd()).await?;
+    Ok((stream, lines))
+}
+
+/// Stops a grant and waits (bounded) until the server says nothing more will be painted.
+async fn stop(mut granted: Granted) -> Redraw {
+    let rect = granted.target.rect;
+    let stopped = async {
+        handoff::write_all(&granted.stream, paint::STOP)
+            .await
+            .ok()?;
+        loop {
+            match granted.lines.next(&granted.stream).await {
+                Ok(Some(line)) => match Notice::decode(&line) {
+                    Ok(Notice::Stopped) => return Some(Redraw::Rect(rect)),
+                    Ok(Notice::Damaged) => return Some(Redraw::All),
+                    // A `skipped` sent before it saw our stop: the redraw covers it.
+                    _ => {}
+                },
+                // Ended meanwhile: nothing more will come either.
+                Ok(None) | Err(_) => return Some(Redraw::Rect(rect)),
+            }
+        }
+    };
+    tokio::time::timeout(STOP_WAIT, stopped)
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or(Redraw::Rect(rect))
+}
+
+#[cfg(test)]
+#[path = "painting_tests.rs"]
+mod tests;
