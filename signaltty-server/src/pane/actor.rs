@@ -378,31 +378,29 @@ fn on_event(shared: &Shared, report: &Reporter, event: PtyEvent) {
 }
 
 fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
-    let (term_events, dropped, replies, painted) = {
+    let (term_events, dropped, replies) = {
         let mut model = lock(&shared.model);
         let mut term_events = model.scanner.scan(bytes);
         model.offset += bytes.len() as u64;
         let end_offset = model.offset;
-        // Clients are woken with the bytes before the screen parses them, not after. Sending
-        // and feeding under one lock keeps snapshot + subscribe exact. A lagging receiver finds
-        // out on its next receive.
-        if let Some(fanout) = &model.fanout
-            && fanout
-                .send(Chunk {
-                    data: bytes.clone(),
-                    end_offset,
-                })
-                .is_err()
-        {
-            // Every client has gone: free the channel's slots until the next one attaches.
-            model.fanout = None;
+        // Clients are woken with the bytes before the screen parses them, not after — unless a
+        // client's terminal is painted from the screen (`super::paint`): then the paint goes
+        // first, and waking the attach streams (a futex wake of another worker, the gRPC
+        // encoding behind it) comes after it instead of in the echo's way. Sending and feeding
+        // under one lock keeps snapshot + subscribe exact either way.
+        let paint_first = !model.paints.is_empty() && super::paint::paint_first();
+        if !paint_first {
+            fan_out(&mut model, bytes, end_offset);
         }
         model.screen.feed(bytes);
-        // Under the lock that `remove_paint` takes: nothing is painted after a grant ends.
-        let painted = !model.paints.is_empty() && {
+        if !model.paints.is_empty() {
+            // Under the lock that `remove_paint` takes: nothing is painted after a grant ends.
             let model = &mut *model;
-            model.paints.paint(model.screen.view(), bytes.len())
-        };
+            model.paints.paint(model.screen.view(), bytes.len());
+        }
+        if paint_first {
+            fan_out(&mut model, bytes, end_offset);
+        }
         let replies = model.screen.take_replies();
         let before = model.notify_limit.dropped();
         let now = Instant::now();
@@ -411,13 +409,8 @@ fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
         let after = model.notify_limit.dropped();
         // One line per power of two, so a flood cannot flood the log either.
         let crossed = after > before && (before == 0 || after.ilog2() > before.ilog2());
-        (term_events, crossed.then_some(after), replies, painted)
+        (term_events, crossed.then_some(after), replies)
     };
-    if painted && super::paint::yield_after_paint() {
-        // Let the kernel deliver the paint to the client's terminal before the rest of this
-        // chunk's work (`super::paint::yield_after_paint` says why).
-        std::thread::yield_now();
-    }
     if !replies.is_empty() {
         answer(shared, replies);
     }
@@ -433,6 +426,21 @@ fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
     }
     for e in term_events {
         report(&shared.id, Report::Term(e));
+    }
+}
+
+/// Sends a chunk to the attached clients. A lagging receiver finds out on its next receive.
+fn fan_out(model: &mut Model, bytes: &Bytes, end_offset: u64) {
+    if let Some(fanout) = &model.fanout
+        && fanout
+            .send(Chunk {
+                data: bytes.clone(),
+                end_offset,
+            })
+            .is_err()
+    {
+        // Every client has gone: free the channel's slots until the next one attaches.
+        model.fanout = None;
     }
 }
 

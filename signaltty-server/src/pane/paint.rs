@@ -280,11 +280,9 @@ impl Grants {
         self.list.len() != before
     }
 
-    /// After a chunk of `chunk_len` bytes was fed to `term`: paints each active grant. True
-    /// when a paint was written.
-    pub fn paint(&mut self, term: &Term, chunk_len: usize) -> bool {
+    /// After a chunk of `chunk_len` bytes was fed to `term`: paints each active grant.
+    pub fn paint(&mut self, term: &Term, chunk_len: usize) {
         let Grants { list, buf, .. } = self;
-        let mut painted = false;
         list.retain_mut(|grant| {
             if grant.paused {
                 return true;
@@ -305,7 +303,6 @@ impl Grants {
             match nix::unistd::write(grant.out.as_fd(), buf) {
                 Ok(n) if n == buf.len() => {
                     copy.update(term, &spans);
-                    painted = true;
                     true
                 }
                 // Nothing written: the terminal is full, or its write lock is held by the
@@ -318,18 +315,14 @@ impl Grants {
                 }
             }
         });
-        painted
     }
 }
 
-/// Whether the thread that wrote a paint gives the CPU away once afterwards (on by default;
-/// `SIGNALTTY_PAINT_YIELD=0` turns it off, for A/B runs). Why: the write only queues the bytes;
-/// a kernel worker woken on the same CPU delivers them to the terminal's reader, and without a
-/// yield it waited behind the rest of the server's work for the same chunk (the attach stream
-/// to the same client: ~90–130 µs in `perf sched`).
-pub fn yield_after_paint() -> bool {
-    static YIELD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *YIELD.get_or_init(|| std::env::var_os("SIGNALTTY_PAINT_YIELD").is_none_or(|v| v != "0"))
+/// Whether a chunk is painted before it is sent to the attach streams (on by default;
+/// `SIGNALTTY_PAINT_FIRST=0` sends first, as without a grant — for A/B runs).
+pub fn paint_first() -> bool {
+    static FIRST: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FIRST.get_or_init(|| std::env::var_os("SIGNALTTY_PAINT_FIRST").is_none_or(|v| v != "0"))
 }
 
 impl Grant {
