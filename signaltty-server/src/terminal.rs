@@ -7,7 +7,9 @@
 //! path beside the gRPC API, which stays complete: a client that cannot hand off attaches over
 //! `PaneService.Attach`. [`listen`] accepts (peer uid checked, the peer placed in or outside a
 //! pane exactly like a gRPC caller); [`session`] shows one pane on one terminal; [`direct`] gives
-//! a client that shows a pane over gRPC the pane's input to write itself (direct input).
+//! a client that shows a pane over gRPC the pane's input to write itself (direct input); [`paint`]
+//! takes a client's terminal and a pane's rectangle on it and lets the pane actor write the pane's
+//! echoes there (server paint, `pane/paint.rs`).
 
 pub mod direct;
 pub mod listen;

@@ -383,25 +383,23 @@ fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
         let mut term_events = model.scanner.scan(bytes);
         model.offset += bytes.len() as u64;
         let end_offset = model.offset;
-        // Clients are woken with the bytes before the screen parses them, not after. Sending
-        // and feeding under one lock keeps snapshot + subscribe exact. A lagging receiver finds
-        // out on its next receive.
-        if let Some(fanout) = &model.fanout
-            && fanout
-                .send(Chunk {
-                    data: bytes.clone(),
-                    end_offset,
-                })
-                .is_err()
-        {
-            // Every client has gone: free the channel's slots until the next one attaches.
-            model.fanout = None;
+        // Clients are woken with the bytes before the screen parses them, not after — unless a
+        // client's terminal is painted from the screen (`super::paint`): then the paint goes
+        // first, and waking the attach streams (a futex wake of another worker, the gRPC
+        // encoding behind it) comes after it instead of in the echo's way. Sending and feeding
+        // under one lock keeps snapshot + subscribe exact either way.
+        let paint_first = !model.paints.is_empty() && super::paint::paint_first();
+        if !paint_first {
+            fan_out(&mut model, bytes, end_offset);
         }
         model.screen.feed(bytes);
         if !model.paints.is_empty() {
             // Under the lock that `remove_paint` takes: nothing is painted after a grant ends.
             let model = &mut *model;
             model.paints.paint(model.screen.view(), bytes.len());
+        }
+        if paint_first {
+            fan_out(&mut model, bytes, end_offset);
         }
         let replies = model.screen.take_replies();
         let before = model.notify_limit.dropped();
@@ -428,6 +426,21 @@ fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
     }
     for e in term_events {
         report(&shared.id, Report::Term(e));
+    }
+}
+
+/// Sends a chunk to the attached clients. A lagging receiver finds out on its next receive.
+fn fan_out(model: &mut Model, bytes: &Bytes, end_offset: u64) {
+    if let Some(fanout) = &model.fanout
+        && fanout
+            .send(Chunk {
+                data: bytes.clone(),
+                end_offset,
+            })
+            .is_err()
+    {
+        // Every client has gone: free the channel's slots until the next one attaches.
+        model.fanout = None;
     }
 }
 

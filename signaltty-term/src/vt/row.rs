@@ -223,6 +223,42 @@ impl Row {
         }
     }
 
+    /// The columns `first..end` of the first `cols` where this row shows something other
+    /// than `old` (a character, its style, combining marks, underline colour); `None` when
+    /// they look the same (soft-wrap flags are not looked at). For a client that paints only
+    /// what changed (the server's paint): it runs for every row of a screen on every output
+    /// chunk, so equal rows — nearly all of them — cost one block-wise comparison of the cells.
+    /// Not inlined, so it is compiled at this crate's optimisation level (the server's release
+    /// build optimises for size).
+    #[inline(never)]
+    pub fn changed_columns(&self, old: &Row, cols: u16) -> Option<(u16, u16)> {
+        let limit = usize::from(cols);
+        let a = &self.cells[..self.cells.len().min(limit)];
+        let b = &old.cells[..old.cells.len().min(limit)];
+        let marks = !self.marks.is_empty() || !old.marks.is_empty();
+        if (!marks || self.marks == old.marks) && super::cell::same_cells(a, b) {
+            return None;
+        }
+        // Columns fit in u16: rows are never wider than the screen.
+        let differs = |c: usize| {
+            let c = c as u16;
+            self.cell(c) != old.cell(c)
+                || (marks && (self.style(c) != old.style(c) || !self.marks(c).eq(old.marks(c))))
+        };
+        let mark_end = self
+            .marks
+            .iter()
+            .chain(old.marks.iter())
+            .map(|(c, _)| usize::from(*c) + 1)
+            .max()
+            .unwrap_or(0);
+        // Past both rows' stored cells (and extras) every column is a default blank on both.
+        let stored = a.len().max(b.len()).max(mark_end).min(limit);
+        let first = (0..stored).find(|&c| differs(c))?;
+        let last = (first..stored).rev().find(|&c| differs(c))?;
+        Some((first as u16, last as u16 + 1))
+    }
+
     /// Whether the row's soft wrap left its last column blank for a double-width character
     /// (that blank is not part of the line).
     pub fn padded(&self) -> bool {
@@ -392,6 +428,37 @@ mod tests {
         for (i, ch) in s.chars().enumerate() {
             row.put(col + i as u16, Cell::new(ch, Style::default()));
         }
+    }
+
+    #[test]
+    fn changed_columns_span_what_looks_different() {
+        let mut old = Row::default();
+        write(&mut old, 0, &"x".repeat(40));
+        let mut new = old.clone();
+        assert_eq!(new.changed_columns(&old, 80), None);
+        write(&mut new, 3, "a");
+        write(&mut new, 20, "b");
+        assert_eq!(new.changed_columns(&old, 80), Some((3, 21)));
+        // Trailing default blanks stored or not look the same; a coloured blank does not.
+        let mut longer = old.clone();
+        longer.put(60, Cell::default());
+        assert_eq!(longer.changed_columns(&old, 80), None);
+        let mut blue = Style::default();
+        blue.set_bg(Color::Idx(4));
+        longer.put(61, Cell::blank(blue));
+        assert_eq!(longer.changed_columns(&old, 80), Some((61, 62)));
+        assert_eq!(longer.changed_columns(&old, 61), None, "past `cols`");
+        // A mark, or an underline colour alone.
+        let mut marked = old.clone();
+        marked.add_mark(5, '\u{301}');
+        assert_eq!(marked.changed_columns(&old, 80), Some((5, 6)));
+        let mut underlined = Row::default();
+        let mut style = Style::default();
+        style.set_underline_color(Color::Idx(1));
+        underlined.put_styled(2, Cell::new('u', Style::default()), style);
+        let mut plain = Row::default();
+        plain.put(2, Cell::new('u', Style::default()));
+        assert_eq!(underlined.changed_columns(&plain, 80), Some((2, 3)));
     }
 
     #[test]
