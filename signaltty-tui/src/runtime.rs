@@ -110,6 +110,14 @@ pub struct Options {
 /// Runs the TUI until Quit. The server must answer first (it is started on demand); if it
 /// cannot be reached, the error is returned before the terminal is touched.
 pub async fn run(options: Options) -> Result<(), String> {
+    // The attach tasks share their pane's direct input with this loop (`attach`): they run
+    // on this thread, in a `LocalSet`.
+    tokio::task::LocalSet::new()
+        .run_until(run_here(options))
+        .await
+}
+
+async fn run_here(options: Options) -> Result<(), String> {
     let target = crate::conn::target(options.socket.as_deref());
     let first = crate::conn::connect(&target).await?;
     let slot = Slot(Arc::new(Mutex::new(Some(first))));
@@ -206,13 +214,7 @@ pub async fn run(options: Options) -> Result<(), String> {
             _ => false,
         };
         note_output(&mut pacer, &msg);
-        let mut effects = update(&mut app, msg, Instant::now());
-        // Take whatever else is already waiting before drawing: a flood of output costs one
-        // frame, not one per chunk.
-        while let Ok(msg) = msg_rx.try_recv() {
-            note_output(&mut pacer, &msg);
-            effects.extend(update(&mut app, msg, Instant::now()));
-        }
+        let effects = update(&mut app, msg, Instant::now());
         if typed {
             let input = effects.iter().find_map(|e| match e {
                 Effect::Input { pane_id, .. } => Some(pane_id.as_str()),
@@ -222,13 +224,17 @@ pub async fn run(options: Options) -> Result<(), String> {
                 pacer.typed(pane_id, Instant::now());
             }
         }
-        for effect in effects {
-            if effect == Effect::Quit {
-                app.quit = true;
-                continue;
-            }
-            carry_out(effect, &app, &slot, &msg_tx, &mut attachments);
+        // A key's own effects go out first: its bytes reach the pane before the output
+        // already waiting is applied and drawn.
+        carry_out_all(effects, &mut app, &slot, &msg_tx, &mut attachments);
+        // Take whatever else is already waiting before drawing: a flood of output costs one
+        // frame, not one per chunk.
+        let mut effects = Vec::new();
+        while let Ok(msg) = msg_rx.try_recv() {
+            note_output(&mut pacer, &msg);
+            effects.extend(update(&mut app, msg, Instant::now()));
         }
+        carry_out_all(effects, &mut app, &slot, &msg_tx, &mut attachments);
         if app.quit {
             break;
         }
@@ -369,6 +375,23 @@ fn draw(
     app.dirty = false;
     app.damaged.clear();
     frames.send();
+}
+
+/// Carries out `effects` in order; Quit is noted in the app.
+fn carry_out_all(
+    effects: Vec<Effect>,
+    app: &mut App,
+    slot: &Slot,
+    tx: &mpsc::UnboundedSender<Msg>,
+    attachments: &mut HashMap<String, attach::Handle>,
+) {
+    for effect in effects {
+        if effect == Effect::Quit {
+            app.quit = true;
+            continue;
+        }
+        carry_out(effect, app, slot, tx, attachments);
+    }
 }
 
 fn carry_out(

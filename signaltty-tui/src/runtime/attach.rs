@@ -4,6 +4,15 @@
 //! (re)attach starts with a Snapshot, so the model is whole again at once. An interactive
 //! attach asks the server for the pane's input after each (re)attach and types into it
 //! directly while it has it (`direct`), the gRPC stream carrying output and sizes only.
+//!
+//! The direct input is shared with the runtime's loop (the tasks run on the loop's thread, in
+//! a `LocalSet`): a key is written to the pane by the loop itself, in the same turn it was
+//! read, when nothing typed before it still waits (no byte in this task's channel, no
+//! backlog) — a key then costs no hop to this task. Otherwise it goes through the channel,
+//! behind what waits, and this task writes it.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 use signaltty_client::{AttachEvent, AttachInput, AttachStart, Backoff, Client};
 use tokio::sync::mpsc;
@@ -16,13 +25,22 @@ use crate::app::{Attachment, Msg, PaneEvent};
 enum Cmd {
     Input(Vec<u8>),
     Resize(u16, u16),
+    /// The loop left a backlog in the direct input: flush it.
+    Flush,
 }
+
+/// The pane's direct input while this attachment has it, shared by the task (which asks for
+/// it, flushes its backlog and gives it up) and the loop (which types into it).
+type SharedDirect = Rc<RefCell<Option<Direct>>>;
 
 /// A running attachment.
 pub struct Handle {
     cmds: mpsc::UnboundedSender<Cmd>,
     task: JoinHandle<()>,
     interactive: bool,
+    direct: SharedDirect,
+    /// Inputs sent to the task and not yet written by it: while any waits, keys queue behind.
+    queued: Rc<Cell<usize>>,
 }
 
 impl Handle {
@@ -31,8 +49,23 @@ impl Handle {
         self.interactive
     }
 
-    /// Sends typed bytes.
+    /// Types `bytes`: straight into the pane's direct input when nothing typed before waits,
+    /// else through the task, in order.
     pub fn input(&self, bytes: Vec<u8>) {
+        if self.queued.get() == 0
+            && let Ok(mut slot) = self.direct.try_borrow_mut()
+            && let Some(direct) = slot.as_mut()
+            && direct.pending() == 0
+            && direct.write(&bytes).is_ok()
+        {
+            if direct.pending() > 0 {
+                let _ = self.cmds.send(Cmd::Flush);
+            }
+            return;
+        }
+        // A failed write is tried again by the task, which then gives direct input up and
+        // sends the bytes over gRPC.
+        self.queued.set(self.queued.get() + 1);
         let _ = self.cmds.send(Cmd::Input(bytes));
     }
 
@@ -56,7 +89,13 @@ pub fn start(
 ) -> Handle {
     let (cmds, mut rx) = mpsc::unbounded_channel();
     let interactive = matches!(how, Attachment::Interactive { .. });
-    let task = tokio::spawn(async move {
+    let direct: SharedDirect = Rc::new(RefCell::new(None));
+    let queued = Rc::new(Cell::new(0));
+    let shared = Shared {
+        direct: Rc::clone(&direct),
+        queued: Rc::clone(&queued),
+    };
+    let task = tokio::task::spawn_local(async move {
         let (cols, rows, read_only) = match how {
             Attachment::Interactive { cols, rows } => (cols, rows, false),
             Attachment::Watching => (80, 24, true),
@@ -73,6 +112,7 @@ pub fn start(
                     &mut rx,
                     &tx,
                     &mut backoff,
+                    &shared,
                 )
                 .await
                 {
@@ -95,10 +135,19 @@ pub fn start(
         cmds,
         task,
         interactive,
+        direct,
+        queued,
     }
 }
 
+/// What the task shares with its [`Handle`].
+struct Shared {
+    direct: SharedDirect,
+    queued: Rc<Cell<usize>>,
+}
+
 /// One stream's life. `Ok` when the TUI is gone; `Err` with the reason when the stream failed.
+#[allow(clippy::too_many_arguments)] // one call site; a struct would only rename them
 async fn session(
     client: &Client,
     pane_id: &str,
@@ -107,6 +156,7 @@ async fn session(
     cmds: &mut mpsc::UnboundedReceiver<Cmd>,
     tx: &mpsc::UnboundedSender<Msg>,
     backoff: &mut Backoff,
+    shared: &Shared,
 ) -> Result<(), String> {
     let start = AttachStart {
         pane_id: pane_id.to_owned(),
@@ -115,21 +165,23 @@ async fn session(
         mark_seen: false,
         read_only,
     };
+    let direct = &shared.direct;
+    // A new stream: what the last one had is gone (given up when it ended).
+    direct.borrow_mut().take();
     let (mut events, input) = client
         .attach(start)
         .await
         .map_err(|e| e.to_string())?
         .split();
     // Asked after the stream opened: a pane that does not exist is reported by gRPC.
-    let mut direct = if read_only {
-        None
-    } else {
-        Direct::request(client.socket(), pane_id).await
-    };
+    if !read_only {
+        let asked = Direct::request(client.socket(), pane_id).await;
+        *direct.borrow_mut() = asked;
+    }
     loop {
         tokio::select! {
-            flushed = flush_direct(&mut direct) => if flushed.is_err() {
-                fall_back(&mut direct, &input, &[]).await;
+            flushed = flush_direct(direct) => if flushed.is_err() {
+                fall_back(direct, &input, &[]).await;
             },
             event = events.next() => {
                 let event = match event {
@@ -147,7 +199,7 @@ async fn session(
                     AttachEvent::Exited { code } => {
                         // The master outlives the program (writes then go nowhere): type over
                         // gRPC again, where the server refuses input to an exited pane.
-                        fall_back(&mut direct, &input, &[]).await;
+                        fall_back(direct, &input, &[]).await;
                         PaneEvent::Exited(code)
                     }
                     AttachEvent::Resync { .. } => continue,
@@ -158,13 +210,19 @@ async fn session(
             }
             cmd = cmds.recv() => match cmd {
                 None => return Ok(()),
+                Some(Cmd::Input(data)) => {
+                    if !read_only {
+                        let written = direct.borrow_mut().as_mut().map(|d| d.write(&data));
+                        match written {
+                            Some(Ok(())) => {}
+                            Some(Err(())) => fall_back(direct, &input, &data).await,
+                            None => input.input(data).await,
+                        }
+                    }
+                    shared.queued.set(shared.queued.get().saturating_sub(1));
+                }
                 Some(_) if read_only => {}
-                Some(Cmd::Input(data)) => match direct.as_mut() {
-                    Some(d) => if d.write(&data).is_err() {
-                        fall_back(&mut direct, &input, &data).await;
-                    },
-                    None => input.input(data).await,
-                },
+                Some(Cmd::Flush) => {}
                 Some(Cmd::Resize(c, r)) => {
                     *size = (c, r);
                     input.resize(c, r).await;
@@ -174,18 +232,28 @@ async fn session(
     }
 }
 
-/// Until direct input's backlog moved on (or failed); never without a backlog.
-async fn flush_direct(direct: &mut Option<Direct>) -> Result<(), ()> {
-    match direct {
-        Some(d) if d.pending() > 0 => d.flush_some().await,
-        _ => std::future::pending().await,
+/// Until direct input's backlog moved on (or failed); never without a backlog. While it waits
+/// it holds the direct input, so the loop queues keys behind the backlog.
+// Held across the wait on purpose: every other use of the cell is a `try_borrow_mut` (the
+// loop) or runs in this task's `select!` handlers, after this future was dropped.
+#[allow(clippy::await_holding_refcell_ref)]
+async fn flush_direct(direct: &RefCell<Option<Direct>>) -> Result<(), ()> {
+    let waiting = direct.borrow().as_ref().is_some_and(|d| d.pending() > 0);
+    if !waiting {
+        return std::future::pending().await;
+    }
+    let mut slot = direct.borrow_mut();
+    match slot.as_mut() {
+        Some(d) => d.flush_some().await,
+        None => Ok(()),
     }
 }
 
 /// Gives direct input up: what it had not written, then `failed` (a piece whose write failed,
 /// resent whole), go over gRPC ahead of anything typed later.
-async fn fall_back(direct: &mut Option<Direct>, input: &AttachInput, failed: &[u8]) {
-    if let Some(d) = direct.take() {
+async fn fall_back(direct: &RefCell<Option<Direct>>, input: &AttachInput, failed: &[u8]) {
+    let given_up = direct.borrow_mut().take();
+    if let Some(d) = given_up {
         let mut rest = d.give_up().backlog;
         rest.extend_from_slice(failed);
         if !rest.is_empty() {
