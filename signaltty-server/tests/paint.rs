@@ -8,7 +8,6 @@
 mod clients;
 mod common;
 
-use std::io::Read;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
@@ -40,31 +39,10 @@ struct Terminal {
 
 impl Terminal {
     fn new() -> Terminal {
-        let size = nix::pty::Winsize {
-            ws_row: OUTER.1,
-            ws_col: OUTER.0,
-            ws_xpixel: 0,
-            ws_ypixel: 0,
-        };
-        let pty = nix::pty::openpty(Some(&size), None).expect("openpty");
-        // Raw: the bytes read from the master are the bytes written (no ONLCR).
-        let mut t = nix::sys::termios::tcgetattr(&pty.slave).expect("tcgetattr");
-        nix::sys::termios::cfmakeraw(&mut t);
-        nix::sys::termios::tcsetattr(&pty.slave, nix::sys::termios::SetArg::TCSANOW, &t)
-            .expect("raw");
-        let (tx, chunks) = mpsc::unbounded_channel();
-        let mut master = std::fs::File::from(pty.master);
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = master.read(&mut buf) {
-                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                    break;
-                }
-            }
-        });
+        let pty = common::raw_pty(OUTER.0, OUTER.1);
         Terminal {
             slave: pty.slave,
-            chunks,
+            chunks: pty.chunks,
         }
     }
 

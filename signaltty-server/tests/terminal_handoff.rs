@@ -9,7 +9,7 @@
 mod clients;
 mod common;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::fs::PermissionsExt;
 use std::time::Instant;
@@ -31,34 +31,13 @@ struct Terminal {
 
 impl Terminal {
     fn new() -> Terminal {
-        let size = nix::pty::Winsize {
-            ws_row: 24,
-            ws_col: 80,
-            ws_xpixel: 0,
-            ws_ypixel: 0,
-        };
-        let pty = nix::pty::openpty(Some(&size), None).expect("openpty");
         // Raw, as the CLI leaves it before `go`: the line discipline neither echoes nor edits.
-        let mut t = nix::sys::termios::tcgetattr(&pty.slave).expect("tcgetattr");
-        nix::sys::termios::cfmakeraw(&mut t);
-        nix::sys::termios::tcsetattr(&pty.slave, nix::sys::termios::SetArg::TCSANOW, &t)
-            .expect("raw");
-        let keyboard = std::fs::File::from(pty.master.try_clone().expect("dup"));
-        let (tx, chunks) = mpsc::unbounded_channel();
-        let mut master = std::fs::File::from(pty.master);
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = master.read(&mut buf) {
-                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                    break;
-                }
-            }
-        });
+        let pty = common::raw_pty(80, 24);
         Terminal {
             slave: pty.slave,
-            keyboard,
+            keyboard: pty.keyboard,
             seen: Vec::new(),
-            chunks,
+            chunks: pty.chunks,
         }
     }
 

@@ -41,7 +41,7 @@ use std::time::Duration;
 
 use tokio::net::UnixStream;
 
-use crate::handoff::{self, Lines, Reply};
+use crate::handoff::{self, Lines};
 use crate::output::TtyOutput;
 
 /// The protocol version in the request line.
@@ -86,16 +86,8 @@ pub async fn request(stream: &UnixStream, pane: &str) -> Result<TtyOutput, Strin
             .await
             .map_err(|e| e.to_string())?;
         let mut lines = Lines::with(&buf[..n]);
-        let line = lines
-            .next(stream)
-            .await
-            .map_err(|e| e.to_string())?
-            .ok_or("the server hung up")?;
-        match Reply::decode(&line) {
-            Ok(Reply::Ready) => one_fd(fds),
-            Ok(Reply::Refused(why)) => Err(format!("refused: {why}")),
-            _ => Err(format!("unexpected answer `{line}`")),
-        }
+        handoff::read_answer(&mut lines, stream).await?;
+        one_fd(fds)
     };
     let fd = tokio::time::timeout(ANSWER_TIMEOUT, asked)
         .await

@@ -255,6 +255,20 @@ pub async fn write_all(stream: &UnixStream, mut data: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// Reads the server's answer to a request (`direct`, `paint`): `Ok` on `ready`, else why not.
+pub async fn read_answer(lines: &mut Lines, stream: &UnixStream) -> Result<(), String> {
+    let line = lines
+        .next(stream)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or("the server hung up")?;
+    match Reply::decode(&line) {
+        Ok(Reply::Ready) => Ok(()),
+        Ok(Reply::Refused(why)) => Err(format!("refused: {why}")),
+        _ => Err(format!("unexpected answer `{line}`")),
+    }
+}
+
 /// Lines read from a stream, at most [`MAX_LINE`] bytes each.
 #[derive(Debug, Default)]
 pub struct Lines {

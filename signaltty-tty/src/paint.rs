@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use tokio::net::UnixStream;
 
-use crate::handoff::{self, Lines, Reply};
+use crate::handoff::{self, Lines};
 
 /// The protocol version in the request line.
 pub const VERSION: u32 = 1;
@@ -154,16 +154,8 @@ pub async fn request(
             .await
             .map_err(|e| e.to_string())?;
         let mut lines = Lines::default();
-        let line = lines
-            .next(stream)
-            .await
-            .map_err(|e| e.to_string())?
-            .ok_or("the server hung up")?;
-        match Reply::decode(&line) {
-            Ok(Reply::Ready) => Ok(lines),
-            Ok(Reply::Refused(why)) => Err(format!("refused: {why}")),
-            _ => Err(format!("unexpected answer `{line}`")),
-        }
+        handoff::read_answer(&mut lines, stream).await?;
+        Ok(lines)
     };
     tokio::time::timeout(ANSWER_TIMEOUT, asked)
         .await

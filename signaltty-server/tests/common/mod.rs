@@ -397,3 +397,43 @@ pub fn fixtures(agent: &str) -> PathBuf {
         .join("tests/fixtures/hooks")
         .join(agent)
 }
+
+/// A raw pty standing for a person's terminal: the slave (handed to the server), a second
+/// handle on the master (the keyboard), and what the master reads, chunk by chunk, from a
+/// thread. Raw, so the bytes read are the bytes written (no ONLCR) and nothing is echoed.
+pub struct RawPty {
+    pub slave: std::os::fd::OwnedFd,
+    pub keyboard: std::fs::File,
+    pub chunks: tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>,
+}
+
+/// A [`RawPty`] of `cols`×`rows`.
+pub fn raw_pty(cols: u16, rows: u16) -> RawPty {
+    use std::io::Read;
+    let size = nix::pty::Winsize {
+        ws_row: rows,
+        ws_col: cols,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    let pty = nix::pty::openpty(Some(&size), None).expect("openpty");
+    let mut t = nix::sys::termios::tcgetattr(&pty.slave).expect("tcgetattr");
+    nix::sys::termios::cfmakeraw(&mut t);
+    nix::sys::termios::tcsetattr(&pty.slave, nix::sys::termios::SetArg::TCSANOW, &t).expect("raw");
+    let keyboard = std::fs::File::from(pty.master.try_clone().expect("dup"));
+    let (tx, chunks) = tokio::sync::mpsc::unbounded_channel();
+    let mut master = std::fs::File::from(pty.master);
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = master.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    RawPty {
+        slave: pty.slave,
+        keyboard,
+        chunks,
+    }
+}
