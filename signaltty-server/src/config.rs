@@ -9,6 +9,9 @@ use std::time::Duration;
 /// calls, a handful of agents' hooks), far below the descriptors the server raises its limit to.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
 
+/// See [`Config::painted_output_delay`]: well under a frame, longer than a burst of keys.
+pub const DEFAULT_PAINTED_OUTPUT_DELAY: Duration = Duration::from_millis(2);
+
 /// Everything the daemon needs to start.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -56,6 +59,9 @@ pub struct Config {
     /// Answering from signaltty for agents that wait for their permission hook before showing
     /// their own prompt (see [`AnswerPolicy`]); off by default.
     pub answer_policy: AnswerPolicy,
+    /// How late an attach stream may carry a pane's output while the pane is painted into a
+    /// client's terminal (`rpc::attach`); `SIGNALTTY_PAINTED_DELAY_US` overrides it (0: at once).
+    pub painted_output_delay: Duration,
 }
 
 /// What a client whose process runs inside a pane (a descendant of a pane's child, or a process
@@ -139,6 +145,10 @@ impl Config {
             git_dirty_deadline: Duration::from_secs(2),
             git_diff_deadline: Duration::from_secs(30),
             answer_policy: AnswerPolicy::default(),
+            painted_output_delay: std::env::var("SIGNALTTY_PAINTED_DELAY_US")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .map_or(DEFAULT_PAINTED_OUTPUT_DELAY, Duration::from_micros),
         }
     }
 

@@ -445,3 +445,32 @@ async fn a_terminal_that_takes_part_of_a_paint_ends_the_grant_damaged() {
     assert_eq!(next_line(&stream, &mut lines).await, None, "then closed");
     drop(pty);
 }
+
+/// While the pane is painted, an attach stream carries its output late (the screen shows it
+/// already) but whole and in order, and what is held goes out at once when the painting ends
+/// or pauses — not when the delay runs out (an hour here).
+#[tokio::test]
+async fn output_held_while_painted_goes_out_whole_when_painting_ends_or_pauses() {
+    let srv = TestServer::start_with(|c| c.painted_output_delay = Duration::from_secs(3600)).await;
+    let pane = cat_pane(&srv).await;
+    let (mut attached, _) = common::attach(&srv, &pane.id, COLS.into(), ROWS.into(), false).await;
+    let mut term = Terminal::new();
+    let (stream, mut lines) = grant(&srv, &pane.id, RECT, &term).await;
+    type_into(&srv, &pane.id, b"a").await;
+    term.paint().await;
+    type_into(&srv, &pane.id, b"b").await;
+    term.paint().await;
+    let early = tokio::time::timeout(Duration::from_millis(300), attached.rx.message()).await;
+    assert!(early.is_err(), "held while painted, got {early:?}");
+    handoff::write_all(&stream, paint::STOP).await.unwrap();
+    assert_eq!(notice(&stream, &mut lines).await, Notice::Stopped);
+    attached.until_output("ab").await;
+
+    // A change too big to paint pauses the grant: held output goes too.
+    let (stream, mut lines) = grant(&srv, &pane.id, RECT, &term).await;
+    type_into(&srv, &pane.id, b"c").await;
+    term.paint().await;
+    type_into(&srv, &pane.id, b"\r\nd\r\ne\r\nf\r\ng\r\nh").await;
+    assert_eq!(notice(&stream, &mut lines).await, Notice::Skipped);
+    attached.until_output("c\r\nd\r\ne\r\nf\r\ng\r\nh").await;
+}

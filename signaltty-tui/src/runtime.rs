@@ -220,7 +220,12 @@ async fn run_here(options: Options) -> Result<(), String> {
                 Effect::Input { pane_id, .. } => Some(pane_id.as_str()),
                 _ => None,
             });
-            if let Some(pane_id) = input {
+            // The echo in a pane the server paints is on the screen before we hear of it
+            // (and the server sends it to us a little late, so as not to race the next key):
+            // our frame of it is paced like any output.
+            if let Some(pane_id) = input
+                && server_paint.painting() != Some(pane_id)
+            {
                 pacer.typed(pane_id, Instant::now());
             }
         }

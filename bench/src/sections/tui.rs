@@ -45,6 +45,11 @@ const PRINTERS: usize = 16;
 /// The pause before each key at a person's pace (as in the echo section).
 const TYPING_PAUSE: Duration = Duration::from_millis(20);
 
+/// Rest before each batch of keys: what a client still does after its batch (a paced frame,
+/// the server's late copy of the output for a TUI whose pane it paints) is over before the
+/// other client's batch starts, so neither is measured in the other's wake.
+const BATCH_REST: Duration = Duration::from_millis(20);
+
 /// Rest after set-up before a window starts (spawns, first frames, saves settle).
 const SETTLE: Duration = Duration::from_secs(2);
 
@@ -159,7 +164,9 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
              {}x{} PTY drained continuously by a thread of the benchmark. Echo: Greek letters \
              typed one at a time into `stty raw -echo; cat`, timed from the write until the \
              letter's bytes appear in the client's output; alone = that pane only, batches of \
-             {batch} rotating between the clients, then one key each after {} ms of rest; busy = \
+             {batch} rotating between the clients (each batch after {} ms of rest, so neither \
+             client's after-work lands in the other's batch), then one key each after {} ms of \
+             rest; busy = \
              the same while {PRINTERS} other panes of each system (one tab / one `tiled` window, \
              both systems at once) print ~30 KB/s each. Frames/s: synchronized-update ends \
              (`ESC[?2026l`, one per TUI frame) and write bursts (reads after ≥ {} ms of \
@@ -171,6 +178,7 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
              {} s after set-up, with the server reporting no WORKING pane (so no clock shows).",
             SIZE.cols,
             SIZE.rows,
+            BATCH_REST.as_millis(),
             TYPING_PAUSE.as_millis(),
             BURST_GAP.as_millis(),
             SETTLE.as_secs(),
@@ -325,6 +333,7 @@ fn rotate(
     let mut lat = Latencies::default();
     let type_into = |client: &Pumped, chunk: &[Vec<u8>], out: &mut Vec<Duration>| {
         if pause.is_zero() {
+            std::thread::sleep(BATCH_REST);
             out.extend(client.echo(chunk, awaited)?);
         } else {
             for key in chunk {

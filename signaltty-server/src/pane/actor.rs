@@ -100,6 +100,11 @@ struct Shared {
     activity: Option<Arc<Notify>>,
     /// Set while answers to the program's queries wait for its input (see [`answer`]).
     answering: Arc<AtomicBool>,
+    /// Whether a client's terminal is painted with each change now (a grant that is not
+    /// paused): its attach streams may then be sent output a little late (`rpc::attach`).
+    painted: AtomicBool,
+    /// Rung when `painted` turns false: what was held back goes out at once.
+    unpainted: Notify,
 }
 
 /// Handle to a pane's actor. Cheap to clone.
@@ -185,6 +190,8 @@ impl PaneHandle {
             last_activity_ms: AtomicU64::new(0),
             activity: options.activity,
             answering: Arc::new(AtomicBool::new(false)),
+            painted: AtomicBool::new(false),
+            unpainted: Notify::new(),
         });
         serve(Arc::clone(&shared), events, report);
         PaneHandle { shared }
@@ -251,18 +258,36 @@ impl PaneHandle {
         notices: tokio::sync::mpsc::UnboundedSender<signaltty_tty::paint::Notice>,
     ) -> GrantId {
         let model = &mut *self.model();
-        model.paints.add(model.screen.view(), out, rect, notices)
+        let id = model.paints.add(model.screen.view(), out, rect, notices);
+        self.shared.note_painted(model);
+        id
     }
 
     /// The client redrew the pane: paint again from a fresh copy. False once the grant is gone.
     pub fn resume_paint(&self, id: GrantId) -> bool {
         let model = &mut *self.model();
-        model.paints.resume(id, model.screen.view())
+        let resumed = model.paints.resume(id, model.screen.view());
+        self.shared.note_painted(model);
+        resumed
     }
 
     /// Ends a grant; nothing is painted for it once this returns.
     pub fn remove_paint(&self, id: GrantId) -> bool {
-        self.model().paints.remove(id)
+        let mut model = self.model();
+        let removed = model.paints.remove(id);
+        self.shared.note_painted(&model);
+        removed
+    }
+
+    /// Whether a client's terminal is painted with this pane's changes as they come (a live
+    /// grant): the terminal shows output before any attach stream carries it.
+    pub fn painted(&self) -> bool {
+        self.shared.painted.load(Ordering::Acquire)
+    }
+
+    /// Completes once [`PaneHandle::painted`] turns false after this call.
+    pub fn unpainted(&self) -> tokio::sync::futures::Notified<'_> {
+        self.shared.unpainted.notified()
     }
 
     /// Watches the pane's size.
@@ -360,6 +385,17 @@ fn lock(model: &Mutex<Model>) -> MutexGuard<'_, Model> {
     model.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+impl Shared {
+    /// Brings `painted` in line with the grants (called under the model's lock after each
+    /// change of them).
+    fn note_painted(&self, model: &Model) {
+        let live = model.paints.live();
+        if self.painted.swap(live, Ordering::AcqRel) && !live {
+            self.unpainted.notify_waiters();
+        }
+    }
+}
+
 /// Hands the pane's events to [`on_event`]: interactive output inline in the PTY's reader task,
 /// bursts on the blocking pool (see the `handoff` module).
 fn serve(shared: Arc<Shared>, events: PtyEvents, report: Reporter) {
@@ -397,6 +433,7 @@ fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
             // Under the lock that `remove_paint` takes: nothing is painted after a grant ends.
             let model = &mut *model;
             model.paints.paint(model.screen.view(), bytes.len());
+            shared.note_painted(model);
         }
         if paint_first {
             fan_out(&mut model, bytes, end_offset);

@@ -240,6 +240,11 @@ impl Grants {
         self.list.is_empty()
     }
 
+    /// Whether a grant paints now (one that is not paused).
+    pub fn live(&self) -> bool {
+        self.list.iter().any(|g| !g.paused)
+    }
+
     /// Adds a grant painting into `out` (non-blocking) at `rect`, from a copy of `term` now.
     pub fn add(
         &mut self,

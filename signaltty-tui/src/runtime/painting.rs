@@ -239,6 +239,15 @@ impl ServerPaint {
         }
     }
 
+    /// The pane whose changes the server paints now (a grant that is not paused): its echo
+    /// is on the screen before our model has it, so our frame for it need not hurry.
+    pub fn painting(&self) -> Option<&str> {
+        match &self.state {
+            State::On(granted) if !granted.paused => Some(&granted.target.pane),
+            _ => None,
+        }
+    }
+
     /// Called after each frame is handed to the terminal: a paused grant's rectangle has been
     /// redrawn from our model, so the server may paint again.
     pub fn frame_sent(&mut self) {
