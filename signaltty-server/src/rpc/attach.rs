@@ -184,8 +184,14 @@ impl Session {
             // behind a flood of output), then typing, then output.
             tokio::select! {
                 biased;
-                _ = &mut closed => break,
-                () = &mut cancelled => break,
+                _ = &mut closed => {
+                    self.release_now(&mut held);
+                    break;
+                }
+                () = &mut cancelled => {
+                    self.release_now(&mut held);
+                    break;
+                }
                 () = unpainted, if held.is_some() => {
                     alive = self.release(&mut held).await;
                 }
@@ -261,6 +267,19 @@ impl Session {
             pb::attach_response::Output { data, end_offset },
         ))
         .await
+    }
+
+    /// Sends the output held back if the stream has room now: the stream is ending (the pane
+    /// closed, the server shuts down), and a client that does not read must not hold that up.
+    fn release_now(&self, held: &mut Option<Held>) {
+        if let Some(Held {
+            data, end_offset, ..
+        }) = held.take()
+        {
+            let _ = self.tx.try_send(msg(pb::attach_response::Kind::Output(
+                pb::attach_response::Output { data, end_offset },
+            )));
+        }
     }
 
     async fn resync(&self, sub: &mut Subscribed) -> bool {
