@@ -38,11 +38,36 @@ const START_TIMEOUT: Duration = Duration::from_secs(10);
 /// Output coalesced into one message at most (fewer, larger messages for slow clients).
 const MAX_MESSAGE_BYTES: usize = 256 * 1024;
 
-/// Output held back while the pane is painted (see [`Session::run`]).
+/// Output held back while the pane is painted (see the module's doc).
 struct Held {
     data: Vec<u8>,
     end_offset: u64,
     until: tokio::time::Instant,
+}
+
+impl Held {
+    /// Adds a chunk to what `held` holds; the first chunk starts the wait of `delay`.
+    fn add(held: &mut Option<Held>, data: Vec<u8>, end_offset: u64, delay: Duration) -> &Held {
+        match held {
+            Some(h) => {
+                h.data.extend_from_slice(&data);
+                h.end_offset = end_offset;
+                h
+            }
+            None => held.insert(Held {
+                data,
+                end_offset,
+                until: tokio::time::Instant::now() + delay,
+            }),
+        }
+    }
+
+    fn into_output(self) -> pb::attach_response::Kind {
+        pb::attach_response::Kind::Output(pb::attach_response::Output {
+            data: self.data,
+            end_offset: self.end_offset,
+        })
+    }
 }
 
 /// Handles an Attach call.
@@ -226,16 +251,8 @@ impl Session {
                     Ok(chunk) => {
                         let (data, end_offset, lagged) = coalesce(chunk, &mut sub, MAX_MESSAGE_BYTES);
                         let delay = self.hub.config().painted_output_delay;
-                        match &mut held {
-                            Some(h) => {
-                                h.data.extend_from_slice(&data);
-                                h.end_offset = end_offset;
-                            }
-                            None => held = Some(Held { data, end_offset, until: tokio::time::Instant::now() + delay }),
-                        }
-                        if lagged || delay.is_zero() || !self.handle.painted()
-                            || held.as_ref().is_some_and(|h| h.data.len() >= MAX_MESSAGE_BYTES)
-                        {
+                        let full = Held::add(&mut held, data, end_offset, delay).data.len() >= MAX_MESSAGE_BYTES;
+                        if lagged || full || delay.is_zero() || !self.handle.painted() {
                             alive = self.release(&mut held).await;
                         }
                         if alive && lagged {
@@ -257,28 +274,17 @@ impl Session {
 
     /// Sends the output held back, if any.
     async fn release(&self, held: &mut Option<Held>) -> bool {
-        let Some(Held {
-            data, end_offset, ..
-        }) = held.take()
-        else {
-            return true;
-        };
-        self.send(pb::attach_response::Kind::Output(
-            pb::attach_response::Output { data, end_offset },
-        ))
-        .await
+        match held.take() {
+            Some(h) => self.send(h.into_output()).await,
+            None => true,
+        }
     }
 
     /// Sends the output held back if the stream has room now: the stream is ending (the pane
     /// closed, the server shuts down), and a client that does not read must not hold that up.
     fn release_now(&self, held: &mut Option<Held>) {
-        if let Some(Held {
-            data, end_offset, ..
-        }) = held.take()
-        {
-            let _ = self.tx.try_send(msg(pb::attach_response::Kind::Output(
-                pb::attach_response::Output { data, end_offset },
-            )));
+        if let Some(h) = held.take() {
+            let _ = self.tx.try_send(msg(h.into_output()));
         }
     }
 
