@@ -9,9 +9,11 @@
 //! pane exactly like a gRPC caller); [`session`] shows one pane on one terminal; [`direct`] gives
 //! a client that shows a pane over gRPC the pane's input to write itself (direct input); [`paint`]
 //! takes a client's terminal and a pane's rectangle on it and lets the pane actor write the pane's
-//! echoes there (server paint, `pane/paint.rs`).
+//! echoes there (server paint, `pane/paint.rs`); [`keys`] reads that client's keys while it
+//! paints, and writes the plain ones to the pane.
 
 pub mod direct;
+pub mod keys;
 pub mod listen;
 pub mod paint;
 pub mod session;

@@ -123,7 +123,7 @@ async fn grant(srv: &TestServer, pane: &str, rect: Rect, term: &Terminal) -> (Un
     let stream = UnixStream::connect(handoff::socket_path(srv.socket()))
         .await
         .expect("connect to the hand-off socket");
-    let lines = paint::request(&stream, pane, rect, term.slave.as_fd())
+    let lines = paint::request(&stream, pane, rect, term.slave.as_fd(), None)
         .await
         .expect("granted");
     (stream, lines)
@@ -316,10 +316,15 @@ async fn bad_requests_are_refused_with_the_reason() {
         (request("not-a-pane", RECT), vec![tty], "not a pane id"),
         (b"paint 1 x 1 2\n".to_vec(), vec![tty], "expected"),
         (request(&pane.id, RECT), vec![], "descriptor"),
-        (request(&pane.id, RECT), vec![tty, tty], "descriptor"),
+        (request(&pane.id, RECT), vec![tty, tty, tty], "descriptor"),
         (
             request(&pane.id, RECT),
             vec![pipe_read.as_raw_fd()],
+            "not a terminal",
+        ),
+        (
+            request(&pane.id, RECT),
+            vec![tty, pipe_read.as_raw_fd()],
             "not a terminal",
         ),
         (
@@ -407,7 +412,7 @@ async fn a_terminal_that_takes_part_of_a_paint_ends_the_grant_damaged() {
     let stream = UnixStream::connect(handoff::socket_path(srv.socket()))
         .await
         .expect("connect");
-    let mut lines = paint::request(&stream, &pane.id, wide, pty.slave.as_fd())
+    let mut lines = paint::request(&stream, &pane.id, wide, pty.slave.as_fd(), None)
         .await
         .expect("granted");
     let deadline = Instant::now() + WAIT;

@@ -63,6 +63,13 @@ impl TtyInput {
         })
     }
 
+    /// Reads at most `n` bytes at a time (at least 1), e.g. so that what is read always fits a
+    /// protocol line.
+    pub fn reading_at_most(mut self, n: usize) -> TtyInput {
+        self.buf.truncate(n.max(1));
+        self
+    }
+
     /// True when keys are read in the reactor (no thread).
     pub fn is_threadless(&self) -> bool {
         matches!(self.source, Source::Reactor(_))

@@ -5,11 +5,12 @@
 //! the terminal opened again with a non-blocking description of its own ([`input`] reads keys
 //! from the reactor, [`output`] writes with a backlog instead of blocking), the modes the pane's
 //! program switched on followed and reset ([`modes`]), and the detach key found in what was
-//! typed ([`split_at_detach`]). Nothing here knows about gRPC or the server's model.
+//! typed ([`split_at_detach`]); and a TUI's keys read by the server while it paints ([`keys`]). Nothing here knows about gRPC or the server's model.
 
 pub mod direct;
 pub mod handoff;
 pub mod input;
+pub mod keys;
 pub mod modes;
 pub mod output;
 pub mod paint;

@@ -5,7 +5,8 @@
 //! server writes is an early copy of cells the client draws again a moment later.
 //!
 //! It is asked for on the hand-off socket ([`crate::handoff::socket_path`]), with the client's
-//! terminal passed as the descriptor. The conversation, one line per message:
+//! terminal passed as the descriptor (and its input as a second one, for [`crate::keys`]). The
+//! conversation, one line per message:
 //!
 //! ```text
 //!  client                                          server
@@ -140,17 +141,23 @@ impl Notice {
 }
 
 /// Asks the server on `stream` (connected to [`crate::handoff::socket_path`]) to paint `pane`
-/// into `terminal` at `rect`; waits for `ready`. The error says why not (refused, no answer).
-/// The [`Lines`] returned hold what came after `ready` (a notice may follow it in the same
-/// read): read the later notices with them.
+/// into `terminal` at `rect`; waits for `ready`. With `input` (the terminal's input), the
+/// server may later be asked to read the keys ([`crate::keys`]). The error says why not
+/// (refused, no answer). The [`Lines`] returned hold what came after `ready` (a notice may
+/// follow it in the same read): read the later notices with them.
 pub async fn request(
     stream: &UnixStream,
     pane: &str,
     rect: Rect,
     terminal: BorrowedFd<'_>,
+    input: Option<BorrowedFd<'_>>,
 ) -> Result<Lines, String> {
     let asked = async {
-        handoff::send_with_fds(stream, &encode_request(pane, rect), &[terminal.as_raw_fd()])
+        let fds: Vec<_> = std::iter::once(terminal)
+            .chain(input)
+            .map(|fd| fd.as_raw_fd())
+            .collect();
+        handoff::send_with_fds(stream, &encode_request(pane, rect), &fds)
             .await
             .map_err(|e| e.to_string())?;
         let mut lines = Lines::default();
@@ -239,7 +246,8 @@ mod tests {
                 &client,
                 "pane_9",
                 RECT,
-                std::os::fd::AsFd::as_fd(&pty.slave)
+                std::os::fd::AsFd::as_fd(&pty.slave),
+                None
             ),
             serve
         );

@@ -31,7 +31,8 @@ pub const ESC_WAIT: Duration = Duration::from_millis(10);
 /// The terminal on stdin, as events.
 #[derive(Debug)]
 pub struct Reader {
-    tty: TtyInput,
+    /// `None` while the keys are lent to the server (`runtime::lending`).
+    tty: Option<TtyInput>,
     parser: Parser,
     /// When the held bytes are settled (armed while the parser holds some).
     settle_at: Option<Instant>,
@@ -41,23 +42,59 @@ impl Reader {
     /// Opens stdin's terminal in the current runtime's reactor.
     pub fn open() -> std::io::Result<Reader> {
         Ok(Reader {
-            tty: TtyInput::open_stdin()?,
+            tty: Some(TtyInput::open_stdin()?),
             parser: Parser::new(),
             settle_at: None,
         })
     }
 
+    /// Whether the terminal could be left to another reader now: read in the reactor (a
+    /// reader thread cannot be stopped) and no half sequence held.
+    pub fn can_lend(&self) -> bool {
+        self.tty.as_ref().is_some_and(TtyInput::is_threadless) && !self.parser.holding()
+    }
+
+    /// Stops reading the terminal: its descriptor leaves the reactor, so keys no longer wake
+    /// this process. Only when [`Reader::can_lend`].
+    pub fn lend(&mut self) {
+        if self.can_lend() {
+            self.tty = None;
+        }
+    }
+
+    /// Whether the terminal is lent.
+    pub fn lent(&self) -> bool {
+        self.tty.is_none()
+    }
+
+    /// Reads the terminal again, `back` (bytes the other reader read and did not use) first;
+    /// their events.
+    pub fn take_back(&mut self, back: &[u8]) -> std::io::Result<Vec<Event>> {
+        if self.tty.is_none() {
+            self.tty = Some(TtyInput::open_stdin()?);
+        }
+        let mut events = Vec::new();
+        if !back.is_empty() {
+            self.parser.feed(back, &mut events);
+            self.settle_at = self.parser.holding().then(|| Instant::now() + ESC_WAIT);
+        }
+        Ok(events)
+    }
+
     /// Waits for input and returns its events (possibly none: a reply, half a sequence);
-    /// `None` when the terminal is gone. Cancel-safe: bytes read are parsed before returning,
-    /// and held bytes stay held.
+    /// `None` when the terminal is gone. Pending while the terminal is lent. Cancel-safe: bytes
+    /// read are parsed before returning, and held bytes stay held.
     pub async fn read(&mut self) -> Option<Vec<Event>> {
+        let Some(tty) = self.tty.as_mut() else {
+            return std::future::pending().await;
+        };
         let mut events = Vec::new();
         let read = match self.settle_at {
             Some(at) => tokio::select! {
-                read = self.tty.read() => Some(read),
+                read = tty.read() => Some(read),
                 () = tokio::time::sleep_until(at) => None,
             },
-            None => Some(self.tty.read().await),
+            None => Some(tty.read().await),
         };
         match read {
             Some(Ok(bytes)) if !bytes.is_empty() => self.parser.feed(bytes, &mut events),
@@ -88,7 +125,7 @@ mod tests {
         let pty = nix::pty::openpty(None, None).expect("openpty");
         let path = format!("/proc/self/fd/{}", pty.slave.as_raw_fd());
         let mut reader = Reader {
-            tty: TtyInput::reopen(Path::new(&path)).expect("reopen"),
+            tty: Some(TtyInput::reopen(Path::new(&path)).expect("reopen")),
             parser: Parser::new(),
             settle_at: None,
         };

@@ -4,7 +4,9 @@
 //!
 //! The terminal's input is read in that same `select!`, on this (current-thread) runtime's own
 //! reactor, and parsed by our own parser ([`crate::input`]): a key wakes this thread directly,
-//! with no reader thread to wake it. SIGWINCH is a signal stream of the same `select!`.
+//! with no reader thread to wake it — or, while the server paints the focused pane and we are
+//! in Insert mode, lent to the server, which writes plain keys to the pane itself and hands the
+//! rest back ([`lending`]). SIGWINCH is a signal stream of the same `select!`.
 //!
 //! Idle costs nothing: the loop sleeps in one `select!` on the terminal's input, the feed, the
 //! tasks' messages, the signals and — only when armed — the next deadline (a chord timeout, a
@@ -19,6 +21,7 @@
 
 mod attach;
 mod direct;
+pub mod lending;
 pub mod painting;
 pub mod requests;
 
@@ -156,8 +159,32 @@ async fn run_here(options: Options) -> Result<(), String> {
     let mut sighup = signal(SignalKind::hangup()).map_err(|e| e.to_string())?;
     let mut pacer = Pacer::new();
     let mut server_paint = ServerPaint::new();
+    // The plain bytes the server must hand back when it reads our keys (the keymap is fixed).
+    let excluded = lending::excluded(&app);
+    let lending = lending::enabled();
 
     loop {
+        // The server stopped reading our keys: read the terminal again, what it handed back
+        // first.
+        if input.lent() && !server_paint.keys_lent() {
+            match input.take_back(&server_paint.take_back()) {
+                Ok(events) => queued.extend(events.into_iter().map(to_msg)),
+                Err(_) => break,
+            }
+        }
+        if lending && queued.is_empty() {
+            let lend = lending::may_lend(&app, server_paint.painting(), |id| {
+                attachments.get(id).is_some_and(attach::Handle::typed_all)
+            });
+            if lend && input.can_lend() {
+                input.lend();
+                if !server_paint.lend_keys(&excluded) {
+                    let _ = input.take_back(&[]);
+                }
+            } else if !lend && input.lent() {
+                server_paint.recall_keys();
+            }
+        }
         let now = Instant::now();
         let deadline = app.deadline(now);
         let frame_at = match pacer.when_panes(app.dirty, !app.damaged.is_empty(), now) {

@@ -7,58 +7,10 @@
 
 mod common;
 
-use std::process::Command;
 use std::time::Duration;
 
+use common::stopped::{Stopped, signal, tui_pid, wait_stopped};
 use common::{World, bin};
-
-/// The TUI's process: the child of tmux's pane process (the shell that runs it).
-fn tui_pid(world: &World) -> String {
-    let out = world.tmux(&["list-panes", "-t", "t", "-F", "#{pane_pid}"]);
-    let shell = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    let child = Command::new("pgrep")
-        .args(["-P", &shell, "-x", "signaltty-tui"])
-        .output()
-        .expect("run pgrep");
-    let pid = String::from_utf8_lossy(&child.stdout).trim().to_owned();
-    assert!(
-        !pid.is_empty(),
-        "no signaltty-tui under the pane's shell {shell}"
-    );
-    pid
-}
-
-/// Waits until `pid` is stopped (a signal is delivered asynchronously).
-fn wait_stopped(pid: &str) {
-    let deadline = std::time::Instant::now() + common::WAIT;
-    let stat = || std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // The state is the field after the command's closing parenthesis.
-    while !stat().contains(") T ") {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{pid} did not stop: {}",
-            stat()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-}
-
-fn signal(pid: &str, sig: &str) {
-    let status = Command::new("kill")
-        .args([sig, pid])
-        .status()
-        .expect("run kill");
-    assert!(status.success(), "kill {sig} {pid}");
-}
-
-/// Resumes the TUI even when the test fails while it is stopped (else tmux's teardown waits).
-struct Stopped(String);
-
-impl Drop for Stopped {
-    fn drop(&mut self) {
-        let _ = Command::new("kill").args(["-CONT", &self.0]).status();
-    }
-}
 
 #[test]
 fn the_server_paints_the_focused_pane_while_the_tui_is_stopped() {

@@ -13,11 +13,15 @@
 //! under the model's lock, so nothing is painted after `stopped`), and the actor's notices
 //! (`skipped`, `damaged`) are forwarded. The pane's exit or closing, the server's shutdown and
 //! the client hanging up end the grant and close the connection.
+//!
+//! A request with a second descriptor (the client's terminal input) may also ask us to read its
+//! keys (`keys` … `back`, [`super::keys`]); the reading ends with the grant.
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
 
 use signaltty_tty::handoff::{self, Lines, READY, Reply};
+use signaltty_tty::keys as key_lines;
 use signaltty_tty::paint::{self, Notice, Rect};
 use tokio::net::UnixStream;
 use tokio::sync::mpsc;
@@ -25,16 +29,26 @@ use tokio::sync::mpsc;
 use crate::hub::Hub;
 use crate::model::ids::PaneId;
 use crate::pane::actor::PaneHandle;
+use crate::peer::Origin;
 
-/// Serves one `paint` request on `stream` (its first line `line`, the descriptors `fds`).
+use super::keys::{self, Keys};
+
+/// Serves one `paint` request on `stream` (its first line `line`, the descriptors `fds`) from
+/// `origin`.
 pub async fn handle(
     hub: &Hub,
+    origin: &Origin,
     stream: &UnixStream,
     lines: &mut Lines,
     line: &str,
     fds: Vec<OwnedFd>,
 ) {
-    let (handle, rect, out) = match prepare(hub, line, fds) {
+    let Prepared {
+        handle,
+        rect,
+        out,
+        input,
+    } = match prepare(hub, line, fds) {
         Ok(prepared) => prepared,
         Err(why) => {
             let _ = handoff::write_all(stream, &Reply::refused(&why)).await;
@@ -49,6 +63,8 @@ pub async fn handle(
     let mut exit = handle.watch_exit();
     let mut closed = handle.watch_closed();
     let shutdown = hub.shutdown_token().clone();
+    // The client's keys while we read them.
+    let mut reading: Option<Keys> = None;
     loop {
         if exit.borrow().is_some() || *closed.borrow() {
             break;
@@ -58,9 +74,19 @@ pub async fn handle(
             () = shutdown.cancelled() => break,
             changed = exit.changed() => if changed.is_err() { break },
             changed = closed.changed() => if changed.is_err() { break },
+            read = keys::next(&mut reading) => {
+                let back = reading.as_ref().and_then(|k| k.pass(&read, &handle));
+                if let Some(back) = back {
+                    reading = None;
+                    if handoff::write_all(stream, &key_lines::encode_back(&back)).await.is_err() {
+                        break;
+                    }
+                }
+            }
             notice = notices.recv() => match notice {
                 Some(Notice::Damaged) => {
                     // The actor already dropped the grant.
+                    let _ = give_back(stream, &mut reading).await;
                     let _ = handoff::write_all(stream, Notice::Damaged.encode()).await;
                     return;
                 }
@@ -77,7 +103,33 @@ pub async fn handle(
                         break;
                     }
                 }
+                Ok(Some(line)) if line.as_bytes() == trimmed(key_lines::RELEASE) => {
+                    if give_back(stream, &mut reading).await.is_err() {
+                        break;
+                    }
+                }
+                Ok(Some(line)) if key_lines::decode_request(&line).is_ok() => {
+                    let opened = match (&reading, &input) {
+                        (None, Some(input)) if may_type(hub, origin, &handle) => {
+                            let excluded = key_lines::decode_request(&line).unwrap_or_default();
+                            Keys::open(input, excluded).ok()
+                        }
+                        _ => None,
+                    };
+                    match opened {
+                        Some(keys) => reading = Some(keys),
+                        // Refused (not ours to type into, no terminal input, already reading):
+                        // the client reads its keys itself.
+                        None => {
+                            let back = key_lines::encode_back(&[]);
+                            if handoff::write_all(stream, &back).await.is_err() {
+                                break;
+                            }
+                        }
+                    }
+                }
                 Ok(Some(line)) if line.as_bytes() == trimmed(paint::STOP) => {
+                    let _ = give_back(stream, &mut reading).await;
                     handle.remove_paint(id);
                     let _ = handoff::write_all(stream, Notice::Stopped.encode()).await;
                     return;
@@ -90,17 +142,37 @@ pub async fn handle(
     handle.remove_paint(id);
 }
 
+/// Stops reading the client's keys, if we were, and says so (`back`: nothing was left over,
+/// every read is passed on or handed back at once).
+async fn give_back(stream: &UnixStream, reading: &mut Option<Keys>) -> std::io::Result<()> {
+    if reading.take().is_some() {
+        handoff::write_all(stream, &key_lines::encode_back(&[])).await?;
+    }
+    Ok(())
+}
+
+/// Whether the grant's holder may type into the pane (the rule of a typing `Attach`).
+fn may_type(hub: &Hub, origin: &Origin, handle: &PaneHandle) -> bool {
+    hub.may_control_pane(origin, handle.id()).is_ok()
+}
+
 fn trimmed(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\n").unwrap_or(line)
 }
 
+/// A grant's request, checked.
+struct Prepared {
+    handle: PaneHandle,
+    rect: Rect,
+    /// The terminal, opened again for writing.
+    out: std::fs::File,
+    /// The terminal's input, when the client sent it (for `keys`).
+    input: Option<OwnedFd>,
+}
+
 /// The checks of a read-only attach, then the terminal opened again for writing; the error is
 /// the `refused` line's text.
-fn prepare(
-    hub: &Hub,
-    line: &str,
-    fds: Vec<OwnedFd>,
-) -> Result<(PaneHandle, Rect, std::fs::File), String> {
+fn prepare(hub: &Hub, line: &str, fds: Vec<OwnedFd>) -> Result<Prepared, String> {
     let (pane, rect) = paint::decode_request(line)?;
     let id = PaneId::parse(&pane).ok_or_else(|| format!("`{pane}` is not a pane id"))?;
     // A restored pane (its saved tail) has no live screen to paint from.
@@ -108,14 +180,25 @@ fn prepare(
     if handle.exit_code().is_some() {
         return Err(format!("pane {pane} has exited: nothing more to paint"));
     }
-    let [tty]: [OwnedFd; 1] = fds
-        .try_into()
-        .map_err(|_| "send the terminal's descriptor, one".to_string())?;
-    if !nix::unistd::isatty(&tty).unwrap_or(false) {
-        return Err("the descriptor is not a terminal".into());
+    let mut fds = fds.into_iter();
+    let (Some(tty), input, None) = (fds.next(), fds.next(), fds.next()) else {
+        return Err(
+            "send the terminal's descriptor (and, to have keys read, its input): one or two"
+                .to_string(),
+        );
+    };
+    for fd in std::iter::once(&tty).chain(input.as_ref()) {
+        if !nix::unistd::isatty(fd).unwrap_or(false) {
+            return Err("the descriptor is not a terminal".into());
+        }
     }
     let path = PathBuf::from(format!("/proc/self/fd/{}", tty.as_raw_fd()));
     let out = signaltty_tty::output::open_for_writing(&path)
         .map_err(|e| format!("cannot open the terminal for writing: {e}"))?;
-    Ok((handle, rect, out))
+    Ok(Prepared {
+        handle,
+        rect,
+        out,
+        input,
+    })
 }

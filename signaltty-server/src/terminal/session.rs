@@ -76,7 +76,7 @@ pub async fn handle(hub: Hub, origin: Origin, stream: UnixStream, over_cap: Opti
         return super::direct::handle(&hub, &origin, &stream, &line).await;
     }
     if line.starts_with(signaltty_tty::paint::VERB) {
-        return super::paint::handle(&hub, &stream, &mut lines, &line, fds).await;
+        return super::paint::handle(&hub, &origin, &stream, &mut lines, &line, fds).await;
     }
     let prepared = match prepare(&hub, &origin, &line, fds) {
         Ok(prepared) => prepared,

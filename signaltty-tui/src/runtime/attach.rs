@@ -69,6 +69,17 @@ impl Handle {
         let _ = self.cmds.send(Cmd::Input(bytes));
     }
 
+    /// Whether everything typed so far is in the pane already (direct input held and idle):
+    /// only then may another writer (the server reading our keys) type into it without
+    /// overtaking us.
+    pub fn typed_all(&self) -> bool {
+        self.queued.get() == 0
+            && self
+                .direct
+                .try_borrow()
+                .is_ok_and(|slot| slot.as_ref().is_some_and(|d| d.pending() == 0))
+    }
+
     /// Reports a new size.
     pub fn resize(&self, cols: u16, rows: u16) {
         let _ = self.cmds.send(Cmd::Resize(cols, rows));

@@ -19,6 +19,12 @@
 //!
 //! Refused (older server, no hand-off socket, `SIGNALTTY_SERVER_PAINT=0`): the TUI draws
 //! everything itself, as before.
+//!
+//! The grant's request also passes our terminal's input, so that on the same connection the
+//! server can be lent our keys (`signaltty_tty::keys`; when and why: [`super::lending`]): a
+//! grant tracks where the keys are read ([`ServerPaint::lend_keys`], [`ServerPaint::recall_keys`],
+//! [`ServerPaint::keys_lent`]) and keeps what the server hands back for the reader
+//! ([`ServerPaint::take_back`]). A grant that ends, however it ends, gives the keys back.
 
 use std::os::fd::AsFd as _;
 use std::path::PathBuf;
@@ -98,6 +104,22 @@ struct Granted {
     lines: Lines,
     /// The server skipped a change: our next frame redraws the rectangle, then it may resume.
     paused: bool,
+    /// Whether the server reads our keys (`signaltty_tty::keys`).
+    keys: Keys,
+    /// The server gave lent keys back unasked with nothing read (it refuses to read them, or
+    /// cannot): not lent again under this grant.
+    keys_refused: bool,
+}
+
+/// Where our terminal's keys are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Keys {
+    /// By us.
+    Home,
+    /// By the server (after `keys`, until its `back`).
+    Lent,
+    /// By the server, asked to stop (`release` sent, its `back` awaited).
+    Recalled,
 }
 
 enum State {
@@ -115,6 +137,8 @@ pub struct ServerPaint {
     state: State,
     /// A target the server refused or ended: not asked again until the target changes.
     declined: Option<Target>,
+    /// Keys the server read and handed back, for us to read first ([`ServerPaint::take_back`]).
+    back: Vec<u8>,
 }
 
 impl Default for ServerPaint {
@@ -130,6 +154,7 @@ impl ServerPaint {
             enabled: std::env::var_os(ENV_SWITCH).is_none_or(|v| v != "0"),
             state: State::Off,
             declined: None,
+            back: Vec::new(),
         }
     }
 
@@ -150,19 +175,24 @@ impl ServerPaint {
         }
         let redraw = match std::mem::replace(&mut self.state, State::Off) {
             State::On(granted) if Some(&granted.target) != want.as_ref() => {
-                Some(stop(granted).await)
+                Some(stop(granted, &mut self.back).await)
             }
             State::Asking { target, task } if Some(&target) != want.as_ref() => {
                 // It may already be granted: take the answer and stop it, so nothing is
                 // painted over what this frame draws.
                 match tokio::time::timeout(STOP_WAIT, task).await {
                     Ok(Ok(Ok((stream, lines)))) => Some(
-                        stop(Granted {
-                            target,
-                            stream,
-                            lines,
-                            paused: false,
-                        })
+                        stop(
+                            Granted {
+                                target,
+                                stream,
+                                lines,
+                                paused: false,
+                                keys: Keys::Home,
+                                keys_refused: false,
+                            },
+                            &mut self.back,
+                        )
                         .await,
                     ),
                     // Refused, failed or slow (the task is dropped with its connection): the
@@ -201,6 +231,8 @@ impl ServerPaint {
                             stream,
                             lines,
                             paused: false,
+                            keys: Keys::Home,
+                            keys_refused: false,
                         });
                     }
                     // Refused (an older server, a pane that cannot be painted): the TUI draws.
@@ -215,6 +247,15 @@ impl ServerPaint {
             State::On(granted) => {
                 let line = granted.lines.next(&granted.stream).await;
                 let rect = granted.target.rect;
+                if let Ok(Some(line)) = &line
+                    && let Some(Ok(back)) = signaltty_tty::keys::decode_back(line)
+                {
+                    // Our keys are ours again.
+                    granted.keys_refused |= granted.keys == Keys::Lent && back.is_empty();
+                    granted.keys = Keys::Home;
+                    self.back.extend_from_slice(&back);
+                    return Heard::Nothing;
+                }
                 let notice = match &line {
                     Ok(Some(line)) => Some(Notice::decode(line)),
                     _ => None,
@@ -246,6 +287,54 @@ impl ServerPaint {
             State::On(granted) if !granted.paused => Some(&granted.target.pane),
             _ => None,
         }
+    }
+
+    /// Lends our keys to the server (`keys`, never taking the characters in `excluded`): only with a
+    /// grant that paints, and only once the caller stopped reading the terminal. False when not
+    /// lent (the caller reads on).
+    pub fn lend_keys(&mut self, excluded: &str) -> bool {
+        let State::On(granted) = &mut self.state else {
+            return false;
+        };
+        if granted.paused || granted.keys != Keys::Home || granted.keys_refused {
+            return false;
+        }
+        let line = signaltty_tty::keys::encode_request(excluded);
+        // A short line on an idle socket: it fits. If not, the grant is dropped.
+        if matches!(granted.stream.try_write(&line), Ok(n) if n == line.len()) {
+            granted.keys = Keys::Lent;
+            true
+        } else {
+            self.end();
+            false
+        }
+    }
+
+    /// Asks the server for our keys back (`release`); they are home once its `back` came
+    /// ([`ServerPaint::keys_lent`] turns false).
+    pub fn recall_keys(&mut self) {
+        let State::On(granted) = &mut self.state else {
+            return;
+        };
+        if granted.keys != Keys::Lent {
+            return;
+        }
+        let line = signaltty_tty::keys::RELEASE;
+        if matches!(granted.stream.try_write(line), Ok(n) if n == line.len()) {
+            granted.keys = Keys::Recalled;
+        } else {
+            self.end();
+        }
+    }
+
+    /// Whether the server reads our keys (lent, or recalled and not back yet).
+    pub fn keys_lent(&self) -> bool {
+        matches!(&self.state, State::On(granted) if granted.keys != Keys::Home)
+    }
+
+    /// The keys the server handed back since the last call: read them before the terminal.
+    pub fn take_back(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.back)
     }
 
     /// Called after each frame is handed to the terminal: a paused grant's rectangle has been
@@ -285,13 +374,14 @@ async fn ask(path: PathBuf, pane: String, rect: Rect) -> Result<(UnixStream, Lin
         cols: rect.width,
         rows: rect.height,
     };
-    let terminal = std::io::stdout();
-    let lines = paint::request(&stream, &pane, rect, terminal.as_fd()).await?;
+    let (terminal, input) = (std::io::stdout(), std::io::stdin());
+    let lines = paint::request(&stream, &pane, rect, terminal.as_fd(), Some(input.as_fd())).await?;
     Ok((stream, lines))
 }
 
-/// Stops a grant and waits (bounded) until the server says nothing more will be painted.
-async fn stop(mut granted: Granted) -> Redraw {
+/// Stops a grant and waits (bounded) until the server says nothing more will be painted; keys
+/// it handed back on the way are added to `back`.
+async fn stop(mut granted: Granted, back: &mut Vec<u8>) -> Redraw {
     let rect = granted.target.rect;
     let stopped = async {
         handoff::write_all(&granted.stream, paint::STOP)
@@ -300,6 +390,9 @@ async fn stop(mut granted: Granted) -> Redraw {
         loop {
             match granted.lines.next(&granted.stream).await {
                 Ok(Some(line)) => match Notice::decode(&line) {
+                    _ if let Some(Ok(keys)) = signaltty_tty::keys::decode_back(&line) => {
+                        back.extend_from_slice(&keys);
+                    }
                     Ok(Notice::Stopped) => return Some(Redraw::Rect(rect)),
                     Ok(Notice::Damaged) => return Some(Redraw::All),
                     // A `skipped` sent before it saw our stop: the redraw covers it.

@@ -1,0 +1,79 @@
+//! Server-read keys within a paint grant (`signaltty_tty::keys`): while a TUI shows the pane we
+//! paint and types into it, we read its terminal and write plain keys straight to the pane, so
+//! a key wakes two processes on its way to the screen (us, the program), as with tmux, instead
+//! of three (the TUI, us, the program).
+//!
+//! Who gets it: the grant's holder, if it may type into the pane (`may_control_pane`, the rule
+//! of a typing `Attach`; painting alone is granted like a read-only one). The terminal is opened
+//! again through `/proc/self/fd/N`, so `O_NONBLOCK` is set on a description of our own; it is in
+//! the reactor only while we read it (between `keys` and `back`), so a TUI reading its own keys
+//! never wakes us.
+//!
+//! What we take is only what the TUI would have sent unchanged (`keys::taken`: plain bytes its
+//! bindings do not use, for a program that did not ask for every key as an escape code), and
+//! only what the pane takes at once (`write_input_now`, which also yields to a write already
+//! queued): everything else is handed back in order, so the pane sees the keys exactly as if
+//! the TUI had read them all. Like direct input, the typed bytes change nothing we track.
+
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::PathBuf;
+
+use signaltty_tty::input::TtyInput;
+use signaltty_tty::keys;
+
+use crate::pane::actor::PaneHandle;
+
+/// The client's terminal, read by us.
+pub struct Keys {
+    input: TtyInput,
+    excluded: String,
+}
+
+impl Keys {
+    /// Opens the client's terminal input `source` for reading; the characters in `excluded`
+    /// are always handed back.
+    pub fn open(source: &OwnedFd, excluded: String) -> io::Result<Keys> {
+        let path = PathBuf::from(format!("/proc/self/fd/{}", source.as_raw_fd()));
+        let input = TtyInput::reopen(&path)?.reading_at_most(keys::READ_MAX);
+        Ok(Keys { input, excluded })
+    }
+
+    /// Writes the keys at the start of `read` that are the pane's to it; the rest, if any, is
+    /// the client's (`Some`, possibly empty when nothing is left but reading must stop).
+    pub fn pass(&self, read: &[u8], pane: &PaneHandle) -> Option<Vec<u8>> {
+        if read.is_empty() {
+            // The terminal is gone: nothing more to read.
+            return Some(Vec::new());
+        }
+        let flags = pane.with_screen(|screen, _| {
+            screen
+                .view()
+                .keyboard()
+                .kitty_flags(usize::from(screen.alternate_screen()))
+        });
+        let take = keys::taken(read, &self.excluded, flags);
+        let mut written = 0;
+        while written < take {
+            match pane.pty().write_input_now(&read[written..take]) {
+                0 => break,
+                n => written += n,
+            }
+        }
+        (written < read.len()).then(|| read[written..].to_vec())
+    }
+}
+
+/// The next read of `keys` (empty when the terminal is gone); pending while there is none.
+/// Cancel-safe.
+pub async fn next(keys: &mut Option<Keys>) -> Vec<u8> {
+    match keys {
+        Some(keys) => keys
+            .input
+            .read()
+            .await
+            .map(<[u8]>::to_vec)
+            .unwrap_or_default(),
+        None => std::future::pending().await,
+    }
+}

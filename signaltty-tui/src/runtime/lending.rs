@@ -1,0 +1,103 @@
+//! Lending the keys: while the server paints the focused pane and we are in Insert mode with
+//! nothing of ours in the way, the server reads our terminal itself and writes plain keys
+//! straight to the pane (`signaltty_tty::keys`), as tmux's server reads its client's terminal.
+//! A typed letter then wakes the server and the program only — this process is not woken at
+//! all — and its echo is painted by the server; our frame of it follows, paced like any output.
+//!
+//! The server takes only the bytes we would have sent on unchanged (printable ASCII, Enter, Tab,
+//! Backspace and whole UTF-8 characters, none of them bound in the Insert keymap, for a program
+//! that did not ask for every key as an escape code) and hands back the rest, in order, the moment it meets one: the
+//! leader, a mouse report, a paste, any escape sequence come back to our parser as if we had
+//! read them. The keys come home too whenever [`may_lend`] stops holding (a mode, focus or
+//! overlay change, attention that typing would clear): `release`, answered by `back`.
+//!
+//! Lent only when everything we typed is in the pane already (direct input idle), so the
+//! server's writes never overtake ours; and our reads stop first — the terminal leaves our
+//! reactor, so a key lent does not even wake us.
+
+use crossterm::event::{Event, KeyCode};
+
+/// Set to `0` to read every key ourselves (for A/B measurements and as an escape hatch).
+pub const ENV_SWITCH: &str = "SIGNALTTY_LEND_KEYS";
+
+/// Whether lending is switched on ([`ENV_SWITCH`]).
+pub fn enabled() -> bool {
+    std::env::var_os(ENV_SWITCH).is_none_or(|v| v != "0")
+}
+
+use crate::app::{App, Focus, Mode};
+use crate::keymap::{Chord, Resolved, Table};
+use crate::keys::{event_of, token_of};
+
+/// Whether the keys may be lent now: Insert mode on the focused pane, no chord held, no overlay,
+/// the server painting that pane (`painting`), everything typed into it written (`typed_all`),
+/// a program that takes plain keys as plain bytes, and nothing that typing there would clear
+/// (its unread marks are cleared by the keys we see).
+pub fn may_lend(app: &App, painting: Option<&str>, typed_all: impl Fn(&str) -> bool) -> bool {
+    if app.mode != Mode::Insert
+        || app.focus != Focus::Panes
+        || app.overlay.is_some()
+        || !app.chord.held.is_empty()
+    {
+        return false;
+    }
+    let Some(pane) = app.focused_pane() else {
+        return false;
+    };
+    // A program that wants every key as an escape code would have every key handed back.
+    let all_escaped = app.screens.get(&pane.id).is_some_and(|screen| {
+        let term = screen.view();
+        let flags = term
+            .keyboard()
+            .kitty_flags(usize::from(term.alternate_screen()));
+        flags & signaltty_tty::keys::ALL_KEYS_AS_ESCAPES != 0
+    });
+    painting == Some(pane.id.as_str())
+        && typed_all(&pane.id)
+        && !all_escaped
+        && !crate::focus::seen_clears(app, pane)
+}
+
+/// The keys the server could take that the Insert keymap uses (bound, or the start of a
+/// chord), as the characters they type: the server must hand them back. Fixed for a keymap.
+pub fn excluded(app: &App) -> String {
+    // Plain ASCII bytes, and the characters the keymap's bindings start with (a binding to a
+    // non-ASCII key).
+    let ascii = (0..=u8::MAX)
+        .filter(|b| signaltty_tty::keys::plain(*b))
+        .map(char::from);
+    let bound = app
+        .keymap
+        .insert
+        .keys()
+        .filter_map(|keys| keys.first().and_then(|t| event_of(t)))
+        .filter_map(|key| match key.code {
+            KeyCode::Char(c) if !c.is_ascii() => Some(c),
+            _ => None,
+        });
+    let mut out: Vec<char> = ascii.chain(bound).filter(|c| !unbound(app, *c)).collect();
+    out.sort_unstable();
+    out.dedup();
+    out.into_iter().collect()
+}
+
+/// Whether the key that types `c`, read alone, is one key the Insert keymap does not use.
+fn unbound(app: &App, c: char) -> bool {
+    let mut events = Vec::new();
+    crate::input::Parser::new().feed(c.to_string().as_bytes(), &mut events);
+    let [Event::Key(key)] = events[..] else {
+        return false;
+    };
+    let Some(token) = token_of(&key) else {
+        return true;
+    };
+    let now = std::time::Instant::now();
+    matches!(
+        app.keymap.resolve(Table::Insert, &mut Chord::default(), token, now),
+        Resolved::Unbound(tokens) if tokens.len() == 1
+    )
+}
+
+#[cfg(test)]
+#[path = "lending_tests.rs"]
+mod tests;
