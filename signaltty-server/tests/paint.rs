@@ -11,7 +11,7 @@ mod common;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
-use common::{TestServer, WAIT, spawn_sized};
+use common::{TestServer, WAIT, spawn_sized, until_screen};
 use signaltty_proto::v1 as pb;
 use signaltty_term::Screen;
 use signaltty_tty::handoff::{self, Lines, Reply};
@@ -80,38 +80,8 @@ impl Terminal {
     }
 }
 
-/// A `cat` in raw mode without echo, `COLS`×`ROWS`: what is typed is printed once, as is.
 async fn cat_pane(srv: &TestServer) -> pb::Pane {
-    let ws = srv.workspace("paint").await;
-    let pane = spawn_sized(
-        srv,
-        &ws.id,
-        &["sh", "-c", "stty raw -echo; printf ready; exec cat"],
-        COLS.into(),
-        ROWS.into(),
-    )
-    .await;
-    until_screen(srv, &pane.id, |s| s.contains("ready")).await;
-    pane
-}
-
-/// Waits until the pane's screen text passes `check`.
-async fn until_screen(srv: &TestServer, pane: &str, check: impl Fn(&str) -> bool) -> String {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let screen = srv
-            .read(pane, pb::ReadMode::Screen, 0, false)
-            .await
-            .join("\n");
-        if check(&screen) {
-            return screen;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the screen never got there: {screen:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    common::raw_cat(srv, "paint", COLS, ROWS).await
 }
 
 async fn type_into(srv: &TestServer, pane: &str, bytes: &[u8]) {

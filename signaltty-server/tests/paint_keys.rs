@@ -12,9 +12,8 @@ mod common;
 use std::io::Write;
 use std::os::fd::{AsFd, AsRawFd};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
-use common::{RawPty, TestServer, WAIT, spawn_sized};
+use common::{RawPty, TestServer, WAIT, until_screen};
 use signaltty_proto::v1 as pb;
 use signaltty_tty::handoff::{self, Lines};
 use signaltty_tty::input::TtyInput;
@@ -29,37 +28,8 @@ const RECT: Rect = Rect {
     rows: 6,
 };
 
-/// A `cat` in raw mode without echo: what is typed is printed once, as is.
 async fn cat_pane(srv: &TestServer) -> pb::Pane {
-    let ws = srv.workspace("keys").await;
-    let pane = spawn_sized(
-        srv,
-        &ws.id,
-        &["sh", "-c", "stty raw -echo; printf ready; exec cat"],
-        RECT.cols.into(),
-        RECT.rows.into(),
-    )
-    .await;
-    until_screen(srv, &pane.id, |s| s.contains("ready")).await;
-    pane
-}
-
-async fn until_screen(srv: &TestServer, pane: &str, check: impl Fn(&str) -> bool) -> String {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let screen = srv
-            .read(pane, pb::ReadMode::Screen, 0, false)
-            .await
-            .join("\n");
-        if check(&screen) {
-            return screen;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the screen never got there: {screen:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    common::raw_cat(srv, "keys", RECT.cols, RECT.rows).await
 }
 
 /// A grant for `pane` on `term`, with its input when `with_input`.

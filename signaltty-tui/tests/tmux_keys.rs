@@ -11,8 +11,8 @@ mod common;
 
 use std::time::Duration;
 
-use common::stopped::{Stopped, signal, tui_pid, wait_stopped};
-use common::{World, bin};
+use common::World;
+use common::stopped::{Stopped, signal, start_tui, tui_pid, wait_stopped};
 
 /// A line of the shell's output (not the command line that printed it).
 fn output(screen: &str, text: &str) -> bool {
@@ -24,14 +24,7 @@ fn output(screen: &str, text: &str) -> bool {
 #[test]
 fn the_server_reads_typed_keys_while_the_tui_is_stopped_and_hands_the_rest_back_in_order() {
     let world = World::new();
-    let proj = world.path("proj");
-    // Not tmux's own pane process (a shell runs it and waits): tmux continues a pane process
-    // that stops.
-    let tui = format!("{}; exit", bin("signaltty-tui").display());
-    world.start(100, 30, &proj, &tui);
-    world.wait("the TUI with a shell", |s| {
-        s.contains("NORMAL") && s.contains("▶○ sh") && s.lines().any(|l| l.ends_with('$'))
-    });
+    start_tui(&world);
     world.keys(&["i"]);
     world.wait("insert mode", |s| s.contains("INSERT"));
 

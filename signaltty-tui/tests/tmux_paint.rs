@@ -9,20 +9,13 @@ mod common;
 
 use std::time::Duration;
 
-use common::stopped::{Stopped, signal, tui_pid, wait_stopped};
-use common::{World, bin};
+use common::World;
+use common::stopped::{Stopped, signal, start_tui, tui_pid, wait_stopped};
 
 #[test]
 fn the_server_paints_the_focused_pane_while_the_tui_is_stopped() {
     let world = World::new();
-    let proj = world.path("proj");
-    // Not tmux's own pane process (a shell runs it and waits): tmux continues a pane process
-    // that stops.
-    let tui = format!("{}; exit", bin("signaltty-tui").display());
-    world.start(100, 30, &proj, &tui);
-    world.wait("the TUI with a shell", |s| {
-        s.contains("NORMAL") && s.contains("▶○ sh") && s.lines().any(|l| l.ends_with('$'))
-    });
+    start_tui(&world);
     let pane = world.panes()[0]["id"]
         .as_str()
         .expect("the pane's id")

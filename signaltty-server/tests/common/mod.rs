@@ -208,6 +208,35 @@ pub async fn spawn_sized(
     .await
 }
 
+/// A `cat` of `cols`×`rows` in raw mode without echo (what is typed is printed once, as is),
+/// in a new workspace named `name`, once it printed `ready`.
+pub async fn raw_cat(srv: &TestServer, name: &str, cols: u16, rows: u16) -> pb::Pane {
+    let ws = srv.workspace(name).await;
+    let argv = ["sh", "-c", "stty raw -echo; printf ready; exec cat"];
+    let pane = spawn_sized(srv, &ws.id, &argv, cols.into(), rows.into()).await;
+    until_screen(srv, &pane.id, |s| s.contains("ready")).await;
+    pane
+}
+
+/// Waits until `pane`'s screen text (`ReadPane`, rows joined by `\n`) passes `check`; returns it.
+pub async fn until_screen(srv: &TestServer, pane: &str, check: impl Fn(&str) -> bool) -> String {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let screen = srv
+            .read(pane, pb::ReadMode::Screen, 0, false)
+            .await
+            .join("\n");
+        if check(&screen) {
+            return screen;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the screen never got there: {screen:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// Spawns a pane running `argv` (80×24) in a new tab of `ws`, started in `cwd`.
 pub async fn spawn_in(srv: &TestServer, ws: &str, cwd: &Path, argv: &[&str]) -> pb::Pane {
     srv.spawn_with(pb::SpawnPaneRequest {

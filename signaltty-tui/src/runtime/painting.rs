@@ -111,6 +111,20 @@ struct Granted {
     keys_refused: bool,
 }
 
+impl Granted {
+    /// A grant just given: painting, our keys ours.
+    fn new(target: Target, stream: UnixStream, lines: Lines) -> Granted {
+        Granted {
+            target,
+            stream,
+            lines,
+            paused: false,
+            keys: Keys::Home,
+            keys_refused: false,
+        }
+    }
+}
+
 /// Where our terminal's keys are read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Keys {
@@ -181,20 +195,9 @@ impl ServerPaint {
                 // It may already be granted: take the answer and stop it, so nothing is
                 // painted over what this frame draws.
                 match tokio::time::timeout(STOP_WAIT, task).await {
-                    Ok(Ok(Ok((stream, lines)))) => Some(
-                        stop(
-                            Granted {
-                                target,
-                                stream,
-                                lines,
-                                paused: false,
-                                keys: Keys::Home,
-                                keys_refused: false,
-                            },
-                            &mut self.back,
-                        )
-                        .await,
-                    ),
+                    Ok(Ok(Ok((stream, lines)))) => {
+                        Some(stop(Granted::new(target, stream, lines), &mut self.back).await)
+                    }
                     // Refused, failed or slow (the task is dropped with its connection): the
                     // server may have painted before it saw us go.
                     _ => Some(Redraw::Rect(target.rect)),
@@ -226,14 +229,7 @@ impl ServerPaint {
                 let target = target.clone();
                 match answer {
                     Ok(Ok((stream, lines))) => {
-                        self.state = State::On(Granted {
-                            target,
-                            stream,
-                            lines,
-                            paused: false,
-                            keys: Keys::Home,
-                            keys_refused: false,
-                        });
+                        self.state = State::On(Granted::new(target, stream, lines));
                     }
                     // Refused (an older server, a pane that cannot be painted): the TUI draws.
                     Ok(Err(_)) => {

@@ -2,7 +2,18 @@
 
 use std::process::Command;
 
-use super::World;
+use super::{World, bin};
+
+/// Starts the TUI in `world` (100×30, in `proj`) so that it can be stopped, and waits for its
+/// shell pane. Not as tmux's own pane process (a shell runs it and waits): tmux continues a
+/// pane process that stops.
+pub fn start_tui(world: &World) {
+    let tui = format!("{}; exit", bin("signaltty-tui").display());
+    world.start(100, 30, &world.path("proj"), &tui);
+    world.wait("the TUI with a shell", |s| {
+        s.contains("NORMAL") && s.contains("▶○ sh") && s.lines().any(|l| l.ends_with('$'))
+    });
+}
 
 /// The TUI's process: the child of tmux's pane process (the shell that runs it).
 pub fn tui_pid(world: &World) -> String {
