@@ -9,7 +9,8 @@ use std::time::Duration;
 /// calls, a handful of agents' hooks), far below the descriptors the server raises its limit to.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
 
-/// See [`Config::painted_output_delay`]: well under a frame, longer than a burst of keys.
+/// See [`Config::painted_output_delay`]: well under a frame, longer than the gap between the
+/// keys of a burst.
 pub const DEFAULT_PAINTED_OUTPUT_DELAY: Duration = Duration::from_millis(2);
 
 /// Everything the daemon needs to start.
@@ -59,8 +60,9 @@ pub struct Config {
     /// Answering from signaltty for agents that wait for their permission hook before showing
     /// their own prompt (see [`AnswerPolicy`]); off by default.
     pub answer_policy: AnswerPolicy,
-    /// How late an attach stream may carry a pane's output while the pane is painted into a
-    /// client's terminal (`rpc::attach`); `SIGNALTTY_PAINTED_DELAY_US` overrides it (0: at once).
+    /// While a pane is painted into a client's terminal, its attach streams hold its output
+    /// until it has been quiet this long (at most a frame; `rpc::attach`);
+    /// `SIGNALTTY_PAINTED_DELAY_US` overrides it (0: at once).
     pub painted_output_delay: Duration,
 }
 

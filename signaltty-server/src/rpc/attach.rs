@@ -5,12 +5,14 @@
 //! otherwise deadlock with us).
 //!
 //! While a client's terminal is painted with the pane's changes (`pane::paint`: the TUI's
-//! focused pane), the screen already shows each change as it comes, so output goes out up to
-//! `Config::painted_output_delay` (2 ms) late, joined: a typed key's echo is painted without
-//! the TUI waking for the same bytes in the middle of the next key's path (measured in batches
-//! of keys: the TUI's echo p50 went from 1.17–1.19× tmux to 1.05–1.07×, and its p99 from
-//! 2–7 ms to tmux's). What is held goes out at once when the painting ends or pauses, and
-//! before anything else the stream carries, so the stream's order never changes.
+//! focused pane), the screen already shows each change as it comes, so output is held until the
+//! pane has been quiet for `Config::painted_output_delay` (2 ms), at most [`MAX_HELD`] (a
+//! frame), and goes out joined: a typed key's echo is painted without the TUI waking for the
+//! same bytes in the middle of the next key's path — nor in the middle of a burst of keys
+//! (measured in batches of keys: a fixed 2 ms took the TUI's echo p50 from 1.17–1.19× tmux to
+//! 1.05–1.07×, and its p99 from 2–7 ms to tmux's). What is held goes out at once when the
+//! painting ends or pauses, and before anything else the stream carries, so the stream's order
+//! never changes.
 
 use std::pin::Pin;
 use std::time::Duration;
@@ -38,17 +40,30 @@ const START_TIMEOUT: Duration = Duration::from_secs(10);
 /// Output coalesced into one message at most (fewer, larger messages for slow clients).
 const MAX_MESSAGE_BYTES: usize = 256 * 1024;
 
+/// Longest output is held while the pane is painted: one frame, so the TUI's own copy of a
+/// painted pane is never later than a frame it would have drawn anyway.
+const MAX_HELD: Duration = Duration::from_millis(16);
+
 /// Output held back while the pane is painted (see the module's doc).
 struct Held {
     data: Vec<u8>,
     end_offset: u64,
+    /// When the first chunk came.
+    since: tokio::time::Instant,
     until: tokio::time::Instant,
 }
 
 impl Held {
-    /// Adds a chunk to what `held` holds; the first chunk starts the wait of `delay`.
-    fn add(held: &mut Option<Held>, data: Vec<u8>, end_offset: u64, delay: Duration) -> &Held {
-        match held {
+    /// Adds a chunk that came at `now` to what `held` holds; it goes out once no chunk came for
+    /// `quiet`, at most [`MAX_HELD`] (or `quiet`, if longer) after the first.
+    fn add(
+        held: &mut Option<Held>,
+        data: Vec<u8>,
+        end_offset: u64,
+        quiet: Duration,
+        now: tokio::time::Instant,
+    ) -> &Held {
+        let h = match held {
             Some(h) => {
                 h.data.extend_from_slice(&data);
                 h.end_offset = end_offset;
@@ -57,9 +72,12 @@ impl Held {
             None => held.insert(Held {
                 data,
                 end_offset,
-                until: tokio::time::Instant::now() + delay,
+                since: now,
+                until: now,
             }),
-        }
+        };
+        h.until = (now + quiet).min(h.since + quiet.max(MAX_HELD));
+        h
     }
 
     fn into_output(self) -> pb::attach_response::Kind {
@@ -251,7 +269,8 @@ impl Session {
                     Ok(chunk) => {
                         let (data, end_offset, lagged) = coalesce(chunk, &mut sub, MAX_MESSAGE_BYTES);
                         let delay = self.hub.config().painted_output_delay;
-                        let full = Held::add(&mut held, data, end_offset, delay).data.len() >= MAX_MESSAGE_BYTES;
+                        let now = tokio::time::Instant::now();
+                        let full = Held::add(&mut held, data, end_offset, delay, now).data.len() >= MAX_MESSAGE_BYTES;
                         if lagged || full || delay.is_zero() || !self.handle.painted() {
                             alive = self.release(&mut held).await;
                         }
@@ -340,5 +359,40 @@ impl Session {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn held_output_goes_out_once_the_pane_is_quiet_and_at_most_a_frame_after_the_first_chunk() {
+        let start = tokio::time::Instant::now();
+        let ms = |n: u64| start + Duration::from_millis(n);
+        let quiet = Duration::from_millis(2);
+        let mut held = None;
+        assert_eq!(
+            Held::add(&mut held, b"a".to_vec(), 1, quiet, ms(0)).until,
+            ms(2)
+        );
+        // Each chunk within the quiet time pushes it on...
+        assert_eq!(
+            Held::add(&mut held, b"b".to_vec(), 2, quiet, ms(1)).until,
+            ms(3)
+        );
+        // ...up to a frame after the first.
+        for at in 2..=20 {
+            Held::add(&mut held, vec![b'c'], 2 + at, quiet, ms(at));
+        }
+        let h = held.take().expect("held");
+        assert_eq!(h.until, ms(16));
+        assert_eq!(h.data.len(), 21);
+        assert_eq!(h.end_offset, 22);
+        // A quiet time longer than a frame is its own bound.
+        let hour = Duration::from_secs(3600);
+        Held::add(&mut held, b"x".to_vec(), 1, hour, ms(0));
+        let until = Held::add(&mut held, b"y".to_vec(), 2, hour, ms(30)).until;
+        assert_eq!(until, ms(0) + hour);
     }
 }
