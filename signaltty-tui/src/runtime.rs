@@ -164,26 +164,16 @@ async fn run_here(options: Options) -> Result<(), String> {
     let lending = lending::enabled();
 
     loop {
-        // The server stopped reading our keys: read the terminal again, what it handed back
-        // first.
-        if input.lent() && !server_paint.keys_lent() {
-            match input.take_back(&server_paint.take_back()) {
-                Ok(events) => queued.extend(events.into_iter().map(to_msg)),
-                Err(_) => break,
-            }
-        }
-        if lending && queued.is_empty() {
-            let lend = lending::may_lend(&app, server_paint.painting(), |id| {
+        // Where our keys are read: by us, or lent to the server while it paints the pane
+        // typed into; what it handed back is read first.
+        let lend = lending
+            && queued.is_empty()
+            && lending::may_lend(&app, server_paint.painting(), |id| {
                 attachments.get(id).is_some_and(attach::Handle::typed_all)
             });
-            if lend && input.can_lend() {
-                input.lend();
-                if !server_paint.lend_keys(&excluded) {
-                    let _ = input.take_back(&[]);
-                }
-            } else if !lend && input.lent() {
-                server_paint.recall_keys();
-            }
+        match lending::settle(lend, &excluded, &mut input, &mut server_paint) {
+            Ok(events) => queued.extend(events.into_iter().map(to_msg)),
+            Err(_) => break,
         }
         let now = Instant::now();
         let deadline = app.deadline(now);

@@ -16,8 +16,7 @@
 //! the TUI had read them all. Like direct input, the typed bytes change nothing we track.
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
-use std::path::PathBuf;
+use std::os::fd::OwnedFd;
 
 use signaltty_tty::input::TtyInput;
 use signaltty_tty::keys;
@@ -34,8 +33,8 @@ impl Keys {
     /// Opens the client's terminal input `source` for reading; the characters in `excluded`
     /// are always handed back.
     pub fn open(source: &OwnedFd, excluded: String) -> io::Result<Keys> {
-        let path = PathBuf::from(format!("/proc/self/fd/{}", source.as_raw_fd()));
-        let input = TtyInput::reopen(&path)?.reading_at_most(keys::READ_MAX);
+        let input = TtyInput::reopen(&super::session::fd_path(source))?;
+        let input = input.reading_at_most(keys::READ_MAX);
         Ok(Keys { input, excluded })
     }
 

@@ -17,8 +17,7 @@
 //! A request with a second descriptor (the client's terminal input) may also ask us to read its
 //! keys (`keys` … `back`, [`super::keys`]); the reading ends with the grant.
 
-use std::os::fd::{AsRawFd, OwnedFd};
-use std::path::PathBuf;
+use std::os::fd::OwnedFd;
 
 use signaltty_tty::handoff::{self, Lines, READY, Reply};
 use signaltty_tty::keys as key_lines;
@@ -78,7 +77,7 @@ pub async fn handle(
                 let back = reading.as_ref().and_then(|k| k.pass(&read, &handle));
                 if let Some(back) = back {
                     reading = None;
-                    if handoff::write_all(stream, &key_lines::encode_back(&back)).await.is_err() {
+                    if send_back(stream, &back).await.is_err() {
                         break;
                     }
                 }
@@ -108,24 +107,17 @@ pub async fn handle(
                         break;
                     }
                 }
-                Ok(Some(line)) if key_lines::decode_request(&line).is_ok() => {
-                    let opened = match (&reading, &input) {
-                        (None, Some(input)) if may_type(hub, origin, &handle) => {
-                            let excluded = key_lines::decode_request(&line).unwrap_or_default();
-                            Keys::open(input, excluded).ok()
-                        }
-                        _ => None,
-                    };
-                    match opened {
-                        Some(keys) => reading = Some(keys),
-                        // Refused (not ours to type into, no terminal input, already reading):
-                        // the client reads its keys itself.
-                        None => {
-                            let back = key_lines::encode_back(&[]);
-                            if handoff::write_all(stream, &back).await.is_err() {
-                                break;
-                            }
-                        }
+                Ok(Some(line)) if let Ok(excluded) = key_lines::decode_request(&line) => {
+                    let opened = input
+                        .as_ref()
+                        .filter(|_| reading.is_none() && may_type(hub, origin, &handle))
+                        .and_then(|input| Keys::open(input, excluded).ok());
+                    // Refused (not ours to type into, no terminal input, already reading): an
+                    // empty `back` at once, and the client reads its keys itself.
+                    let refused = opened.is_none();
+                    reading = reading.or(opened);
+                    if refused && send_back(stream, &[]).await.is_err() {
+                        break;
                     }
                 }
                 Ok(Some(line)) if line.as_bytes() == trimmed(paint::STOP) => {
@@ -146,9 +138,14 @@ pub async fn handle(
 /// every read is passed on or handed back at once).
 async fn give_back(stream: &UnixStream, reading: &mut Option<Keys>) -> std::io::Result<()> {
     if reading.take().is_some() {
-        handoff::write_all(stream, &key_lines::encode_back(&[])).await?;
+        send_back(stream, &[]).await?;
     }
     Ok(())
+}
+
+/// Hands `bytes` back to the client (`back`): we no longer read its keys.
+async fn send_back(stream: &UnixStream, bytes: &[u8]) -> std::io::Result<()> {
+    handoff::write_all(stream, &key_lines::encode_back(bytes)).await
 }
 
 /// Whether the grant's holder may type into the pane (the rule of a typing `Attach`).
@@ -192,8 +189,7 @@ fn prepare(hub: &Hub, line: &str, fds: Vec<OwnedFd>) -> Result<Prepared, String>
             return Err("the descriptor is not a terminal".into());
         }
     }
-    let path = PathBuf::from(format!("/proc/self/fd/{}", tty.as_raw_fd()));
-    let out = signaltty_tty::output::open_for_writing(&path)
+    let out = signaltty_tty::output::open_for_writing(&super::session::fd_path(&tty))
         .map_err(|e| format!("cannot open the terminal for writing: {e}"))?;
     Ok(Prepared {
         handle,

@@ -138,7 +138,7 @@ fn prepare(hub: &Hub, origin: &Origin, line: &str, fds: Vec<OwnedFd>) -> Result<
 
 /// Our descriptor as a path: opening it again gives a description of our own, so
 /// `O_NONBLOCK` never reaches the shell's.
-fn fd_path(fd: &OwnedFd) -> PathBuf {
+pub(super) fn fd_path(fd: &OwnedFd) -> PathBuf {
     PathBuf::from(format!("/proc/self/fd/{}", fd.as_raw_fd()))
 }
 

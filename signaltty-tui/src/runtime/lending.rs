@@ -17,6 +17,9 @@
 
 use crossterm::event::{Event, KeyCode};
 
+use super::painting::ServerPaint;
+use crate::input::Reader;
+
 /// Set to `0` to read every key ourselves (for A/B measurements and as an escape hatch).
 pub const ENV_SWITCH: &str = "SIGNALTTY_LEND_KEYS";
 
@@ -28,6 +31,32 @@ pub fn enabled() -> bool {
 use crate::app::{App, Focus, Mode};
 use crate::keymap::{Chord, Resolved, Table};
 use crate::keys::{event_of, token_of};
+
+/// Brings where the keys are read in line with `lend` (from [`may_lend`], false while events
+/// wait to be handled): keys the server gave back are read again — their events, to be handled
+/// first, are returned — and keys are lent (our reads stopped first) or recalled.
+pub fn settle(
+    lend: bool,
+    excluded: &str,
+    input: &mut Reader,
+    server_paint: &mut ServerPaint,
+) -> std::io::Result<Vec<Event>> {
+    if input.lent() && !server_paint.keys_lent() {
+        let events = input.take_back(&server_paint.take_back())?;
+        if !events.is_empty() {
+            return Ok(events);
+        }
+    }
+    if lend && input.can_lend() {
+        input.lend();
+        if !server_paint.lend_keys(excluded) {
+            return input.take_back(&[]);
+        }
+    } else if !lend && input.lent() {
+        server_paint.recall_keys();
+    }
+    Ok(Vec::new())
+}
 
 /// Whether the keys may be lent now: Insert mode on the focused pane, no chord held, no overlay,
 /// the server painting that pane (`painting`), everything typed into it written (`typed_all`),

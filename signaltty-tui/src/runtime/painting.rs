@@ -295,9 +295,7 @@ impl ServerPaint {
         if granted.paused || granted.keys != Keys::Home || granted.keys_refused {
             return false;
         }
-        let line = signaltty_tty::keys::encode_request(excluded);
-        // A short line on an idle socket: it fits. If not, the grant is dropped.
-        if matches!(granted.stream.try_write(&line), Ok(n) if n == line.len()) {
+        if sent(granted, &signaltty_tty::keys::encode_request(excluded)) {
             granted.keys = Keys::Lent;
             true
         } else {
@@ -315,8 +313,7 @@ impl ServerPaint {
         if granted.keys != Keys::Lent {
             return;
         }
-        let line = signaltty_tty::keys::RELEASE;
-        if matches!(granted.stream.try_write(line), Ok(n) if n == line.len()) {
+        if sent(granted, signaltty_tty::keys::RELEASE) {
             granted.keys = Keys::Recalled;
         } else {
             self.end();
@@ -343,9 +340,7 @@ impl ServerPaint {
             return;
         }
         granted.paused = false;
-        // Seven bytes on an idle socket: they fit. If not, the grant is dropped (the server
-        // sees the end and stops).
-        if !matches!(granted.stream.try_write(paint::RESUME), Ok(n) if n == paint::RESUME.len()) {
+        if !sent(granted, paint::RESUME) {
             self.end();
         }
     }
@@ -356,6 +351,13 @@ impl ServerPaint {
             self.declined = Some(granted.target);
         }
     }
+}
+
+/// Writes one of our short lines to the grant's connection without waiting. An idle socket
+/// takes a few bytes at once; `false` when it did not (the caller drops the grant, and the
+/// server, seeing the end, stops).
+fn sent(granted: &Granted, line: &[u8]) -> bool {
+    matches!(granted.stream.try_write(line), Ok(n) if n == line.len())
 }
 
 /// Connects to the hand-off socket and asks for a grant of `rect` for `pane` on our terminal.
