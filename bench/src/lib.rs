@@ -129,7 +129,10 @@ impl Sizes {
             echo_keys: 5000,
             echo_flood_keys: 1000,
             echo_batch: 10,
-            echo_typing_keys: 300,
+            // The same for keys at typing pace: p99 of 300 was the 3rd slowest, and one
+            // stall of the host decided it (session 13: 0.73 against 1.55 ms in a quiet run);
+            // 1000 put 10 behind it (about 80 s more: every key rests 20 ms).
+            echo_typing_keys: 1000,
             pane_steps: vec![1, 10, 100, 500],
             idle_panes: 100,
             printed_panes: 100,
@@ -275,6 +278,7 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
     for section in &options.sections {
         eprintln!("== {} ==", section.name());
         let started = std::time::Instant::now();
+        let cpu_before = procfs::MachineCpu::read();
         let result = match section {
             Section::Startup => sections::startup::run(&bench).await,
             Section::Echo => on_one_thread(sections::echo::run(&bench)),
@@ -288,13 +292,15 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
             Section::Tui => sections::tui::run(&bench).await,
         };
         let took = started.elapsed().as_secs_f64();
+        let steal = procfs::MachineCpu::read().steal_percent_since(&cpu_before);
+        eprintln!("   {took:.0} s, host steal {steal:.1} % of CPU time");
         match result {
             Ok(output) => {
                 report.rows.extend(output.rows);
                 report.notes.extend(output.notes);
                 report.details.insert(
                     section.name().into(),
-                    json!({ "seconds": took, "data": output.details }),
+                    json!({ "seconds": took, "steal_percent": steal, "data": output.details }),
                 );
             }
             Err(e) => {
@@ -304,7 +310,7 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
                     .push(Row::new(format!("{}: ERROR {e:#}", section.name())));
                 report.details.insert(
                     section.name().into(),
-                    json!({ "seconds": took, "error": format!("{e:#}") }),
+                    json!({ "seconds": took, "steal_percent": steal, "error": format!("{e:#}") }),
                 );
             }
         }

@@ -108,6 +108,7 @@ async fn run(args: Args) -> i32 {
     let command: Vec<String> = std::env::args().collect();
     let started = std::time::SystemTime::now();
     let machine = signaltty_bench::report::machine();
+    let cpu_at_start = signaltty_bench::procfs::MachineCpu::read();
     let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
         signal(SignalKind::interrupt()),
         signal(SignalKind::terminate()),
@@ -134,8 +135,11 @@ async fn run(args: Args) -> i32 {
             return 1;
         }
     };
+    // A VM's load average cannot see a busy host; the share of CPU time stolen by it can.
+    let steal = signaltty_bench::procfs::MachineCpu::read().steal_percent_since(&cpu_at_start);
     println!();
     print!("{}", report.table());
+    println!("\nhost steal over the run: {steal:.1} % of CPU time (per section in the JSON)");
     let meta = json!({
         "date": signaltty_bench::report::utc_timestamp(started),
         "command": command,
@@ -143,6 +147,7 @@ async fn run(args: Args) -> i32 {
         "commit": git_commit(),
         "machine": machine,
         "load_after": std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim(),
+        "steal_percent": steal,
         "sizes": format!("{:?}", options.sizes),
     });
     match report.write_json(&args.out_dir, meta) {

@@ -90,6 +90,51 @@ pub fn clock_ticks_per_second() -> u64 {
         .unwrap_or(100)
 }
 
+/// The machine's CPU time from the first line of `/proc/stat`, in clock ticks: all of it and
+/// the part the hypervisor gave to other guests (`steal`). A VM's load average does not show a
+/// busy host; steal does, so a run can say whether its machine was quiet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MachineCpu {
+    /// Every column summed (user … steal).
+    pub total: u64,
+    /// Time a vCPU was ready to run and the host ran something else.
+    pub steal: u64,
+}
+
+impl MachineCpu {
+    /// Reads `/proc/stat` (zeros where it cannot be read: the figure is informative only).
+    pub fn read() -> Self {
+        std::fs::read_to_string("/proc/stat")
+            .ok()
+            .and_then(|stat| Self::parse(&stat))
+            .unwrap_or_default()
+    }
+
+    fn parse(stat: &str) -> Option<Self> {
+        let line = stat.lines().next()?.strip_prefix("cpu ")?;
+        let fields: Vec<u64> = line
+            .split_whitespace()
+            .map(|f| f.parse().ok())
+            .collect::<Option<_>>()?;
+        // user nice system idle iowait irq softirq steal [guest guest_nice]: guest time is
+        // already inside user and nice.
+        let counted = fields.get(..8)?;
+        Some(MachineCpu {
+            total: counted.iter().sum(),
+            steal: counted[7],
+        })
+    }
+
+    /// Steal since `earlier`, in percent of all CPU time in between.
+    pub fn steal_percent_since(&self, earlier: &Self) -> f64 {
+        let total = self.total.saturating_sub(earlier.total);
+        if total == 0 {
+            return 0.0;
+        }
+        100.0 * self.steal.saturating_sub(earlier.steal) as f64 / total as f64
+    }
+}
+
 /// A numeric `Name:  value [kB]` field of a `/proc/*/status` file.
 fn status_field(status: &str, name: &str) -> Option<u64> {
     status.lines().find_map(|line| {
@@ -119,6 +164,22 @@ fn stat_cpu_ticks(stat: &str) -> anyhow::Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parses_machine_cpu_and_steal() {
+        let before = MachineCpu::parse("cpu  100 0 50 800 10 0 5 35 7 0\ncpu0 1 2 3\n");
+        assert_eq!(
+            before,
+            Some(MachineCpu {
+                total: 1000,
+                steal: 35
+            })
+        );
+        let after = MachineCpu::parse("cpu  150 0 60 950 10 0 5 105 9 0\n");
+        let percent = after.unwrap().steal_percent_since(&before.unwrap());
+        assert!((percent - 25.0).abs() < 1e-9, "{percent}");
+        assert_eq!(MachineCpu::parse("intr 1 2 3\n"), None);
+    }
 
     #[test]
     fn parses_status_fields() {
