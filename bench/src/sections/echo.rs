@@ -212,8 +212,8 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
              which this benchmark does not drive, so API rows are compared with `tmux attach` \
              only for scale. Measured settled: {} s of rest once every system is up, then \
              {WARMUP_KEYS} unmeasured keys each. Batches of {batch} keys rotate raw, signaltty \
-             attach, API, tmux, so all see the same machine states (waking an idle vCPU of a VM is slow, which makes \
-             latencies bimodal). Typing pace: one key per system in turn, each after {} ms of \
+             attach, API, tmux, so all see the same machine states (waking an idle vCPU of a \
+             VM is slow, which makes latencies bimodal). Typing pace: one key per system in turn, each after {} ms of \
              rest, so every key finds the whole path asleep, as a person's do. Flooding: the \
              same as the batches, while another pane of each multiplexer runs `yes` with a \
              real attached client on a drained PTY.",
