@@ -11,6 +11,7 @@ use serde_json::json;
 use signaltty_proto::v1::attach_response::Kind;
 
 use super::{blocking, sh};
+use crate::order::round_order;
 use crate::pty::{PtyChild, TERM_SIZE};
 use crate::report::Row;
 use crate::signaltty::{Attachment, SignalttyServer};
@@ -212,9 +213,10 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
              which this benchmark does not drive, so API rows are compared with `tmux attach` \
              only for scale. Measured settled: {} s of rest once every system is up, then \
              {WARMUP_KEYS} unmeasured keys each. Batches of {batch} keys rotate raw, signaltty \
-             attach, API, tmux, so all see the same machine states (waking an idle vCPU of a \
-             VM is slow, which makes latencies bimodal). Typing pace: one key per system in turn, each after {} ms of \
-             rest, so every key finds the whole path asleep, as a person's do. Flooding: the \
+             attach, API, tmux, in an order shuffled each round, so all see the same machine \
+             states and none has a fixed place in the round (waking an idle vCPU of a VM is \
+             slow, which makes latencies bimodal). Typing pace: one key per system in turn, \
+             each after {} ms of rest, so every key finds the whole path asleep, as a person's do. Flooding: the \
              same as the batches, while another pane of each multiplexer runs `yes` with a \
              real attached client on a drained PTY.",
             SETTLE.as_secs(),
@@ -236,25 +238,41 @@ async fn rotate<'a>(
             tokio::time::sleep(pause).await;
         }
     };
-    for chunk in keys.chunks(batch) {
-        rest().await;
-        let got;
-        (systems.raw, got) = pty_echo(systems.raw, chunk).await?;
-        lat.raw.extend(got);
-        if let Some(cli) = systems.cli.take() {
-            rest().await;
-            let (cli, got) = pty_echo(cli, chunk).await?;
-            systems.cli = Some(cli);
-            lat.cli.extend(got);
+    for (round, chunk) in keys.chunks(batch).enumerate() {
+        // The four systems in this round's order (`crate::order`).
+        const RAW: usize = 0;
+        const CLI: usize = 1;
+        const API: usize = 2;
+        for system in round_order::<4>(round as u64) {
+            match system {
+                RAW => {
+                    rest().await;
+                    let got;
+                    (systems.raw, got) = pty_echo(systems.raw, chunk).await?;
+                    lat.raw.extend(got);
+                }
+                CLI => {
+                    if let Some(cli) = systems.cli.take() {
+                        rest().await;
+                        let (cli, got) = pty_echo(cli, chunk).await?;
+                        systems.cli = Some(cli);
+                        lat.cli.extend(got);
+                    }
+                }
+                API => {
+                    if let Some(api) = systems.api.as_deref_mut() {
+                        rest().await;
+                        lat.api.extend(attach_echo(api, chunk).await?);
+                    }
+                }
+                _ => {
+                    rest().await;
+                    let got;
+                    (systems.tmux, got) = pty_echo(systems.tmux, chunk).await?;
+                    lat.tmux.extend(got);
+                }
+            }
         }
-        if let Some(api) = systems.api.as_deref_mut() {
-            rest().await;
-            lat.api.extend(attach_echo(api, chunk).await?);
-        }
-        rest().await;
-        let got;
-        (systems.tmux, got) = pty_echo(systems.tmux, chunk).await?;
-        lat.tmux.extend(got);
     }
     Ok((systems, lat))
 }

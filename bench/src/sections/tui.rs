@@ -25,6 +25,7 @@ use super::tui_setup::{
     SIZE, fresh_dir, printed_bytes, printer, signaltty_grid, spawn_tui, tmux_grid,
 };
 use super::{echo::SCRIPT, sh};
+use crate::order::round_order;
 use crate::procfs::ProcSample;
 use crate::pump::{BURST_GAP, Counts, Pumped};
 use crate::report::Row;
@@ -322,7 +323,7 @@ fn ready(tui: &Pumped, tmux: &Pumped) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Latencies over `keys` in batches of `batch` alternating TUI and tmux, each key after `pause`.
+/// Latencies over `keys` in batches of `batch`, TUI and tmux in turn, each key after `pause`.
 fn rotate(
     tui: &Pumped,
     tmux: &Pumped,
@@ -343,9 +344,15 @@ fn rotate(
         }
         anyhow::Ok(())
     };
-    for chunk in keys.chunks(batch.max(1)) {
-        type_into(tui, chunk, &mut lat.tui)?;
-        type_into(tmux, chunk, &mut lat.tmux)?;
+    for (round, chunk) in keys.chunks(batch.max(1)).enumerate() {
+        // Who goes first changes from round to round (`crate::order`).
+        for system in round_order::<2>(round as u64) {
+            if system == 0 {
+                type_into(tui, chunk, &mut lat.tui)?;
+            } else {
+                type_into(tmux, chunk, &mut lat.tmux)?;
+            }
+        }
     }
     Ok(lat)
 }
