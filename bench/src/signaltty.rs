@@ -50,7 +50,13 @@ impl SignalttyServer {
         let stderr = std::fs::File::create(dir.join(format!("{name}.stderr")))
             .context("create the server's stderr file")?;
         let started = Instant::now();
-        let child = Command::new(bin)
+        let mut command = Command::new(bin);
+        // In a session of its own, as `signaltty`'s auto-start starts it and as tmux's server
+        // daemonizes: with autogroups (Linux's default) a session is a scheduling group, and a
+        // server left in ours would share its group with the benchmark (and the shell that ran
+        // it) whenever the CPUs are contended, while tmux's has one to itself.
+        crate::sys::new_session_on_exec(&mut command);
+        let child = command
             .arg("--socket")
             .arg(&socket)
             .arg("--state-dir")
