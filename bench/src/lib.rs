@@ -3,9 +3,10 @@
 //!
 //! The machine it runs on is shared and noisy (absolute times drift by 2× between runs), so
 //! every timed comparison interleaves the systems round by round (raw, signaltty, tmux, raw, …;
-//! in the echo and TUI sections in an order shuffled per round, `order`) and reports medians, and ratios are taken within a round before the median. Every server,
-//! tmux socket, PTY child and temp file is owned by a guard, so an error, a panic or an
-//! interrupt (the binary drops the run on SIGINT/SIGTERM/SIGHUP) still cleans up.
+//! in the echo and TUI sections in an order shuffled per round, `order`) and reports medians,
+//! and ratios are taken within a round before the median. Every server, tmux socket, PTY child
+//! and temp file is owned by a guard, so an error, a panic or an interrupt (the binary drops the
+//! run on SIGINT/SIGTERM/SIGHUP) still cleans up.
 
 pub mod corpus;
 pub mod order;

@@ -1,10 +1,10 @@
 //! The order in which the systems take their turn in one round of an interleaved measurement.
 //!
 //! A fixed order (raw, signaltty, API, tmux, raw, …) gives every system a fixed place in the
-//! round: always after the same system, always the same time after the round began. On a VM
-//! whose host is busy in bursts, that place is not neutral (session 15: in every noisy run the
-//! system placed after the raw PTY had a heavier tail at typing pace). So each round shuffles
-//! the order; the seed is the round's index, so a run is reproducible.
+//! round: always after the same system, always the same time after the round began. Nothing
+//! shows that place to matter here (session 15: fixed and shuffled runs alternated, same
+//! tails), but no comparison should rest on it, so each round shuffles the order; the seed is
+//! the round's index, so a run is reproducible.
 
 /// The order of `n` systems (indices `0..n`) in round `round`: a permutation that depends only
 /// on `round`, and over many rounds puts each system in each place about equally often.

@@ -51,11 +51,11 @@ impl SignalttyServer {
             .context("create the server's stderr file")?;
         let started = Instant::now();
         let mut command = Command::new(bin);
-        // In a session of its own, as `signaltty`'s auto-start starts it and as tmux's server
-        // daemonizes: with autogroups (Linux's default) a session is a scheduling group, and a
-        // server left in ours would share its group with the benchmark (and the shell that ran
-        // it) whenever the CPUs are contended, while tmux's has one to itself.
-        crate::sys::new_session_on_exec(&mut command);
+        // In a session of its own, exactly as `signaltty`'s auto-start starts it (and as tmux's
+        // server daemonizes): with autogroups (Linux's default) a session is a scheduling group,
+        // and a server left in ours would share its group with the benchmark (and the shell
+        // that ran it) whenever the CPUs are contended, while tmux's has one to itself.
+        signaltty_client::detach_into_new_session(&mut command);
         let child = command
             .arg("--socket")
             .arg(&socket)

@@ -1,6 +1,5 @@
-//! The only `unsafe` in the benchmark: the pre-exec hooks that make a child a session leader,
-//! with its PTY slave (already on fd 0) as controlling terminal as a terminal emulator does, or
-//! without one as a daemon is started.
+//! The only `unsafe` in the benchmark: the pre-exec hook that makes a child a session leader
+//! with its PTY slave (already on fd 0) as controlling terminal, as a terminal emulator does.
 #![allow(unsafe_code)]
 
 use std::io;
@@ -26,21 +25,6 @@ pub fn controlling_terminal_on_exec(command: &mut Command) {
                 if sig != libc::SIGKILL && sig != libc::SIGSTOP {
                     libc::signal(sig, libc::SIG_DFL);
                 }
-            }
-            Ok(())
-        });
-    }
-}
-
-/// Arranges for the child to call setsid(2) between fork and exec: a session (and so, with
-/// autogroups, a scheduling group) of its own, with no controlling terminal — how the client's
-/// auto-start starts the server, and where tmux's server puts itself.
-pub fn new_session_on_exec(command: &mut Command) {
-    // SAFETY: as above; the hook calls only setsid(2) and reads errno.
-    unsafe {
-        command.pre_exec(|| {
-            if libc::setsid() < 0 {
-                return Err(io::Error::last_os_error());
             }
             Ok(())
         });

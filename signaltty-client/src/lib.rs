@@ -53,5 +53,5 @@ pub use connect::{AutoStart, Target, connect, try_connect};
 pub use error::ClientError;
 pub use reconnect::{Backoff, reconnect};
 pub use signaltty_tty::{input as tty_input, output as tty_output};
-pub use sys::terminal_size;
+pub use sys::{detach_into_new_session, terminal_size};
 pub use trust::TrustError;

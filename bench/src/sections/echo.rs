@@ -57,6 +57,19 @@ struct Systems<'a> {
     api: Option<&'a mut Attachment>,
 }
 
+/// One of [`Systems`], to take turns by.
+#[derive(Clone, Copy)]
+enum Who {
+    Raw,
+    Cli,
+    Api,
+    Tmux,
+}
+
+impl Who {
+    const ALL: [Who; 4] = [Who::Raw, Who::Cli, Who::Api, Who::Tmux];
+}
+
 /// Latencies per system.
 #[derive(Default)]
 struct Latencies {
@@ -216,9 +229,9 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
              attach, API, tmux, in an order shuffled each round, so all see the same machine \
              states and none has a fixed place in the round (waking an idle vCPU of a VM is \
              slow, which makes latencies bimodal). Typing pace: one key per system in turn, \
-             each after {} ms of rest, so every key finds the whole path asleep, as a person's do. Flooding: the \
-             same as the batches, while another pane of each multiplexer runs `yes` with a \
-             real attached client on a drained PTY.",
+             each after {} ms of rest, so every key finds the whole path asleep, as a person's \
+             do. Flooding: the same as the batches, while another pane of each multiplexer runs \
+             `yes` with a real attached client on a drained PTY.",
             SETTLE.as_secs(),
             TYPING_PAUSE.as_millis()
         )],
@@ -240,18 +253,15 @@ async fn rotate<'a>(
     };
     for (round, chunk) in keys.chunks(batch).enumerate() {
         // The four systems in this round's order (`crate::order`).
-        const RAW: usize = 0;
-        const CLI: usize = 1;
-        const API: usize = 2;
-        for system in round_order::<4>(round as u64) {
+        for system in round_order::<4>(round as u64).map(|i| Who::ALL[i]) {
             match system {
-                RAW => {
+                Who::Raw => {
                     rest().await;
                     let got;
                     (systems.raw, got) = pty_echo(systems.raw, chunk).await?;
                     lat.raw.extend(got);
                 }
-                CLI => {
+                Who::Cli => {
                     if let Some(cli) = systems.cli.take() {
                         rest().await;
                         let (cli, got) = pty_echo(cli, chunk).await?;
@@ -259,13 +269,13 @@ async fn rotate<'a>(
                         lat.cli.extend(got);
                     }
                 }
-                API => {
+                Who::Api => {
                     if let Some(api) = systems.api.as_deref_mut() {
                         rest().await;
                         lat.api.extend(attach_echo(api, chunk).await?);
                     }
                 }
-                _ => {
+                Who::Tmux => {
                     rest().await;
                     let got;
                     (systems.tmux, got) = pty_echo(systems.tmux, chunk).await?;
