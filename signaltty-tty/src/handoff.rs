@@ -25,11 +25,11 @@
 //! comes after the pane's screen. On `refused` the client attaches over gRPC instead, which
 //! reports a real problem (no such pane) with the server's reason.
 
-use std::io::{self, IoSlice, IoSliceMut};
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::io::{self, IoSlice};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 
-use nix::sys::socket::{ControlMessage, ControlMessageOwned, MsgFlags, recvmsg, sendmsg};
+use nix::sys::socket::{ControlMessage, MsgFlags, sendmsg};
 use tokio::io::Interest;
 use tokio::net::UnixStream;
 
@@ -210,6 +210,11 @@ pub async fn send_with_fds(stream: &UnixStream, data: &[u8], fds: &[RawFd]) -> i
 }
 
 /// Receives up to `buf.len()` bytes and the descriptors sent with them.
+///
+/// Every descriptor the kernel installed is returned (and so closed when dropped), however many
+/// the peer attached: the control buffer has room for the kernel's per-message maximum, and even
+/// a truncated control message is walked (see [`crate::sys::recv_with_fds`]). A peer that
+/// attaches more than a request takes cannot leave descriptors open in the receiver.
 pub async fn recv_with_fds(
     stream: &UnixStream,
     buf: &mut [u8],
@@ -217,22 +222,7 @@ pub async fn recv_with_fds(
     loop {
         stream.readable().await?;
         let received = stream.try_io(Interest::READABLE, || {
-            let mut space = nix::cmsg_space!([RawFd; 4]);
-            let mut iov = [IoSliceMut::new(&mut *buf)];
-            let msg = recvmsg::<()>(
-                stream.as_raw_fd(),
-                &mut iov,
-                Some(&mut space),
-                MsgFlags::MSG_CMSG_CLOEXEC,
-            )
-            .map_err(io::Error::from)?;
-            let mut fds = Vec::new();
-            for cmsg in msg.cmsgs().map_err(io::Error::from)? {
-                if let ControlMessageOwned::ScmRights(raw) = cmsg {
-                    fds.extend(raw.into_iter().map(crate::sys::own_received_fd));
-                }
-            }
-            Ok((msg.bytes, fds))
+            crate::sys::recv_with_fds(stream.as_fd(), buf)
         });
         match received {
             Ok(got) => return Ok(got),
