@@ -46,12 +46,14 @@ struct Inner {
     git_pokes: git_watch::Pokes,
     git_repos: crate::git::repos::Repos,
     spawning: spawning::Spawning,
+    lineage: crate::lineage::Lineage,
 }
 
 impl Hub {
     /// Builds the hub over a store.
     pub fn new(store: Store, config: Config, shutdown: CancellationToken) -> Self {
         let saver = crate::persist::Saver::new(config.state_dir.clone());
+        let lineage = crate::lineage::Lineage::open(&config.state_dir);
         Hub {
             inner: Arc::new(Inner {
                 store,
@@ -66,6 +68,7 @@ impl Hub {
                 git_pokes: git_watch::Pokes::default(),
                 git_repos: crate::git::repos::Repos::default(),
                 spawning: spawning::Spawning::default(),
+                lineage,
             }),
         }
     }
@@ -87,6 +90,11 @@ impl Hub {
 
     fn spawning(&self) -> &spawning::Spawning {
         &self.inner.spawning
+    }
+
+    /// The pane children of this server and earlier ones on the same state dir.
+    fn lineage(&self) -> &crate::lineage::Lineage {
+        &self.inner.lineage
     }
 
     /// When the server started.

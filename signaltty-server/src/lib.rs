@@ -12,6 +12,7 @@ pub mod git;
 pub mod hub;
 #[cfg(test)]
 mod layering;
+pub mod lineage;
 pub mod listen;
 pub mod log_limit;
 pub mod logfile;

@@ -92,7 +92,14 @@ fn own_session() -> u32 {
 /// if any: one look at the panes per connection, not one per step, and nothing built that grows
 /// with the number of panes (a map of every pane's pid, built per connection, made each CLI call
 /// cost more with each pane: 2 ms of server CPU per call at 500 panes, issue 18).
-pub fn classify(pid: u32, pane_among: impl FnOnce(&[u32]) -> Option<PaneId>) -> Origin {
+/// `former` is asked only about a chain that ends at init, which would otherwise be outside: it
+/// names where such a process came from if an earlier server's pane started it
+/// (`lineage.rs`).
+pub fn classify(
+    pid: u32,
+    pane_among: impl FnOnce(&[u32]) -> Option<PaneId>,
+    former: impl FnOnce(&[u32]) -> Option<Origin>,
+) -> Origin {
     let me = std::process::id();
     if pid == me {
         return Origin::Outside;
@@ -113,7 +120,8 @@ pub fn classify(pid: u32, pane_among: impl FnOnce(&[u32]) -> Option<PaneId>) -> 
                 Origin::Escaped
             }
         }
-        End::Init => Origin::Outside,
+        // Outside — unless it came from a pane of a server that has since stopped.
+        End::Init => former(&chain).unwrap_or(Origin::Outside),
         // A process that vanished mid-walk (or never was readable) cannot be placed; nor can a
         // chain deeper than any real one.
         End::Lost | End::TooDeep => Origin::Escaped,
@@ -301,20 +309,31 @@ pub(crate) mod tests {
             .expect("sleep");
         let pid = child.id();
         let mut seen = Vec::new();
-        let origin = classify(pid, |chain| {
-            seen = chain.to_vec();
-            None
-        });
+        let origin = classify(
+            pid,
+            |chain| {
+                seen = chain.to_vec();
+                None
+            },
+            |_| None,
+        );
         assert_eq!(origin, Origin::Outside);
         // The chain is the child alone: its parent is us.
         assert_eq!(seen, vec![pid]);
         let pane = PaneId::new();
         let found = pane.clone();
-        let origin = classify(pid, move |chain| chain.contains(&pid).then_some(found));
+        let origin = classify(
+            pid,
+            move |chain| chain.contains(&pid).then_some(found),
+            |_| None,
+        );
         assert_eq!(origin, Origin::Pane(pane));
         let _ = child.kill();
         let _ = child.wait();
-        assert_eq!(classify(std::process::id(), |_| None), Origin::Outside);
+        assert_eq!(
+            classify(std::process::id(), |_| None, |_| None),
+            Origin::Outside
+        );
     }
 
     #[test]
@@ -332,7 +351,11 @@ pub(crate) mod tests {
         // A pane whose child is sh holds sleep too.
         let (pane, sh_pid) = (PaneId::new(), sh);
         let found = pane.clone();
-        let origin = classify(sleep, move |chain| chain.contains(&sh_pid).then_some(found));
+        let origin = classify(
+            sleep,
+            move |chain| chain.contains(&sh_pid).then_some(found),
+            |_| None,
+        );
         assert_eq!(origin, Origin::Pane(pane));
     }
 
@@ -378,6 +401,6 @@ pub(crate) mod tests {
     #[test]
     fn a_process_that_cannot_be_read_is_escaped() {
         // Pid numbers wrap far below this on Linux (pid_max ≤ 2^22).
-        assert_eq!(classify(u32::MAX - 1, |_| None), Origin::Escaped);
+        assert_eq!(classify(u32::MAX - 1, |_| None, |_| None), Origin::Escaped);
     }
 }

@@ -300,7 +300,8 @@ impl Hub {
         let hub = self.clone();
         let (pty, events) = super::blocking("spawn", move || {
             let spawned = Pty::spawn(id.clone(), &socket, &spec)?;
-            hub.spawning().started(spawned.0.pid(), id);
+            hub.spawning().started(spawned.0.pid(), id.clone());
+            hub.lineage().record(spawned.0.pid(), &id);
             Ok(spawned)
         })
         .await?

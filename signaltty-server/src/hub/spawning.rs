@@ -98,6 +98,19 @@ impl Hub {
         }
     }
 
+    /// Where `pid` runs as things stand: in a live pane, outside, or — for a process whose
+    /// ancestry ends at init — where an earlier server's pane left it (`lineage.rs`).
+    fn classify_now(&self, pid: u32) -> Origin {
+        crate::peer::classify(
+            pid,
+            |chain| self.live_pane_among(chain),
+            |chain| {
+                self.lineage()
+                    .origin_of(chain, |pane| self.store().read(|s| s.pane(pane).is_ok()))
+            },
+        )
+    }
+
     /// Where a connecting process runs (`peer.rs`), given its pid. A peer that looks escaped
     /// while spawns are in flight may be a new pane's child not yet recorded, and one placed in
     /// a pane whose record is not yet in the store would find no such pane: either is
@@ -109,7 +122,7 @@ impl Hub {
             loop {
                 // Marked seen before looking, so that a change made meanwhile wakes us again.
                 let busy = *changes.borrow_and_update() > 0;
-                let origin = crate::peer::classify(pid, |chain| self.live_pane_among(chain));
+                let origin = self.classify_now(pid);
                 // Placed in a pane whose spawn has not yet put its record in the store: a call
                 // naming that pane would find no such pane, so wait for the spawn too.
                 let settled = match &origin {
@@ -127,7 +140,7 @@ impl Hub {
         };
         match tokio::time::timeout(SETTLE, settle).await {
             Ok(origin) => origin,
-            Err(_) => crate::peer::classify(pid, |chain| self.live_pane_among(chain)),
+            Err(_) => self.classify_now(pid),
         }
     }
 }
