@@ -1,8 +1,8 @@
 //! What the stable fuzz targets share: the case count and the reading of the checked-in corpus.
-//! Included by path (`#[path = "../../fuzz/harness.rs"]`) from `signaltty-term/tests/fuzz.rs`
-//! and `signaltty-server/tests/fuzz.rs`: the two crates share no test crate, and the corpus
-//! lives here, beside this file. Both crates sit one level below the repository's root, so
-//! `CARGO_MANIFEST_DIR/..` is the root for either.
+//! Included by path (`#[path = "../../fuzz/harness.rs"]`) from the `tests/fuzz.rs` of
+//! signaltty-term, -server, -tty and -config: the crates share no test crate, and the corpus
+//! lives here, beside this file. Every crate sits one level below the repository's root, so
+//! `CARGO_MANIFEST_DIR/..` is the root for each.
 
 #![allow(dead_code)]
 

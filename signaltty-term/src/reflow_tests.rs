@@ -110,6 +110,42 @@ fn the_cursor_stays_on_its_character() {
 }
 
 #[test]
+fn the_cursor_after_a_line_filling_its_last_row_stays_after_it() {
+    // A line exactly two rows long: the cursor waits after its last character (pending wrap).
+    // Narrowing leaves it after the text on a third, partly filled row; widening back must
+    // make the wrap pending again, not put the cursor on the last character (tmux 3.3a: cursor
+    // at column 120 after 120 -> 100 -> 120, and `Q` on a row of its own after 60).
+    let line = format!("{}Z", "x".repeat(239));
+    let mut s = screen(120, 10, &line);
+    assert_eq!(s.cursor_position(), (1, 120));
+    s.resize(100, 10);
+    assert_eq!(
+        s.cursor_position(),
+        (1, 40),
+        "the first row went to the history"
+    );
+    s.resize(120, 10);
+    assert_eq!(
+        s.cursor_position(),
+        (1, 120),
+        "after the line, wrap pending"
+    );
+    s.resize(60, 10);
+    assert_eq!(s.cursor_position(), (1, 60), "still after the line");
+    s.feed(b"Q");
+    let rows: Vec<String> = s.contents(false).lines().map(str::to_owned).collect();
+    assert_eq!(
+        rows,
+        [
+            "x".repeat(60),
+            format!("{}Z", "x".repeat(59)),
+            "Q".to_owned()
+        ],
+        "the next character starts a new row and the Z stays"
+    );
+}
+
+#[test]
 fn double_width_characters_are_never_cut() {
     let mut s = screen(6, 4, "ab日本語x");
     assert_eq!(s.contents(false), "ab日本\n語x");

@@ -33,6 +33,7 @@ const FIXTURES: &[&str] = &[
     "sgr",
     "wrap",
     "long-lines",
+    "quirks",
 ];
 
 /// Differences we keep on purpose: (fixture, the start of the difference's description, why).

@@ -1,5 +1,7 @@
 //! Tests of the sequences issue 16 added or fixed: SCOSC/SCORC, underline shapes and colours,
-//! overline, a tab with a wrap pending, DECALN, DECSTR and the soft hyphen's width.
+//! overline, a tab with a wrap pending, DECALN, DECSTR and the soft hyphen's width; and the
+//! differences from xterm and tmux issue 29 found: mouse mode resets, REP after anything but a
+//! character, a double-width character at the last column with autowrap off.
 
 use super::tests::{Record, assert_same};
 use super::*;
@@ -182,4 +184,70 @@ fn the_soft_hyphen_takes_one_column_as_in_glibc_and_xterm() {
     assert_eq!(term.cursor(), (0, 3));
     assert_eq!(term.cell_text(0, 1), "\u{ad}");
     assert_eq!(term.cell_text(0, 2), "b");
+}
+
+// Differences from xterm and tmux that issue 29 found.
+
+#[test]
+fn resetting_any_mouse_tracking_mode_turns_tracking_off() {
+    // One setting with four values (xterm): resetting any of them ends tracking, whichever is
+    // on (tmux 3.3a: `?1003h ?1000l` leaves `mouse_any_flag` 0). Mode 9 too, as in xterm (tmux
+    // does not know mode 9 at all).
+    for (on, off) in [
+        (1003, 1000),
+        (1000, 1002),
+        (1002, 1003),
+        (1003, 1002),
+        (1002, 9),
+        (9, 1000),
+        (1000, 1000),
+    ] {
+        let term = term_with(20, 3, format!("\x1b[?{on}h\x1b[?{off}l").as_bytes());
+        assert_eq!(term.modes().mouse, MouseMode::Off, "?{on}h then ?{off}l");
+    }
+    let term = term_with(20, 3, b"\x1b[?1000h\x1b[?1003h");
+    assert_eq!(
+        term.modes().mouse,
+        MouseMode::AnyMotion,
+        "the last set wins"
+    );
+}
+
+#[test]
+fn rep_repeats_only_a_character_right_before_it() {
+    // tmux 3.3a, and xterm's REP (which forgets the character after any control or sequence).
+    assert_eq!(line(&term_with(20, 3, b"a\x1b[3b"), 0), "aaaa");
+    for (between, what) in [
+        (&b"\x1b[1m"[..], "SGR"),
+        (b"\x1b[1;5H", "CUP"),
+        (b"\r", "CR"),
+        (b"\x08", "BS"),
+        (b"\x1b7", "DECSC"),
+        (b"\x1b]0;t\x07", "OSC"),
+        (b"\x1b[?25h", "a mode"),
+        (b"\x07", "BEL"),
+        (b"\x1b[2b", "REP itself"),
+    ] {
+        let bytes = [&b"a"[..], between, b"\x1b[2b"].concat();
+        let term = term_with(20, 3, &bytes);
+        let text: String = (0..3).map(|r| line(&term, r)).collect();
+        let expected = if what == "REP itself" { "aaa" } else { "a" };
+        assert_eq!(text, expected, "REP after {what}");
+    }
+}
+
+#[test]
+fn a_wide_character_that_does_not_fit_without_autowrap_is_dropped() {
+    // With autowrap off a double-width character at the last column has nowhere to go: xterm
+    // and tmux 3.3a drop it; it must not overwrite the character before it.
+    for before in ["abcdefghi", "abcdefghij", "\x1b[1;10H"] {
+        let term = term_with(10, 2, format!("\x1b[?7l{before}日").as_bytes());
+        assert_eq!(line(&term, 0), before.trim_start_matches("\x1b[1;10H"));
+        assert_eq!(term.cursor(), (0, 9), "after {before:?}");
+        assert_eq!(line(&term, 1), "", "nothing wrapped");
+    }
+    // One that fits in the last two columns is printed, the cursor stays on the last.
+    let term = term_with(10, 2, "\x1b[?7labcdefgh日".as_bytes());
+    assert_eq!(line(&term, 0), "abcdefgh日");
+    assert_eq!(term.cursor(), (0, 9));
 }

@@ -67,6 +67,10 @@ impl Emulator {
                 self.grid_mut()[row].set_wrapped(padded);
                 self.col = 0;
                 self.linefeed(sink);
+            } else if width > 1 {
+                // Nowhere to go without a wrap: xterm and tmux drop the character rather than
+                // overwrite the one before it.
+                return;
             } else {
                 self.col = self.cols - width;
             }
@@ -118,6 +122,9 @@ impl Emulator {
         }
     }
 
+    /// REP: repeats the character printed right before it; anything else in between (a
+    /// control, an escape or control sequence, REP itself) makes it do nothing, as in xterm
+    /// and tmux (`Performer` forgets the character after each of them).
     pub(super) fn repeat_last(&mut self, n: u16, sink: &mut impl Sink) {
         if let Some(c) = self.last_char {
             // Bounded by the screen: repeating more than a screenful only scrolls.
@@ -126,6 +133,11 @@ impl Emulator {
                 self.print(c, sink);
             }
         }
+    }
+
+    /// Something other than a printed character came: REP has nothing to repeat.
+    pub(super) fn forget_last_char(&mut self) {
+        self.last_char = None;
     }
 
     pub(super) fn set_charset(&mut self, slot: usize, charset: Charset) {

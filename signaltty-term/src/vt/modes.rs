@@ -82,11 +82,10 @@ impl Modes {
                     1002 => MouseMode::ButtonMotion,
                     _ => MouseMode::AnyMotion,
                 };
-                if on {
-                    self.mouse = asked;
-                } else if self.mouse == asked {
-                    self.mouse = MouseMode::Off;
-                }
+                // One setting with four values, as in xterm and tmux: resetting any of them
+                // ends tracking, whichever is on (a program that set 1003 and resets 1000 on
+                // exit must not leave the mouse reporting).
+                self.mouse = if on { asked } else { MouseMode::Off };
             }
             1005 | 1006 => {
                 let asked = if mode == 1005 {

@@ -29,7 +29,42 @@ impl<S: Sink> vte::Perform for Performer<'_, S> {
         self.emu.print(c, self.sink);
     }
 
+    // Every action but `print` ends with `forget_last_char`: REP (`CSI b`) repeats only a
+    // character printed right before it, as in xterm and tmux.
+
     fn execute(&mut self, byte: u8) {
+        self.control(byte);
+        self.emu.forget_last_char();
+    }
+
+    fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
+        self.escape(intermediates, ignore, byte);
+        self.emu.forget_last_char();
+    }
+
+    fn csi_dispatch(
+        &mut self,
+        params: &vte::Params,
+        intermediates: &[u8],
+        ignore: bool,
+        action: char,
+    ) {
+        self.control_sequence(params, intermediates, ignore, action);
+        self.emu.forget_last_char();
+    }
+
+    fn osc_dispatch(&mut self, params: &[&[u8]], bell_terminated: bool) {
+        self.operating_system_command(params, bell_terminated);
+        self.emu.forget_last_char();
+    }
+
+    fn hook(&mut self, _params: &vte::Params, _intermediates: &[u8], _ignore: bool, _action: char) {
+        self.emu.forget_last_char();
+    }
+}
+
+impl<S: Sink> Performer<'_, S> {
+    fn control(&mut self, byte: u8) {
         let emu = &mut *self.emu;
         match byte {
             0x08 => emu.backward(1),
@@ -47,7 +82,7 @@ impl<S: Sink> vte::Perform for Performer<'_, S> {
         }
     }
 
-    fn esc_dispatch(&mut self, intermediates: &[u8], _ignore: bool, byte: u8) {
+    fn escape(&mut self, intermediates: &[u8], _ignore: bool, byte: u8) {
         let emu = &mut *self.emu;
         match (intermediates, byte) {
             ([], b'7') => emu.save_cursor(),
@@ -79,7 +114,7 @@ impl<S: Sink> vte::Perform for Performer<'_, S> {
         }
     }
 
-    fn csi_dispatch(
+    fn control_sequence(
         &mut self,
         params: &vte::Params,
         intermediates: &[u8],
@@ -168,7 +203,7 @@ impl<S: Sink> vte::Perform for Performer<'_, S> {
         }
     }
 
-    fn osc_dispatch(&mut self, params: &[&[u8]], _bell_terminated: bool) {
+    fn operating_system_command(&mut self, params: &[&[u8]], _bell_terminated: bool) {
         // vte splits OSC text at `;`, so a title containing `;` arrives in pieces.
         if let [b"0" | b"1" | b"2", title @ ..] = params
             && !title.is_empty()

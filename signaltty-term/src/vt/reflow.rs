@@ -229,9 +229,12 @@ fn place(p: &mut Point, first_row: usize, starts: &[usize], rows: &[Row], cols: 
         .unwrap_or(0)
         .min(rows.len().saturating_sub(1));
     let mut col = p.offset - starts.get(j).copied().unwrap_or(0);
-    // A pending wrap stays pending only where the row is full; past the text elsewhere the
-    // column is kept as far as the row reaches.
-    let pending = p.pending && col == cols && rows.get(j).is_some_and(|r| r.len() >= cols);
+    // A point just after a line whose last row is full waits there with a wrap pending,
+    // whether or not it was pending before (tmux too): a line two rows long at 120 columns,
+    // narrowed to 100 (cursor after the text on a third row) and widened back, has the cursor
+    // after its last character again, not on it. Past the text elsewhere the column is kept
+    // as far as the row reaches.
+    let pending = col == cols && rows.get(j).is_some_and(|r| r.len() >= cols);
     if !pending {
         col = col.min(cols - 1);
     }
