@@ -279,3 +279,53 @@ async fn removal_refuses_main_in_use_dirty_and_locked_checkouts() {
         .expect("clean, unlocked, unused: removed");
     assert!(repo.git(&["branch", "--list", "work"]).contains("work"));
 }
+
+#[tokio::test]
+async fn a_refused_workspace_name_leaves_no_checkout_and_no_branch() {
+    let srv = TestServer::start().await;
+    let repo = Repo::with_commit(&srv.dir_path().join("proj"));
+    let ws = repo.workspace(&srv).await;
+    let path = srv.dir_path().join("elsewhere/long");
+    let long = "n".repeat(201);
+    // Too long a workspace name, given or taken from the branch: refused before git runs.
+    for (branch, name) in [("feature", long.as_str()), (long.as_str(), "")] {
+        assert_error(
+            srv.git()
+                .create_worktree(pb::CreateWorktreeRequest {
+                    workspace_id: ws.id.clone(),
+                    path: path.display().to_string(),
+                    branch: branch.into(),
+                    workspace_name: name.into(),
+                    ..Default::default()
+                })
+                .await,
+            Code::InvalidArgument,
+            "BAD_PARAMS",
+        );
+        assert!(!path.exists(), "no checkout is left at {}", path.display());
+        assert!(
+            repo.git(&["branch", "--list", branch]).trim().is_empty(),
+            "no branch {branch} is left"
+        );
+        assert_eq!(
+            list(&srv, &ws.id).await.len(),
+            1,
+            "git lists the main checkout only"
+        );
+    }
+    // The same request with a good name then works: nothing was left in its way.
+    let created = srv
+        .git()
+        .create_worktree(pb::CreateWorktreeRequest {
+            workspace_id: ws.id.clone(),
+            path: path.display().to_string(),
+            branch: "feature".into(),
+            workspace_name: "feature work".into(),
+            ..Default::default()
+        })
+        .await
+        .expect("a retry with a good name")
+        .into_inner();
+    assert!(created.created_branch);
+    assert_eq!(created.workspace.unwrap().name, "feature work");
+}

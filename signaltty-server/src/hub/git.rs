@@ -158,6 +158,19 @@ impl Hub {
                 "branch {branch:?} is not a valid branch name"
             )));
         }
+        // Everything that can be checked is checked before git touches the disk: a refusal must
+        // leave no checkout and no branch behind.
+        let name = if req.workspace_name.trim().is_empty() {
+            branch.clone()
+        } else {
+            crate::model::names::validate_name("workspace name", &req.workspace_name)
+                .map_err(Error::bad)?
+        };
+        crate::model::names::validate_name("workspace name", &name).map_err(|why| {
+            Error::bad(format!(
+                "{why} (it defaults to the branch name): give a shorter workspace name"
+            ))
+        })?;
         let trees = self.read_worktrees(cwd.clone()).await?;
         let path = if req.path.is_empty() {
             worktrees::default_path(&trees.main, &branch)
@@ -201,31 +214,57 @@ impl Hub {
         self.store().publish([Event::WorktreeChanged {
             repo_root: trees.main.clone(),
         }]);
-        let path = std::fs::canonicalize(&path)
-            .map_err(|e| Error::io(format!("cannot resolve {}", path.display()), e))?;
-        let name = if req.workspace_name.trim().is_empty() {
-            branch.clone()
-        } else {
-            req.workspace_name.clone()
+        let opened = self.open_created_worktree(&path, &name).await;
+        let (workspace, worktree) = match opened {
+            Ok(opened) => opened,
+            Err(e) => {
+                // Nothing half-done: take back the checkout (and the branch, if it is new).
+                let created = (!exists).then_some(branch.as_str());
+                rollback_worktree(&cwd, &path, created).await;
+                self.store().publish([Event::WorktreeChanged {
+                    repo_root: trees.main.clone(),
+                }]);
+                return Err(e);
+            }
         };
-        let workspace = self
-            .create_workspace(
-                &name,
-                &path.display().to_string(),
-                WorkspaceSettings::default(),
-            )
-            .await?;
-        let trees = self.read_worktrees(path.clone()).await?;
-        let worktree = self
-            .with_users(&trees)
-            .into_iter()
-            .find(|w| w.info.path == path)
-            .ok_or_else(|| Error::Internal(format!("git did not list {}", path.display())))?;
         Ok(CreatedWorktree {
             worktree,
             workspace,
             created_branch: !exists,
         })
+    }
+
+    /// Opens a workspace named `name` on the checkout git just made at `path`, and reads the
+    /// checkout back.
+    async fn open_created_worktree(
+        &self,
+        path: &std::path::Path,
+        name: &str,
+    ) -> Result<(Workspace, Worktree)> {
+        let path = std::fs::canonicalize(path)
+            .map_err(|e| Error::io(format!("cannot resolve {}", path.display()), e))?;
+        let workspace = self
+            .create_workspace(
+                name,
+                &path.display().to_string(),
+                WorkspaceSettings::default(),
+            )
+            .await?;
+        let found = async {
+            let trees = self.read_worktrees(path.clone()).await?;
+            self.with_users(&trees)
+                .into_iter()
+                .find(|w| w.info.path == path)
+                .ok_or_else(|| Error::Internal(format!("git did not list {}", path.display())))
+        }
+        .await;
+        match found {
+            Ok(worktree) => Ok((workspace, worktree)),
+            Err(e) => {
+                let _ = self.close_workspace(&workspace.id).await;
+                Err(e)
+            }
+        }
     }
 
     /// Opens a workspace on a checkout of the workspace's repository, reusing one already open
@@ -436,4 +475,30 @@ fn checkout_of(repos: &Repos, dir: &Path) -> std::result::Result<gix::Repository
         .open(dir)
         .filter(|r| r.workdir().is_some())
         .ok_or_else(|| GitError::NotARepo(dir.display().to_string()))
+}
+
+/// Takes back a checkout `create_worktree` made (and the branch it created, if any) after a
+/// later step failed. Best effort: what cannot be removed is logged, the caller's error stands.
+async fn rollback_worktree(repo: &std::path::Path, path: &std::path::Path, branch: Option<&str>) {
+    let remove = [
+        OsStr::new("worktree"),
+        OsStr::new("remove"),
+        OsStr::new("--force"),
+        OsStr::new("--"),
+        path.as_os_str(),
+    ];
+    if let Err(e) = cli::run(repo, &remove).await {
+        tracing::warn!("cannot take back the checkout {}: {e}", path.display());
+    }
+    if let Some(branch) = branch {
+        let delete = [
+            OsStr::new("branch"),
+            OsStr::new("-D"),
+            OsStr::new("--"),
+            OsStr::new(branch),
+        ];
+        if let Err(e) = cli::run(repo, &delete).await {
+            tracing::warn!("cannot take back the branch {branch}: {e}");
+        }
+    }
 }
