@@ -47,6 +47,10 @@ pub struct Config {
     /// A connection whose peer does not answer a ping within this is closed
     /// (`server.keepalive_timeout_secs`).
     pub keepalive_timeout: Duration,
+    /// A connection that has not sent the HTTP/2 preface within this is closed, and until it
+    /// has it does not count against `max_connections` (so silent connections cannot lock
+    /// clients out).
+    pub preface_timeout: Duration,
     /// The program a pane runs when no command is given; `None` = `$SHELL`, else `/bin/sh`.
     pub default_shell: Option<String>,
     /// The user's config file as read at start. The limits above are already applied from it;
@@ -142,6 +146,7 @@ impl Config {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             keepalive_interval: Duration::from_secs(60),
             keepalive_timeout: Duration::from_secs(20),
+            preface_timeout: Duration::from_secs(5),
             default_shell: None,
             user: signaltty_config::Config::default(),
             git_dirty_deadline: Duration::from_secs(2),

@@ -80,6 +80,7 @@ impl Daemon {
             hub.config().keepalive_timeout,
         );
         let connections = hub.connections().clone();
+        let preface_timeout = hub.config().preface_timeout;
         tasks.spawn(async move {
             let incoming = listen::incoming(
                 listener,
@@ -87,8 +88,11 @@ impl Daemon {
                     let classifier = classifier.clone();
                     async move { classifier.classify_peer(pid).await }
                 },
-                connections,
-                max_connections,
+                listen::Limits {
+                    connections,
+                    max_connections,
+                    preface_timeout,
+                },
             );
             let serve = tonic::transport::Server::builder()
                 .http2_keepalive_interval(Some(keepalive))

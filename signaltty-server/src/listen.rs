@@ -212,11 +212,21 @@ impl Drop for ConnectionSlot {
     }
 }
 
+/// What bounds the accepted connections.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// The count of connections that completed the HTTP/2 preface.
+    pub connections: Connections,
+    /// Past this many, calls on a new connection are refused.
+    pub max_connections: usize,
+    /// A connection silent for this long after accept, before its preface, is closed.
+    pub preface_timeout: Duration,
+}
+
 struct Acceptor<F> {
     listener: UnixListener,
     classify: F,
-    connections: Connections,
-    max_connections: usize,
+    limits: Limits,
     backoff: Duration,
     exhausted_log: LogLimit,
     other_log: LogLimit,
@@ -229,11 +239,13 @@ struct Acceptor<F> {
 /// for lack of descriptors it backs off (5 ms doubling up to [`BACKOFF_MAX`]) and logs at most
 /// once per 10 s; past `max_connections` open connections, a new one is still accepted but marked
 /// over the cap, and every call on it is refused with RESOURCE_EXHAUSTED (see `rpc::limits`).
+/// Only connections that sent the HTTP/2 preface count as open; one that stays silent for
+/// `preface_timeout` is closed (`PeerStream`), so connections that never speak cannot fill the
+/// cap and lock out the clients that do.
 pub fn incoming<F, Fut>(
     listener: UnixListener,
     classify: F,
-    connections: Connections,
-    max_connections: usize,
+    limits: Limits,
 ) -> impl Stream<Item = io::Result<PeerStream>>
 where
     F: Fn(u32) -> Fut + Send + 'static,
@@ -243,8 +255,7 @@ where
     let acceptor = Acceptor {
         listener,
         classify,
-        connections,
-        max_connections,
+        limits,
         backoff: BACKOFF_START,
         exhausted_log: LogLimit::new(log_limit::DEFAULT_EVERY),
         other_log: LogLimit::new(log_limit::DEFAULT_EVERY),
@@ -258,10 +269,11 @@ where
                     match stream.peer_cred() {
                         Ok(cred) if cred.uid() == me => {
                             let mut peer = identify(&stream, &a.classify).await;
-                            let (slot, open) = a.connections.take();
-                            if open > a.max_connections {
-                                peer.over_cap = Some(a.max_connections);
-                                warn_over_cap(&mut a.refused_log, open, a.max_connections);
+                            let open = a.limits.connections.open() + 1;
+                            let max = a.limits.max_connections;
+                            if open > max {
+                                peer.over_cap = Some(max);
+                                warn_over_cap(&mut a.refused_log, open, max);
                             }
                             let stream = match QuietStream::from_tokio(stream) {
                                 Ok(s) => s,
@@ -272,7 +284,13 @@ where
                                     continue;
                                 }
                             };
-                            return Some((Ok(PeerStream::new(stream, peer, slot)), a));
+                            let stream = PeerStream::new(
+                                stream,
+                                peer,
+                                a.limits.connections.clone(),
+                                a.limits.preface_timeout,
+                            );
+                            return Some((Ok(stream), a));
                         }
                         Ok(cred) => {
                             if let Some(n) = a.refused_log.allow() {

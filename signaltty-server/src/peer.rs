@@ -220,23 +220,51 @@ where
     }
 }
 
+/// The HTTP/2 client preface (`PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n`) is this long.
+const PREFACE_LEN: usize = 24;
+
 /// A server connection with its peer attached: tonic copies [`Peer`] into every request's
 /// extensions.
+///
+/// Until the peer has sent the HTTP/2 preface the connection is *pending*: it does not count
+/// as open, and if the preface is not complete by the deadline, reading fails with `TimedOut`
+/// and hyper closes the connection. A connection that never speaks otherwise lives for ever
+/// (HTTP/2 keepalive starts only after the handshake), and 520 of them locked every client out.
 #[derive(Debug)]
 pub struct PeerStream {
     inner: QuietStream,
     peer: Peer,
-    /// Counts the connection as open until it is dropped.
-    _slot: crate::listen::ConnectionSlot,
+    pending: Option<Pending>,
+    /// Counts the connection as open once its preface is in, until it is dropped.
+    _slot: Option<crate::listen::ConnectionSlot>,
+}
+
+/// A connection's wait for its preface.
+#[derive(Debug)]
+struct Pending {
+    /// Preface bytes still to come.
+    left: usize,
+    deadline: Pin<Box<tokio::time::Sleep>>,
+    connections: crate::listen::Connections,
 }
 
 impl PeerStream {
-    /// Wraps an accepted stream.
-    pub fn new(inner: QuietStream, peer: Peer, slot: crate::listen::ConnectionSlot) -> Self {
+    /// Wraps an accepted stream, pending until `timeout` for its preface.
+    pub fn new(
+        inner: QuietStream,
+        peer: Peer,
+        connections: crate::listen::Connections,
+        timeout: std::time::Duration,
+    ) -> Self {
         PeerStream {
             inner,
             peer,
-            _slot: slot,
+            pending: Some(Pending {
+                left: PREFACE_LEN,
+                deadline: Box::pin(tokio::time::sleep(timeout)),
+                connections,
+            }),
+            _slot: None,
         }
     }
 }
@@ -255,7 +283,27 @@ impl AsyncRead for PeerStream {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let read = Pin::new(&mut this.inner).poll_read(cx, buf);
+        let Some(pending) = &mut this.pending else {
+            return read;
+        };
+        match read {
+            Poll::Ready(Ok(())) => {
+                pending.left = pending.left.saturating_sub(buf.filled().len() - before);
+                if pending.left == 0 {
+                    let (slot, _) = pending.connections.take();
+                    this._slot = Some(slot);
+                    this.pending = None;
+                }
+                Poll::Ready(Ok(()))
+            }
+            Poll::Pending if pending.deadline.as_mut().poll(cx).is_ready() => Poll::Ready(Err(
+                io::Error::new(io::ErrorKind::TimedOut, "no HTTP/2 preface in time"),
+            )),
+            other => other,
+        }
     }
 }
 

@@ -204,6 +204,35 @@ async fn connections_past_the_cap_are_refused_clearly() {
 }
 
 #[tokio::test]
+async fn silent_connections_neither_fill_the_cap_nor_stay_open() {
+    use tokio::io::AsyncReadExt;
+    let srv = TestServer::start_with(|c| {
+        c.max_connections = 4;
+        c.preface_timeout = std::time::Duration::from_millis(500);
+    })
+    .await;
+    // Far more connections than the cap, none of which ever says a word.
+    let mut silent = Vec::new();
+    for _ in 0..40 {
+        silent.push(tokio::net::UnixStream::connect(srv.socket()).await.unwrap());
+    }
+    // A client that speaks is served: silent connections are not counted.
+    let channel = signaltty_proto::connect(srv.socket()).await.unwrap();
+    pb::server_service_client::ServerServiceClient::new(channel)
+        .get_status(pb::GetStatusRequest {})
+        .await
+        .expect("a real client is not locked out by silent connections");
+    // And every silent one is closed by the server once its preface is overdue.
+    for mut raw in silent {
+        // The server's own SETTINGS frame comes first, then the end.
+        let mut got = Vec::new();
+        let _ = tokio::time::timeout(WAIT, raw.read_to_end(&mut got))
+            .await
+            .expect("the server closes a connection that never sent the preface");
+    }
+}
+
+#[tokio::test]
 async fn get_status_says_how_many_panes_fit() {
     let srv = TestServer::start().await;
     let status = srv.status().await;
