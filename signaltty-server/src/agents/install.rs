@@ -459,6 +459,23 @@ mod tests {
     }
 
     #[test]
+    fn every_waiting_hook_ends_before_the_agent_kills_it() {
+        // The CLI allows its --timeout plus 2 s, after a liveness check of at most 300 ms.
+        for kind in [AgentKind::Claude, AgentKind::Codex, AgentKind::Cursor] {
+            for spec in hook_specs(kind).iter().filter(|s| s.wait_for_answer) {
+                let wait = answer_wait_secs(spec);
+                assert!(
+                    wait * 1000 + 2300 < spec.timeout_secs * 1000,
+                    "{kind} {spec:?}"
+                );
+                assert!(hook_command("s", kind, spec).contains(&format!("--timeout {wait}")));
+            }
+        }
+        assert_eq!(answer_wait_secs(&WAITING_PERMISSION), 120);
+        assert_eq!(answer_wait_secs(&waiting("x", HOLD_TIMEOUT_SECS)), 25);
+    }
+
+    #[test]
     fn codex_has_no_notification_hook_and_waits_on_permission() {
         let events: Vec<_> = hook_specs(AgentKind::Codex)
             .iter()
