@@ -106,7 +106,7 @@ fn claude_install_keeps_foreign_hooks_and_uninstall_restores_them() {
             .as_str()
             .is_some_and(|c| c.contains("--wait-for-answer"))
     );
-    assert_eq!(managed_commands(&doc).len(), 11);
+    assert_eq!(managed_commands(&doc).len(), 13);
     // Key order of the user's file is kept.
     let keys: Vec<_> = doc.as_object().expect("object").keys().cloned().collect();
     assert_eq!(keys, ["model", "permissions", "hooks", "statusLine"]);
@@ -135,7 +135,11 @@ fn reinstall_is_unchanged_and_writes_nothing() {
             install(kind, h.path(), PROGRAM).expect("install").outcome,
             WriteOutcome::Changed
         );
-        let path = config_path(kind, h.path()).expect("path");
+        let mut path = config_path(kind, h.path()).expect("path");
+        if kind == AgentKind::Opencode {
+            // No `opencode` on PATH here: only the V2 plugin is written.
+            path = path.with_extension("").join("tui.js");
+        }
         let before = fs::read(&path).expect("read");
         let inode_before = fs::metadata(&path)
             .expect("meta")
@@ -289,7 +293,7 @@ fn a_moved_program_is_partial_and_reinstall_replaces_not_duplicates() {
     );
     let doc = read_json(&config_path(AgentKind::Claude, h.path()).expect("path"));
     let cmds = managed_commands(&doc);
-    assert_eq!(cmds.len(), 11);
+    assert_eq!(cmds.len(), 13);
     assert!(cmds.iter().all(|c| c.starts_with(PROGRAM)));
     // Dropping one of ours by hand makes it partial.
     let path = config_path(AgentKind::Claude, h.path()).expect("path");
@@ -337,7 +341,7 @@ fn symlinked_configs_stay_symlinks_and_keep_their_mode() {
         fs::metadata(&real).expect("meta").permissions().mode() & 0o777,
         0o640
     );
-    assert_eq!(managed_commands(&read_json(&real)).len(), 11);
+    assert_eq!(managed_commands(&read_json(&real)).len(), 13);
     assert_eq!(read_json(&real)["model"], "opus");
 }
 
@@ -550,14 +554,10 @@ fn opencode_plugin_reports_normalized_events_that_map() {
     );
     fs::set_permissions(&recorder, fs::Permissions::from_mode(0o755)).expect("chmod");
     let program = recorder.to_str().expect("utf-8 path");
-    install(AgentKind::Opencode, h.path(), program).expect("install");
-    // node 20 needs the .mjs extension for ES module syntax; OpenCode (Bun) loads .js directly.
+    // The V1 plugin exactly as an install for OpenCode 1 writes it; node 20 needs the .mjs
+    // extension for ES module syntax (OpenCode, on Bun, loads .js directly).
     let module = h.path().join("plugin.mjs");
-    fs::copy(
-        config_path(AgentKind::Opencode, h.path()).expect("path"),
-        &module,
-    )
-    .expect("copy");
+    write(&module, &opencode::plugin_source(program));
     let driver = h.path().join("driver.mjs");
     write(
         &driver,

@@ -332,6 +332,21 @@ impl ConfigRoots {
     }
 }
 
+impl ConfigRoots {
+    /// The file a report names for `kind`: its config file, or for OpenCode the entry file of
+    /// the plugin generation the installed OpenCode loads (V2 when that cannot be told).
+    pub fn report_path(&self, kind: AgentKind) -> Result<PathBuf, InstallError> {
+        let path = self.config_path(kind)?;
+        Ok(match kind {
+            AgentKind::Opencode => opencode::entry_path(
+                &path,
+                opencode::detect_generation().unwrap_or(opencode::FALLBACK),
+            ),
+            _ => path,
+        })
+    }
+}
+
 /// The config file the installer for `kind` manages under `home` (no environment).
 pub fn config_path(kind: AgentKind, home: &Path) -> Result<PathBuf, InstallError> {
     ConfigRoots::home(home).config_path(kind)
@@ -359,14 +374,16 @@ pub fn install_in(
         });
     }
     let mut notice = None;
+    let mut report_path = path.clone();
     let outcome = match kind {
         AgentKind::Opencode => {
             let detected = opencode::detect_generation();
-            let outcome =
-                opencode::install(&path, program, detected.unwrap_or(opencode::FALLBACK))?;
+            let generation = detected.unwrap_or(opencode::FALLBACK);
+            let outcome = opencode::install(&path, program, generation)?;
             if detected.is_none() && outcome == WriteOutcome::Changed {
                 notice = Some(opencode::UNKNOWN_VERSION_NOTICE.to_owned());
             }
+            report_path = opencode::entry_path(&path, generation);
             outcome
         }
         _ => json_hooks::install(kind, &path, program)?,
@@ -376,7 +393,7 @@ pub fn install_in(
     }
     Ok(InstallReport {
         kind,
-        path,
+        path: report_path,
         outcome,
         notice,
     })

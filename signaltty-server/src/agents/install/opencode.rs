@@ -87,6 +87,14 @@ fn files(generation: Generation, v1: &Path, program: &str) -> Vec<(PathBuf, Stri
     }
 }
 
+/// The file that holds a generation's plugin code, under the V1 plugin path `v1`.
+pub fn entry_path(v1: &Path, generation: Generation) -> PathBuf {
+    match generation {
+        Generation::V1 => v1.to_owned(),
+        Generation::V2 => v1.with_extension("").join("tui.js"),
+    }
+}
+
 /// The generation the installed OpenCode loads, from `opencode --version` (500 ms at most);
 /// `None` when it cannot be told.
 pub fn detect_generation() -> Option<Generation> {
