@@ -4,9 +4,9 @@
 //! | agent | file | shape |
 //! |---|---|---|
 //! | claude | `$CLAUDE_CONFIG_DIR` or `~/.claude`, `settings.json` | `hooks.<Event>[] = {matcher, hooks:[{type:"command", command, timeout}]}` |
-//! | codex | `$CODEX_HOME` or `~/.codex`, `hooks.json` | same as claude |
+//! | codex | `$CODEX_HOME` or `~/.codex`, `hooks.json` (refused when `config.toml` keeps hooks inline: `codex_inline`) | same as claude |
 //! | cursor | `~/.cursor/hooks.json` | `{version:1, hooks.<event>[] = {command, timeout}}` |
-//! | opencode | `$OPENCODE_CONFIG_DIR`, `$XDG_CONFIG_HOME/opencode` or `~/.config/opencode`, `plugins/signaltty.js` (V1) and `plugins/signaltty/` (V2) | plugins we own entirely |
+//! | opencode | `$OPENCODE_CONFIG_DIR`, `$XDG_CONFIG_HOME/opencode` or `~/.config/opencode`, `plugins/signaltty.js` (V1) or `plugins/signaltty/` (V2), by the installed version | plugins we own entirely |
 //!
 //! Where an agent reads its config follows its own environment variables ([`ConfigRoots`]): a
 //! pane launched with `CLAUDE_CONFIG_DIR=/x` gets its hooks in `/x/settings.json`.
