@@ -8,7 +8,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 use signaltty_server::agents::AgentKind;
 use signaltty_server::agents::install::{
-    HookState, InstallError, WriteOutcome, config_path, install, is_managed, status, uninstall,
+    HookState, InstallError, WriteOutcome, config_path, install, is_managed, opencode, status,
+    uninstall,
 };
 
 const PROGRAM: &str = "/usr/local/bin/signaltty";
@@ -105,7 +106,7 @@ fn claude_install_keeps_foreign_hooks_and_uninstall_restores_them() {
             .as_str()
             .is_some_and(|c| c.contains("--wait-for-answer"))
     );
-    assert_eq!(managed_commands(&doc).len(), 11);
+    assert_eq!(managed_commands(&doc).len(), 13);
     // Key order of the user's file is kept.
     let keys: Vec<_> = doc.as_object().expect("object").keys().cloned().collect();
     assert_eq!(keys, ["model", "permissions", "hooks", "statusLine"]);
@@ -134,7 +135,11 @@ fn reinstall_is_unchanged_and_writes_nothing() {
             install(kind, h.path(), PROGRAM).expect("install").outcome,
             WriteOutcome::Changed
         );
-        let path = config_path(kind, h.path()).expect("path");
+        let mut path = config_path(kind, h.path()).expect("path");
+        if kind == AgentKind::Opencode {
+            // No `opencode` on PATH here: only the V2 plugin is written.
+            path = path.with_extension("").join("tui.js");
+        }
         let before = fs::read(&path).expect("read");
         let inode_before = fs::metadata(&path)
             .expect("meta")
@@ -288,7 +293,7 @@ fn a_moved_program_is_partial_and_reinstall_replaces_not_duplicates() {
     );
     let doc = read_json(&config_path(AgentKind::Claude, h.path()).expect("path"));
     let cmds = managed_commands(&doc);
-    assert_eq!(cmds.len(), 11);
+    assert_eq!(cmds.len(), 13);
     assert!(cmds.iter().all(|c| c.starts_with(PROGRAM)));
     // Dropping one of ours by hand makes it partial.
     let path = config_path(AgentKind::Claude, h.path()).expect("path");
@@ -336,41 +341,50 @@ fn symlinked_configs_stay_symlinks_and_keep_their_mode() {
         fs::metadata(&real).expect("meta").permissions().mode() & 0o777,
         0o640
     );
-    assert_eq!(managed_commands(&read_json(&real)).len(), 11);
+    assert_eq!(managed_commands(&read_json(&real)).len(), 13);
     assert_eq!(read_json(&real)["model"], "opus");
 }
 
 #[test]
 fn opencode_plugin_is_ours_or_left_alone() {
+    // No `opencode` on this test's PATH: the version cannot be told, so only the OpenCode 2
+    // plugin (a directory OpenCode 1 never loads) is written.
     let h = home();
     let path = config_path(AgentKind::Opencode, h.path()).expect("path");
     assert!(path.ends_with(".config/opencode/plugins/signaltty.js"));
+    let v2 = path.with_extension("").join("tui.js");
     let foreign = "export const Mine = async () => ({});\n";
-    write(&path, foreign);
+    write(&v2, foreign);
     assert!(matches!(
         install(AgentKind::Opencode, h.path(), PROGRAM),
         Err(InstallError::Foreign(_))
     ));
-    assert_eq!(fs::read_to_string(&path).expect("read"), foreign);
+    assert_eq!(fs::read_to_string(&v2).expect("read"), foreign);
     assert_eq!(
         uninstall(AgentKind::Opencode, h.path())
             .expect("uninstall")
             .outcome,
         WriteOutcome::Unchanged
     );
-    assert_eq!(fs::read_to_string(&path).expect("read"), foreign);
+    assert_eq!(fs::read_to_string(&v2).expect("read"), foreign);
     assert!(matches!(
         status(AgentKind::Opencode, h.path(), PROGRAM).expect("status"),
         HookState::Malformed(_)
     ));
 
-    fs::remove_file(&path).expect("rm");
+    fs::remove_file(&v2).expect("rm");
     assert_eq!(
         status(AgentKind::Opencode, h.path(), PROGRAM).expect("status"),
         HookState::NotInstalled
     );
-    install(AgentKind::Opencode, h.path(), PROGRAM).expect("install");
-    let js = fs::read_to_string(&path).expect("read");
+    let report = install(AgentKind::Opencode, h.path(), PROGRAM).expect("install");
+    assert_eq!(
+        report.notice.as_deref(),
+        Some(opencode::UNKNOWN_VERSION_NOTICE),
+        "the install says it could not tell the version"
+    );
+    assert!(!path.exists(), "no V1 file for OpenCode 2 to fail on");
+    let js = fs::read_to_string(&v2).expect("read");
     assert!(js.lines().next().is_some_and(is_managed));
     assert!(js.contains(r#"const PROGRAM = "/usr/local/bin/signaltty";"#));
     assert!(js.contains("SIGNALTTY_PANE"));
@@ -382,6 +396,10 @@ fn opencode_plugin_is_ours_or_left_alone() {
     ] {
         assert!(js.contains(event), "{event} forwarded");
     }
+    assert_eq!(
+        status(AgentKind::Opencode, h.path(), PROGRAM).expect("status"),
+        HookState::Installed
+    );
     assert_eq!(
         status(AgentKind::Opencode, h.path(), "/elsewhere/signaltty").expect("status"),
         HookState::Partial
@@ -396,6 +414,69 @@ fn opencode_plugin_is_ours_or_left_alone() {
     assert!(
         !path.with_extension("").exists(),
         "the V2 directory went too"
+    );
+}
+
+#[test]
+fn a_v1_plugin_of_ours_left_from_an_earlier_install_is_removed() {
+    // An earlier install that could not tell the version wrote both generations; OpenCode 2
+    // loads every .js file in plugins/ and fails on the V1 one.
+    let h = home();
+    let path = config_path(AgentKind::Opencode, h.path()).expect("path");
+    write(&path, &opencode::plugin_source(PROGRAM));
+    assert_eq!(
+        status(AgentKind::Opencode, h.path(), PROGRAM).expect("status"),
+        HookState::Partial,
+        "a stale V1 plugin is not a good install"
+    );
+    let report = install(AgentKind::Opencode, h.path(), PROGRAM).expect("install");
+    assert_eq!(report.outcome, WriteOutcome::Changed);
+    assert!(!path.exists(), "the V1 plugin is gone");
+    assert!(path.with_extension("").join("tui.js").exists());
+    assert_eq!(
+        install(AgentKind::Opencode, h.path(), PROGRAM)
+            .expect("reinstall")
+            .outcome,
+        WriteOutcome::Unchanged
+    );
+    // A file the user wrote at that path is theirs: left alone.
+    write(&path, "export const Mine = async () => ({});\n");
+    install(AgentKind::Opencode, h.path(), PROGRAM).expect("install");
+    assert!(path.exists());
+}
+
+#[test]
+fn codex_hooks_kept_inline_in_config_toml_get_no_hooks_json_beside_them() {
+    let h = home();
+    let path = config_path(AgentKind::Codex, h.path()).expect("path");
+    let config = path.with_file_name("config.toml");
+    // Codex's own trust table is not inline hooks.
+    write(
+        &config,
+        "model = \"gpt-5.5\"\n[hooks.state.\"a:b\"]\ntrusted_hash = \"x\"\n",
+    );
+    install(AgentKind::Codex, h.path(), PROGRAM).expect("install beside a trust table");
+    assert!(path.exists());
+    fs::remove_file(&path).expect("rm");
+
+    let inline = "model = \"gpt-5.5\"\n\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\n\
+                  command = \"notify-send done\"\n";
+    write(&config, inline);
+    let err = install(AgentKind::Codex, h.path(), PROGRAM).expect_err("refused");
+    assert!(
+        matches!(&err, InstallError::CodexInlineHooks { events, .. } if events == "Stop"),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("config.toml") && text.contains("hooks.json"),
+        "{text}"
+    );
+    assert!(!path.exists(), "no hooks.json written");
+    assert_eq!(
+        fs::read_to_string(&config).expect("read"),
+        inline,
+        "config.toml untouched"
     );
 }
 
@@ -473,14 +554,10 @@ fn opencode_plugin_reports_normalized_events_that_map() {
     );
     fs::set_permissions(&recorder, fs::Permissions::from_mode(0o755)).expect("chmod");
     let program = recorder.to_str().expect("utf-8 path");
-    install(AgentKind::Opencode, h.path(), program).expect("install");
-    // node 20 needs the .mjs extension for ES module syntax; OpenCode (Bun) loads .js directly.
+    // The V1 plugin exactly as an install for OpenCode 1 writes it; node 20 needs the .mjs
+    // extension for ES module syntax (OpenCode, on Bun, loads .js directly).
     let module = h.path().join("plugin.mjs");
-    fs::copy(
-        config_path(AgentKind::Opencode, h.path()).expect("path"),
-        &module,
-    )
-    .expect("copy");
+    write(&module, &opencode::plugin_source(program));
     let driver = h.path().join("driver.mjs");
     write(
         &driver,

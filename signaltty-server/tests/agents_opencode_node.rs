@@ -19,7 +19,7 @@ use std::process::Command;
 use common::{TestServer, cli_bin, spawn, until_event};
 use signaltty_proto::v1 as pb;
 use signaltty_server::agents::AgentKind;
-use signaltty_server::agents::install::{ConfigRoots, install_in};
+use signaltty_server::agents::install::{ConfigRoots, install_in, opencode};
 
 const HARNESS: &str = r#"
 const [, , which, file, sid] = process.argv;
@@ -140,7 +140,7 @@ async fn the_installed_plugins_load_in_node_and_report_state() {
         &cli_bin().display().to_string(),
     )
     .expect("install");
-    assert_eq!(report.path, dir.join("plugins/signaltty.js"));
+    assert_eq!(report.path, dir.join("plugins/signaltty/tui.js"));
     use pb::Lifecycle as L;
     let v2 = run_plugin(&srv, "v2", &dir.join("plugins/signaltty/tui.js")).await;
     assert_eq!(
@@ -148,7 +148,16 @@ async fn the_installed_plugins_load_in_node_and_report_state() {
         [L::Working, L::Blocked, L::Working, L::Done],
         "V2: {v2:?}"
     );
-    let v1 = run_plugin(&srv, "v1", &dir.join("plugins/signaltty.js")).await;
+    // No `opencode` on this test's PATH: the install wrote V2 only. The V1 plugin as an install
+    // for OpenCode 1 writes it:
+    let v1_file = dir.join("plugins/signaltty.js");
+    assert!(!v1_file.exists(), "OpenCode 2 would fail on a V1 plugin");
+    std::fs::write(
+        &v1_file,
+        opencode::plugin_source(&cli_bin().display().to_string()),
+    )
+    .unwrap();
+    let v1 = run_plugin(&srv, "v1", &v1_file).await;
     assert_eq!(
         v1,
         [L::Idle, L::Working, L::Blocked, L::Working, L::Done],

@@ -14,6 +14,14 @@
 //! a missing server, a timeout or any error is reported on stderr only, so that the agent falls
 //! back to its own prompt. It never starts a server. With `--json` the server's whole reply is
 //! printed instead (for people debugging hooks; installed hooks never pass it).
+//!
+//! A hung server must not stall the agent, so every call is bounded whatever the server does
+//! (docs/agents.md, "Hooks and a hung server"):
+//! - a hook whose answer nobody waits for gets [`REPORT_DEADLINE`] for connecting and the report
+//!   together, then gives up (the event is dropped, a line goes to stderr);
+//! - a waiting hook first proves within the same deadline that the server answers at all
+//!   (GetStatus), then waits at most `--timeout` (the server's wait) plus [`ANSWER_MARGIN`]. The
+//!   installer passes a `--timeout` that keeps that sum under the agent's own hook timeout.
 
 use std::io::{IsTerminal, Read};
 use std::time::Duration;
@@ -24,6 +32,7 @@ use signaltty_client::present::json::non_empty;
 use signaltty_client::present::names;
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::agent_service_client::AgentServiceClient;
+use signaltty_proto::v1::server_service_client::ServerServiceClient;
 
 use super::Ctx;
 use crate::error::{CliError, CliResult, ErrorKind};
@@ -32,8 +41,11 @@ use crate::error::{CliError, CliResult, ErrorKind};
 pub const MAX_PAYLOAD: usize = 256 * 1024;
 /// How long to wait for the agent to finish writing the payload.
 const STDIN_TIMEOUT: Duration = Duration::from_secs(10);
-/// Bound on a call that does not wait for an answer.
-const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+/// Bound on connecting and reporting an event nobody waits for (and on the liveness check of a
+/// waiting hook): a healthy server answers in about a millisecond.
+pub const REPORT_DEADLINE: Duration = Duration::from_millis(300);
+/// What a waiting hook allows beyond the server's own wait before it gives up.
+pub const ANSWER_MARGIN: Duration = Duration::from_secs(2);
 /// The server's default wait for an answer.
 const DEFAULT_WAIT: Duration = Duration::from_secs(120);
 /// The environment variable naming the pane a hook runs in.
@@ -116,13 +128,39 @@ async fn report(ctx: &Ctx, args: &HookEventArgs) -> CliResult<pb::ReportHookEven
             .map(|t| t.as_millis().min(u32::MAX as u128) as u32)
             .unwrap_or(0),
     };
-    let channel = ctx.existing_channel().await?;
-    let mut client = AgentServiceClient::new(channel);
-    let bound = if args.wait_for_answer {
-        timeout.unwrap_or(DEFAULT_WAIT) + CALL_TIMEOUT
-    } else {
-        CALL_TIMEOUT
+    let deadline_passed = || {
+        CliError::with_reason(
+            ErrorKind::Server,
+            format!(
+                "the server did not answer within {} ms; the event was dropped",
+                REPORT_DEADLINE.as_millis()
+            ),
+            "TIMEOUT",
+        )
     };
+    if !args.wait_for_answer {
+        let call = async {
+            let mut client = AgentServiceClient::new(ctx.existing_channel().await?);
+            Ok::<_, CliError>(client.report_hook_event(request).await?.into_inner())
+        };
+        return tokio::time::timeout(REPORT_DEADLINE, call)
+            .await
+            .map_err(|_| deadline_passed())?;
+    }
+    // Waiting: a server that does not answer a status request at once is not asked to hold the
+    // agent at all.
+    let probe = async {
+        let channel = ctx.existing_channel().await?;
+        ServerServiceClient::new(channel.clone())
+            .get_status(pb::GetStatusRequest {})
+            .await?;
+        Ok::<_, CliError>(channel)
+    };
+    let channel = tokio::time::timeout(REPORT_DEADLINE, probe)
+        .await
+        .map_err(|_| deadline_passed())??;
+    let bound = timeout.unwrap_or(DEFAULT_WAIT) + ANSWER_MARGIN;
+    let mut client = AgentServiceClient::new(channel);
     match tokio::time::timeout(bound, client.report_hook_event(request)).await {
         Ok(reply) => Ok(reply?.into_inner()),
         Err(_) => Err(CliError::with_reason(

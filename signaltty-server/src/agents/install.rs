@@ -4,9 +4,9 @@
 //! | agent | file | shape |
 //! |---|---|---|
 //! | claude | `$CLAUDE_CONFIG_DIR` or `~/.claude`, `settings.json` | `hooks.<Event>[] = {matcher, hooks:[{type:"command", command, timeout}]}` |
-//! | codex | `$CODEX_HOME` or `~/.codex`, `hooks.json` | same as claude |
+//! | codex | `$CODEX_HOME` or `~/.codex`, `hooks.json` (refused when `config.toml` keeps hooks inline: `codex_inline`) | same as claude |
 //! | cursor | `~/.cursor/hooks.json` | `{version:1, hooks.<event>[] = {command, timeout}}` |
-//! | opencode | `$OPENCODE_CONFIG_DIR`, `$XDG_CONFIG_HOME/opencode` or `~/.config/opencode`, `plugins/signaltty.js` (V1) and `plugins/signaltty/` (V2) | plugins we own entirely |
+//! | opencode | `$OPENCODE_CONFIG_DIR`, `$XDG_CONFIG_HOME/opencode` or `~/.config/opencode`, `plugins/signaltty.js` (V1) or `plugins/signaltty/` (V2), by the installed version | plugins we own entirely |
 //!
 //! Where an agent reads its config follows its own environment variables ([`ConfigRoots`]): a
 //! pane launched with `CLAUDE_CONFIG_DIR=/x` gets its hooks in `/x/settings.json`.
@@ -18,6 +18,7 @@
 //! nothing writes nothing and reports [`WriteOutcome::Unchanged`]; uninstall removes only our
 //! entries (and the groups/events/plugin it thereby emptied).
 
+mod codex_inline;
 mod file;
 mod json_hooks;
 pub mod opencode;
@@ -85,6 +86,19 @@ pub enum InstallError {
     /// A file at our plugin path was not written by signaltty; it was left untouched.
     #[error("{0} exists and was not written by signaltty; move it away to install")]
     Foreign(PathBuf),
+    /// Codex keeps its hooks inline in `config.toml`: a `hooks.json` beside it would make Codex
+    /// warn at every start, so none was written.
+    #[error(
+        "{config} keeps Codex hooks inline ([hooks] for {events}), and Codex warns at every start when \
+         hooks.json sits beside it, so signaltty wrote no hooks.json: move your hooks from \
+         config.toml to hooks.json (same shape) and install again"
+    )]
+    CodexInlineHooks {
+        /// The `config.toml`.
+        config: PathBuf,
+        /// The events it configures inline, comma-separated.
+        events: String,
+    },
     /// The file changed while we were rewriting it; nothing was written.
     #[error("{0} changed while it was being updated; nothing was written, try again")]
     ChangedMeanwhile(PathBuf),
@@ -119,6 +133,19 @@ pub const PERMISSION_TIMEOUT_SECS: u64 = 125;
 /// `config::MAX_HOLD` (25 s); otherwise it returns at once.
 pub const HOLD_TIMEOUT_SECS: u64 = 30;
 
+/// What a waiting hook's command leaves of the agent's timeout for itself: the CLI's liveness
+/// check (300 ms) and its margin over the server's wait (2 s), rounded up generously.
+const WAIT_HEADROOM_SECS: u64 = 5;
+
+/// The `--timeout` a waiting hook's command passes: the agent's timeout for the hook less
+/// [`WAIT_HEADROOM_SECS`], at most the server's 120 s. So the hook always ends before the agent
+/// would kill it, even with a hung server.
+pub fn answer_wait_secs(spec: &HookSpec) -> u64 {
+    spec.timeout_secs
+        .saturating_sub(WAIT_HEADROOM_SECS)
+        .clamp(1, 120)
+}
+
 const fn spec(event: &'static str, timeout_secs: u64) -> HookSpec {
     HookSpec {
         event,
@@ -149,6 +176,8 @@ pub fn hook_specs(kind: AgentKind) -> &'static [HookSpec] {
         spec("PostToolUseFailure", 10),
         spec("PermissionDenied", 10),
         spec("Notification", 10),
+        spec("Elicitation", 10),
+        spec("ElicitationResult", 10),
         spec("Stop", 10),
         spec("StopFailure", 10),
         spec("SessionEnd", 10),
@@ -162,6 +191,7 @@ pub fn hook_specs(kind: AgentKind) -> &'static [HookSpec] {
         waiting("PermissionRequest", HOLD_TIMEOUT_SECS),
         spec("PostToolUse", 3),
         spec("Stop", 3),
+        spec("StopFailure", 3),
         spec("Interrupt", 3),
         spec("SessionEnd", 3),
     ];
@@ -185,7 +215,8 @@ pub fn hook_specs(kind: AgentKind) -> &'static [HookSpec] {
 }
 
 /// The shell command registered for one event:
-/// `<program> hook-event --agent A --event E --payload-stdin [--wait-for-answer] # signaltty hook-event (managed)`.
+/// `<program> hook-event --agent A --event E --payload-stdin [--wait-for-answer --timeout S] # signaltty hook-event (managed)`
+/// (`S` from [`answer_wait_secs`]).
 /// `program` is the signaltty executable (ideally absolute), shell-quoted when needed; the trailing
 /// comment carries [`MANAGED_MARKER`] whatever the program path looks like.
 pub fn hook_command(program: &str, kind: AgentKind, spec: &HookSpec) -> String {
@@ -196,7 +227,10 @@ pub fn hook_command(program: &str, kind: AgentKind, spec: &HookSpec) -> String {
         spec.event
     );
     if spec.wait_for_answer {
-        cmd.push_str(" --wait-for-answer");
+        cmd.push_str(&format!(
+            " --wait-for-answer --timeout {}",
+            answer_wait_secs(spec)
+        ));
     }
     cmd.push_str(" # ");
     cmd.push_str(MANAGED_MARKER);
@@ -298,6 +332,21 @@ impl ConfigRoots {
     }
 }
 
+impl ConfigRoots {
+    /// The file a report names for `kind`: its config file, or for OpenCode the entry file of
+    /// the plugin generation the installed OpenCode loads (V2 when that cannot be told).
+    pub fn report_path(&self, kind: AgentKind) -> Result<PathBuf, InstallError> {
+        let path = self.config_path(kind)?;
+        Ok(match kind {
+            AgentKind::Opencode => opencode::entry_path(
+                &path,
+                opencode::detect_generation().unwrap_or(opencode::FALLBACK),
+            ),
+            _ => path,
+        })
+    }
+}
+
 /// The config file the installer for `kind` manages under `home` (no environment).
 pub fn config_path(kind: AgentKind, home: &Path) -> Result<PathBuf, InstallError> {
     ConfigRoots::home(home).config_path(kind)
@@ -316,15 +365,35 @@ pub fn install_in(
     program: &str,
 ) -> Result<InstallReport, InstallError> {
     let path = roots.config_path(kind)?;
+    if kind == AgentKind::Codex
+        && let Some((config, events)) = codex_inline::inline_hook_events(&path)
+    {
+        return Err(InstallError::CodexInlineHooks {
+            config,
+            events: events.join(", "),
+        });
+    }
+    let mut notice = None;
+    let mut report_path = path.clone();
     let outcome = match kind {
-        AgentKind::Opencode => opencode::install(&path, program, &opencode::detect_generations())?,
+        AgentKind::Opencode => {
+            let detected = opencode::detect_generation();
+            let generation = detected.unwrap_or(opencode::FALLBACK);
+            let outcome = opencode::install(&path, program, generation)?;
+            if detected.is_none() && outcome == WriteOutcome::Changed {
+                notice = Some(opencode::UNKNOWN_VERSION_NOTICE.to_owned());
+            }
+            report_path = opencode::entry_path(&path, generation);
+            outcome
+        }
         _ => json_hooks::install(kind, &path, program)?,
     };
-    let notice = (kind == AgentKind::Codex && outcome == WriteOutcome::Changed)
-        .then(|| CODEX_TRUST_NOTICE.to_owned());
+    if kind == AgentKind::Codex && outcome == WriteOutcome::Changed {
+        notice = Some(CODEX_TRUST_NOTICE.to_owned());
+    }
     Ok(InstallReport {
         kind,
-        path,
+        path: report_path,
         outcome,
         notice,
     })
@@ -369,7 +438,11 @@ pub fn status_in(
 ) -> Result<HookState, InstallError> {
     let path = roots.config_path(kind)?;
     match kind {
-        AgentKind::Opencode => opencode::status(&path, program, &opencode::detect_generations()),
+        AgentKind::Opencode => opencode::status(
+            &path,
+            program,
+            opencode::detect_generation().unwrap_or(opencode::FALLBACK),
+        ),
         _ => json_hooks::status(kind, &path, program),
     }
 }
@@ -388,7 +461,7 @@ mod tests {
         assert_eq!(
             c,
             "/usr/local/bin/signaltty hook-event --agent claude --event PermissionRequest --payload-stdin \
-             --wait-for-answer # signaltty hook-event (managed)"
+             --wait-for-answer --timeout 120 # signaltty hook-event (managed)"
         );
         assert!(is_managed(&c));
         let c = hook_command(
@@ -400,6 +473,23 @@ mod tests {
             c.starts_with(r"'/home/a b/it'\''s/signaltty' hook-event --agent cursor --event stop")
         );
         assert!(!is_managed("echo hello"));
+    }
+
+    #[test]
+    fn every_waiting_hook_ends_before_the_agent_kills_it() {
+        // The CLI allows its --timeout plus 2 s, after a liveness check of at most 300 ms.
+        for kind in [AgentKind::Claude, AgentKind::Codex, AgentKind::Cursor] {
+            for spec in hook_specs(kind).iter().filter(|s| s.wait_for_answer) {
+                let wait = answer_wait_secs(spec);
+                assert!(
+                    wait * 1000 + 2300 < spec.timeout_secs * 1000,
+                    "{kind} {spec:?}"
+                );
+                assert!(hook_command("s", kind, spec).contains(&format!("--timeout {wait}")));
+            }
+        }
+        assert_eq!(answer_wait_secs(&WAITING_PERMISSION), 120);
+        assert_eq!(answer_wait_secs(&waiting("x", HOLD_TIMEOUT_SECS)), 25);
     }
 
     #[test]

@@ -405,7 +405,7 @@ impl Hub {
 
 /// The hook state of one agent as a report.
 fn status_report(kind: AgentKind, roots: &ConfigRoots, program: &str) -> HookReport {
-    let path = roots.config_path(kind).unwrap_or_default();
+    let path = roots.report_path(kind).unwrap_or_default();
     let (state, error) = match install::status_in(kind, roots, program) {
         Ok(HookState::Malformed(reason)) => {
             (Some(HookState::Malformed(reason.clone())), Some(reason))

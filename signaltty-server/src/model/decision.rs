@@ -102,6 +102,10 @@ pub struct PendingDecision {
     /// The agent session that asked: only a later event of the same session settles it.
     #[serde(default)]
     pub session: Option<SessionId>,
+    /// The sub-agent that asked (Claude Code's `agent_id`); `None` for the main session. A tool
+    /// event of another agent of the same session does not settle it.
+    #[serde(default)]
+    pub sub_agent: Option<String>,
 }
 
 impl PendingDecision {
@@ -150,6 +154,7 @@ impl PendingDecision {
             received_at: now,
             tool_name: None,
             tool_use_id: None,
+            sub_agent: None,
             session: None,
         })
     }
@@ -191,6 +196,7 @@ impl PendingDecision {
             received_at: now,
             tool_name: Some(tool),
             tool_use_id: None,
+            sub_agent: None,
             session: None,
         }
     }

@@ -11,7 +11,10 @@
 //!   part, because it is the part that runs in the pane ([`v2_tui_source`]).
 //!
 //! Which one is written follows the installed OpenCode (`opencode --version`, bounded): 1.x →
-//! V1, 2.x → V2, unknown (not on PATH) → both (each version ignores the other's file).
+//! V1, 2.x → V2, and the other generation's files of ours are removed. OpenCode 2 loads every
+//! `.js` file directly in `plugins/` and fails on a V1 plugin there ("plugins failed"), while
+//! OpenCode 1 never looks into the V2 directory; so when the version cannot be told (not on
+//! PATH, too slow) only V2 is written, and the install says so ([`UNKNOWN_VERSION_NOTICE`]).
 //!
 //! Both report asynchronously (a `signaltty hook-event` child per event, one at a time, killed
 //! after 5 s, at most 64 queued) and never block OpenCode's event loop.
@@ -84,13 +87,37 @@ fn files(generation: Generation, v1: &Path, program: &str) -> Vec<(PathBuf, Stri
     }
 }
 
-/// The generation(s) the installed OpenCode loads: from `opencode --version` (500 ms at most),
-/// both when it cannot be told.
-pub fn detect_generations() -> Vec<Generation> {
+/// The file that holds a generation's plugin code, under the V1 plugin path `v1`.
+pub fn entry_path(v1: &Path, generation: Generation) -> PathBuf {
+    match generation {
+        Generation::V1 => v1.to_owned(),
+        Generation::V2 => v1.with_extension("").join("tui.js"),
+    }
+}
+
+/// The generation the installed OpenCode loads, from `opencode --version` (500 ms at most);
+/// `None` when it cannot be told.
+pub fn detect_generation() -> Option<Generation> {
     match opencode_major() {
-        Some(1) => vec![Generation::V1],
-        Some(m) if m >= 2 => vec![Generation::V2],
-        _ => vec![Generation::V1, Generation::V2],
+        Some(1) => Some(Generation::V1),
+        Some(m) if m >= 2 => Some(Generation::V2),
+        _ => None,
+    }
+}
+
+/// The generation written when the version cannot be told: OpenCode 1 ignores the V2 plugin,
+/// but OpenCode 2 fails on a V1 one.
+pub const FALLBACK: Generation = Generation::V2;
+
+/// What an install says when it could not tell the version and wrote only the V2 plugin.
+pub const UNKNOWN_VERSION_NOTICE: &str = "could not tell the OpenCode version (`opencode --version` \
+     gave none within 500 ms), so only the OpenCode 2 plugin was installed; with OpenCode 1, run \
+     `signaltty integration install opencode` again where `opencode --version` works";
+
+fn other(generation: Generation) -> Generation {
+    match generation {
+        Generation::V1 => Generation::V2,
+        Generation::V2 => Generation::V1,
     }
 }
 
@@ -138,11 +165,11 @@ fn is_ours(path: &Path, bytes: &[u8]) -> bool {
 pub(super) fn status(
     v1: &Path,
     program: &str,
-    generations: &[Generation],
+    generation: Generation,
 ) -> Result<HookState, InstallError> {
     let (mut exact, mut ours, mut total) = (0, 0, 0);
-    for g in generations {
-        for (path, source) in files(*g, v1, program) {
+    for g in [generation] {
+        for (path, source) in files(g, v1, program) {
             total += 1;
             let existing = match file::read(&path) {
                 Err(InstallError::Malformed { reason, .. }) => {
@@ -163,9 +190,13 @@ pub(super) fn status(
             }
         }
     }
-    Ok(if exact == total {
+    // Our files of the other generation are in the way (OpenCode 2 fails on a V1 plugin).
+    let stale = files(other(generation), v1, "")
+        .iter()
+        .any(|(path, _)| std::fs::read(path).is_ok_and(|b| is_ours(path, &b)));
+    Ok(if exact == total && !stale {
         HookState::Installed
-    } else if exact + ours == 0 {
+    } else if exact + ours == 0 && !stale {
         HookState::NotInstalled
     } else {
         HookState::Partial
@@ -175,12 +206,9 @@ pub(super) fn status(
 pub(super) fn install(
     v1: &Path,
     program: &str,
-    generations: &[Generation],
+    generation: Generation,
 ) -> Result<WriteOutcome, InstallError> {
-    let wanted: Vec<_> = generations
-        .iter()
-        .flat_map(|g| files(*g, v1, program))
-        .collect();
+    let wanted = files(generation, v1, program);
     // Refuse before writing anything: a foreign file at any of our paths stops the install.
     let mut plan = Vec::new();
     for (path, source) in wanted {
@@ -191,32 +219,45 @@ pub(super) fn install(
             _ => plan.push((existing, source)),
         }
     }
-    if plan.is_empty() {
-        return Ok(WriteOutcome::Unchanged);
-    }
+    let mut outcome = WriteOutcome::Unchanged;
     for (existing, source) in plan {
         file::write_atomic(&existing, source.as_bytes())?;
+        outcome = WriteOutcome::Changed;
     }
-    Ok(WriteOutcome::Changed)
+    if remove_ours(other(generation), v1)? == WriteOutcome::Changed {
+        outcome = WriteOutcome::Changed;
+    }
+    Ok(outcome)
+}
+
+/// Removes our files of `generation` (never anyone else's), and the V2 directory it emptied.
+fn remove_ours(generation: Generation, v1: &Path) -> Result<WriteOutcome, InstallError> {
+    let mut outcome = WriteOutcome::Unchanged;
+    for (path, _) in files(generation, v1, "") {
+        let existing = file::read(&path)?;
+        if let Some(b) = &existing.bytes
+            && is_ours(&path, b)
+        {
+            file::remove(&existing)?;
+            outcome = WriteOutcome::Changed;
+        }
+    }
+    if generation == Generation::V2 {
+        // Only an empty directory goes; anything the user put there keeps it.
+        let _ = std::fs::remove_dir(v1.with_extension(""));
+    }
+    Ok(outcome)
 }
 
 /// Removes every plugin file of ours (both generations) and the V2 directory it emptied.
 pub(super) fn uninstall(v1: &Path) -> Result<WriteOutcome, InstallError> {
-    let mut outcome = WriteOutcome::Unchanged;
-    for g in [Generation::V1, Generation::V2] {
-        for (path, _) in files(g, v1, "") {
-            let existing = file::read(&path)?;
-            if let Some(b) = &existing.bytes
-                && is_ours(&path, b)
-            {
-                file::remove(&existing)?;
-                outcome = WriteOutcome::Changed;
-            }
-        }
-    }
-    // Only an empty directory goes; anything the user put there keeps it.
-    let _ = std::fs::remove_dir(v1.with_extension(""));
-    Ok(outcome)
+    let v1_done = remove_ours(Generation::V1, v1)?;
+    let v2_done = remove_ours(Generation::V2, v1)?;
+    Ok(if v1_done == WriteOutcome::Changed {
+        v1_done
+    } else {
+        v2_done
+    })
 }
 
 #[cfg(test)]

@@ -2,19 +2,19 @@
 //!
 //! | event | lifecycle / attention | notes |
 //! |---|---|---|
-//! | SessionStart | idle | `source: compact` (a restart mid-turn) changes nothing |
+//! | SessionStart | idle | `source: compact` (a restart mid-turn) changes nothing; `source: clear` (`/clear`) is idle / none |
 //! | UserPromptSubmit | working / none | settles anything pending |
 //! | PermissionRequest | blocked / permission_required | a permission ask: raced by Claude's main session, awaited first by Codex and by Claude's sub-agents (`agent_id` in the payload) |
 //! | PreToolUse | – | settles a request about another tool call |
 //! | PostToolUse, PostToolUseFailure | – | settle a request about the same tool call |
 //! | PermissionDenied (claude) | – | the request was refused without a prompt: settled |
-//! | Notification (claude) | by `notification_type`: `permission_prompt` → blocked / permission_required; `elicitation_dialog` → blocked / input_required; `elicitation_complete`, `elicitation_response` settle it; `idle_prompt`, `auth_success`, `agent_completed` and unknown types change nothing | |
+//! | Notification (claude) | by `notification_type`: `permission_prompt` → blocked / permission_required; `elicitation_dialog`, `elicitation_url_dialog` → blocked / input_required; `agent_needs_input` → input_required; `elicitation_complete`, `elicitation_response` settle it; `idle_prompt` → idle / none on a pane still `working` (the turn was interrupted: no Stop came), else nothing; `auth_success`, `agent_completed` and unknown types change nothing | |
 //! | Elicitation (claude) | blocked / input_required | an MCP server asks the user |
 //! | ElicitationResult (claude) | – | settles it |
 //! | Stop, `agent-turn-complete` (codex `notify`) | done / unread | |
-//! | StopFailure (claude) | failed / error | the turn ended on an API error; its text is the message |
+//! | StopFailure | failed / error | the turn ended on an API error; its text is the message |
 //! | Interrupt (codex) | idle / none | the user pressed Esc |
-//! | SessionEnd | done / unread | only a restatement after Stop |
+//! | SessionEnd | done / unread | only a restatement after Stop; `reason: clear` changes nothing (SessionStart `clear` follows) |
 //! | SubagentStart, SubagentStop, PreCompact, PostCompact and others | – | never clear a block |
 
 use serde_json::{Map, Value};
@@ -37,8 +37,16 @@ pub(super) fn map(
     Ok(match event {
         "SessionStart" => {
             // A restart after compaction happens mid-turn; going idle there would be a lie.
-            if str_field(obj, "source")? == Some("compact") {
+            let source = str_field(obj, "source")?;
+            if source == Some("compact") {
                 HookEffect::default()
+            } else if source == Some("clear") {
+                // `/clear`: the user is at the prompt with an empty conversation; nothing of
+                // the turn before is left to read.
+                HookEffect {
+                    settles: Settle::No,
+                    ..HookEffect::state(Lifecycle::Idle, Some(Attention::None))
+                }
             } else {
                 HookEffect {
                     settles: Settle::No,
@@ -71,12 +79,12 @@ pub(super) fn map(
             e.message = str_field(obj, "last_assistant_message")?.and_then(summary);
             e
         }
-        "StopFailure" if is_claude => {
+        "StopFailure" => {
             let mut e = HookEffect::state(Lifecycle::Failed, Some(Attention::Error));
             let text = stop_failure_text(obj)?;
             e.message = summary(&text);
             e.notice = Some(HookNotice {
-                title: "Claude stopped on an error".to_owned(),
+                title: format!("{} stopped on an error", agent_name(kind)),
                 body: text,
                 severity: Severity::Error,
             });
@@ -93,6 +101,8 @@ pub(super) fn map(
             Some("agent-turn-complete") => turn_complete(obj)?,
             _ => HookEffect::default(),
         },
+        // `/clear` ends the session and starts a new one at once: SessionStart says the rest.
+        "SessionEnd" if str_field(obj, "reason")? == Some("clear") => HookEffect::default(),
         "SessionEnd" => {
             let mut e = HookEffect::state(Lifecycle::Done, Some(Attention::Unread));
             e.skip_if_finished = true;
@@ -108,6 +118,14 @@ pub(super) fn map(
         // in particular a blocked pane stays blocked.
         _ => HookEffect::default(),
     })
+}
+
+fn agent_name(kind: AgentKind) -> &'static str {
+    if kind == AgentKind::Claude {
+        "Claude"
+    } else {
+        "Codex"
+    }
 }
 
 fn turn_complete(obj: Option<&Map<String, Value>>) -> Result<HookEffect, HookError> {
@@ -155,16 +173,27 @@ fn notification(obj: Option<&Map<String, Value>>) -> Result<HookEffect, HookErro
         "permission_prompt" => {
             HookEffect::state(Lifecycle::Blocked, Some(Attention::PermissionRequired))
         }
-        "elicitation_dialog" => {
+        "elicitation_dialog" | "elicitation_url_dialog" => {
             HookEffect::state(Lifecycle::Blocked, Some(Attention::InputRequired))
+        }
+        // Someone (a sub-agent, a background task) waits for the user; the turn itself goes on.
+        "agent_needs_input" => HookEffect {
+            attention: Some(Attention::InputRequired),
+            ..HookEffect::default()
+        },
+        // Claude has waited at its prompt for a while. After a normal end of turn the pane says
+        // done already; a pane still `working` was interrupted (Esc sends no Stop): it is idle.
+        "idle_prompt" => {
+            return Ok(HookEffect {
+                only_if: Some(Lifecycle::Working),
+                ..HookEffect::state(Lifecycle::Idle, Some(Attention::None))
+            });
         }
         // The dialog was answered: whatever it asked is settled.
         "elicitation_complete" | "elicitation_response" => {
             return Ok(HookEffect::settling(Settle::Any, None));
         }
-        // `idle_prompt` comes ~60 s after the turn ended: the pane already says done, and
-        // nothing new is asked. `auth_success`, `agent_completed` and types we do not know are
-        // information only.
+        // `auth_success`, `agent_completed` and types we do not know are information only.
         _ => return Ok(HookEffect::default()),
     };
     e.settles = Settle::No;
@@ -201,9 +230,13 @@ fn error_kind(obj: Option<&Map<String, Value>>) -> Result<Option<String>, HookEr
     }
 }
 
-/// The tool call a payload names: `tool_name` and `tool_use_id`.
+/// The tool call a payload names: `tool_name`, `tool_use_id`, and the sub-agent making it
+/// (`agent_id`; none for the main session).
 pub(super) fn tool_ref(obj: Option<&Map<String, Value>>) -> Result<ToolRef, HookError> {
     Ok(ToolRef {
+        agent: str_field(obj, "agent_id")?
+            .filter(|a| !a.is_empty())
+            .map(|a| a.chars().take(200).collect()),
         name: str_field(obj, "tool_name")?
             .map(|t| sanitize_text(t, 200))
             .filter(|t| !t.is_empty()),

@@ -2,7 +2,7 @@ use super::*;
 use crate::agents::session::SessionId;
 use crate::model::decision::{ClearReason, PendingDecision};
 use crate::model::ids::PaneId;
-use crate::model::lifecycle::PaneState;
+use crate::model::lifecycle::{ChangeSource, PaneState};
 use serde_json::json;
 use std::time::{Duration, SystemTime};
 
@@ -270,7 +270,19 @@ fn claude_notifications_are_mapped_by_type() {
         "Notification",
         json!({"notification_type": "idle_prompt", "message": "Claude is waiting for your input"}),
     );
-    assert_eq!(idle, HookEffect::default(), "a done pane stays done");
+    // Only a pane still `working` was interrupted; a done pane stays done (apply_hook).
+    assert_eq!(idle.only_if, Some(Lifecycle::Working));
+    assert_eq!(
+        (idle.lifecycle, idle.attention),
+        (Some(Lifecycle::Idle), Some(Attention::None))
+    );
+    let mut done = PaneState::new(t(0));
+    done.set_lifecycle(Lifecycle::Done, ChangeSource::Hook, t(1));
+    assert_eq!(
+        apply_hook(&mut done, &idle, None, t(2)),
+        HookOutcome::default()
+    );
+    assert_eq!(done.lifecycle(), Lifecycle::Done);
     for info in ["auth_success", "agent_completed", "something_new"] {
         let e = map(
             AgentKind::Claude,

@@ -66,6 +66,8 @@ pub struct ToolRef {
     pub name: Option<String>,
     /// The agent's id of the call.
     pub use_id: Option<String>,
+    /// The sub-agent making the call (Claude Code's `agent_id`); `None` for the main session.
+    pub agent: Option<String>,
 }
 
 /// A notification the hook deserves (the store stores it and raises its severity's attention).
@@ -104,6 +106,10 @@ pub struct HookEffect {
     /// Only a restatement when the pane already finished (`SessionEnd` after `Stop`): then it
     /// changes neither lifecycle nor attention.
     pub skip_if_finished: bool,
+    /// The event only tells the truth about a pane in this lifecycle (Claude's `idle_prompt`
+    /// proves an interrupted turn only while the pane still says `working`); on any other it
+    /// changes nothing.
+    pub only_if: Option<Lifecycle>,
 }
 
 impl HookEffect {
@@ -135,6 +141,14 @@ impl HookEffect {
         };
         if let (Some(a), Some(b)) = (&self.session_id, &d.session)
             && a != b
+        {
+            return false;
+        }
+        // A sub-agent's tool calls say nothing about the main session's dialog, and the other
+        // way round.
+        if matches!(self.settles, Settle::SameTool | Settle::OtherTool)
+            && let Some(tool) = &self.tool
+            && tool.agent != d.sub_agent
         {
             return false;
         }
@@ -212,7 +226,10 @@ pub fn apply_hook(
 ) -> HookOutcome {
     let current = state.lifecycle();
     let finished = matches!(current, Lifecycle::Done | Lifecycle::Failed);
-    if current == Lifecycle::Exited || (effect.skip_if_finished && finished) {
+    if current == Lifecycle::Exited
+        || (effect.skip_if_finished && finished)
+        || effect.only_if.is_some_and(|l| l != current)
+    {
         return HookOutcome::default();
     }
     let mut outcome = HookOutcome::default();

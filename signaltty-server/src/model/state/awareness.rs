@@ -247,7 +247,8 @@ impl State {
         let finished = matches!(lifecycle_before, Lifecycle::Done | Lifecycle::Failed);
         let applies = pane.status.is_live()
             && lifecycle_before != Lifecycle::Exited
-            && !(effect.skip_if_finished && finished);
+            && !(effect.skip_if_finished && finished)
+            && effect.only_if.is_none_or(|l| l == lifecycle_before);
         let mut events = Vec::new();
         let mut applied = HookApplied {
             applied: applies,
@@ -260,6 +261,17 @@ impl State {
             {
                 events.push(cleared_event(&d, reason));
                 applied.cleared.push((d.id, reason));
+            }
+            // A message belongs to its turn: a pane that goes (back) to work — a new turn, or
+            // the agent going on after a question or a permission — drops the old one unless
+            // the event brings its own.
+            if outcome
+                .changes
+                .lifecycle
+                .as_ref()
+                .is_some_and(|c| c.new == Lifecycle::Working)
+            {
+                pane.last_message.clear();
             }
             events.extend(change_events(pane_id, outcome.changes, ChangeSource::Hook));
             if let Some(ask) = &effect.permission {
@@ -275,6 +287,7 @@ impl State {
                     now,
                 );
                 decision.tool_use_id = effect.tool.as_ref().and_then(|t| t.use_id.clone());
+                decision.sub_agent = effect.tool.as_ref().and_then(|t| t.agent.clone());
                 decision.session.clone_from(&effect.session_id);
                 pane.pending_decision = Some(decision.clone());
                 events.push(Event::DecisionCreated(Box::new(decision.clone())));
@@ -376,6 +389,11 @@ impl State {
                     .set_lifecycle(Lifecycle::Working, ChangeSource::Decision, now)
         {
             events.push(lifecycle_event(pane_id, c));
+            // The question was answered: it is no longer the pane's message.
+            if !pane.last_message.is_empty() {
+                pane.last_message.clear();
+                events.push(Event::PaneUpdated(Box::new(pane.clone())));
+            }
         }
         if let Some(c) = pane.state.clear_attention(false, now) {
             events.push(attention_event(pane_id, c, ChangeSource::Decision));
