@@ -293,6 +293,26 @@ async fn paths_that_leave_the_checkout_are_refused() {
             "BAD_PARAMS",
         );
     }
+    // A path no file can have (1 MB; a NUL) is refused the same way, its message short and
+    // quoting at most ~100 characters of it.
+    let huge = "a/".repeat(500_000);
+    for (path, old_path) in [(huge.as_str(), ""), ("a\0b", ""), ("a.txt", huge.as_str())] {
+        let status = srv
+            .git()
+            .get_file_diff(pb::GetFileDiffRequest {
+                workspace_id: ws.id.clone(),
+                path: path.into(),
+                old_path: old_path.into(),
+            })
+            .await
+            .expect_err("refused");
+        assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+        assert!(
+            status.message().chars().count() <= 300,
+            "{}",
+            status.message()
+        );
+    }
     // The link itself is a file for git: its content is the target's name, not the target's.
     let f = file(&srv, &ws.id, "link", "").await;
     assert_eq!(f.kind(), pb::DiffKind::Text);

@@ -457,6 +457,10 @@ impl Hub {
         path: String,
         old_path: Option<String>,
     ) -> Result<FileDiff> {
+        checked_repo_path("path", &path)?;
+        if let Some(old) = &old_path {
+            checked_repo_path("old_path", old)?;
+        }
         let cwd = self.workspace_cwd(id)?;
         let deadline = self.config().git_diff_deadline;
         let repos = self.git_repos().clone();
@@ -467,6 +471,29 @@ impl Hub {
             })
             .await??)
     }
+}
+
+/// Longest path in a repository a diff is asked for, in bytes (Linux's `PATH_MAX`).
+const MAX_REPO_PATH_BYTES: usize = 4096;
+
+/// Checks a path given for a file diff before git sees it: a path relative to the checkout,
+/// no longer than any real one, without NUL. Beyond that, git says whether it exists.
+fn checked_repo_path(what: &str, path: &str) -> Result<()> {
+    let why = if path.is_empty() {
+        "is empty: give a path relative to the checkout's root, as `GetWorkspaceDiff` lists it"
+    } else if path.len() > MAX_REPO_PATH_BYTES {
+        "is longer than 4096 bytes: no file in a checkout has such a path"
+    } else if path.contains('\0') {
+        "contains a NUL byte: give a path as `GetWorkspaceDiff` lists it"
+    } else if path.starts_with('/') {
+        "is absolute: give it relative to the checkout's root"
+    } else {
+        return Ok(());
+    };
+    Err(Error::bad(format!(
+        "{what} {} {why}",
+        crate::error::quote(path)
+    )))
 }
 
 /// The kept repository of a workspace directory, when it has a checkout.
