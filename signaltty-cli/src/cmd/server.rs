@@ -35,7 +35,9 @@ enum ServerCommand {
     },
     /// Stop the server; refused while panes run unless --force.
     Stop {
-        /// Stop even though panes run: they are hung up like a closing terminal.
+        /// Stop even though panes run: they are hung up like a closing terminal, and come back
+        /// without a process at the next start (`pane resume` restarts one, `pane close
+        /// --exited` removes them).
         #[arg(long)]
         force: bool,
     },
@@ -92,8 +94,11 @@ async fn stop(ctx: &Ctx, force: bool) -> CliResult {
         .shutdown(pb::ShutdownRequest { force })
         .await?
         .into_inner();
-    // Shutdown answers just before the server stops listening; wait for that so that a
-    // following `server start` does not find the old one still answering.
+    // Our own connection would hold up the server's graceful stop.
+    drop(client);
+    // Shutdown answers just before the server stops listening; wait for that and for the
+    // server to let go of the socket, so that a following command (or `server start`) neither
+    // finds the old one answering nor starts one that the old one's lock refuses.
     if !connect::wait_until_gone(&ctx.target.socket, STOP_TIMEOUT).await {
         return Err(CliError::with_reason(
             ErrorKind::Local,
@@ -113,9 +118,12 @@ async fn stop(ctx: &Ctx, force: bool) -> CliResult {
     }
     match reply.hung_up_panes {
         0 => ctx.out.line("server stopped"),
-        n => ctx
-            .out
-            .line(format_args!("server stopped ({n} live panes hung up)")),
+        n => ctx.out.line(format_args!(
+            "server stopped ({n} live panes hung up). They were saved: at the next start they \
+             are back without a process, screen and scrollback kept; `signaltty pane resume \
+             PANE` restarts one (an agent resumes its session), `signaltty pane close --exited` \
+             removes them all."
+        )),
     }
 }
 

@@ -559,6 +559,10 @@ fn spawn_error(e: SpawnError) -> Error {
             program,
             reason: source.to_string(),
         },
+        SpawnError::NotFound { program, looked } => Error::SpawnFailed {
+            program,
+            reason: looked,
+        },
         other => Error::SpawnFailed {
             program: String::new(),
             reason: other.to_string(),
