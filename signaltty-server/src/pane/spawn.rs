@@ -229,7 +229,8 @@ pub fn check_program(spec: &SpawnSpec) -> Result<(), SpawnError> {
             None => Err(SpawnError::NotFound {
                 program: program.to_owned(),
                 looked: format!(
-                    "no such file {} (a path with a slash is taken from the pane's directory)",
+                    "No such file or directory: {} (a path with a slash is taken from the \
+                     pane's directory)",
                     crate::error::quote(full.to_string_lossy())
                 ),
             }),
@@ -263,9 +264,9 @@ pub fn check_program(spec: &SpawnSpec) -> Result<(), SpawnError> {
     Err(SpawnError::NotFound {
         program: program.to_owned(),
         looked: format!(
-            "not found on {whose} ({}); the server looks a program up on the PATH it was \
-             started with, not your shell's: give its full path, or pass PATH (e.g. \
-             `--env PATH=\"$PATH\"`)",
+            "No such file or directory: not found on {whose} ({}); the server looks a \
+             program up on the PATH it was started with, not your shell's: give its full \
+             path, or pass PATH (e.g. `--env PATH=\"$PATH\"`)",
             path.to_string_lossy()
         ),
     })
