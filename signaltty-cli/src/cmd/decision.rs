@@ -138,8 +138,9 @@ fn read_only(decision: &pb::Decision) -> CliError {
             "decision {id} is read-only (ANSWERABLE no in `signaltty decision list`): the agent \
              in pane {pane} asks in its own terminal and no hook is waiting for an answer from \
              signaltty, so it is shown here only to tell you. Answer it in the agent: `signaltty \
-             attach {pane}`. (To answer such prompts from signaltty, turn on \
-             answer_from_signaltty for the agent: see docs/agents.md.)",
+             attach {pane}`. (To answer such prompts from signaltty, set \
+             `wait_for_answer = true` under `[agents.<agent>]` in the config file: see \
+             docs/agents.md.)",
             id = decision.id,
             pane = decision.pane_id,
         ),
