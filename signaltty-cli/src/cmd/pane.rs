@@ -507,7 +507,7 @@ mod tests {
         let PaneCommand::Spawn(args) = cmd else {
             panic!("spawn")
         };
-        assert_eq!(args.workspace, "ws_1");
+        assert_eq!(args.workspace.as_deref(), Some("ws_1"));
         assert_eq!(args.tab.as_deref(), Some("tab_1"));
         assert_eq!(args.common.command, ["sleep", "--help"]);
         assert_eq!(args.common.env()["B"], "x=y");
