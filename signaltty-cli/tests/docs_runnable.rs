@@ -89,3 +89,35 @@ fn only_marked_blocks_are_picked() {
     let text = "```sh\nno\n```\n```sh runnable\nyes\n```\n";
     assert_eq!(runnable_blocks(text), vec![(4, "yes\n".to_owned())]);
 }
+
+/// Issue 29 §25: one install command that builds the three binaries once (three `cargo
+/// install` runs rebuild every dependency each), in the README and the guide alike.
+#[test]
+fn the_install_command_builds_the_three_binaries_once() {
+    for doc in ["README.md", "docs/guide.md"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(doc);
+        let text = std::fs::read_to_string(&path).expect("read the doc");
+        let line = text
+            .lines()
+            .find(|l| l.contains("install -D"))
+            .unwrap_or_else(|| panic!("{doc}: no install command"));
+        assert_eq!(
+            line.matches("cargo ").count(),
+            1,
+            "{doc}: one build: {line}"
+        );
+        for package in ["signaltty-cli", "signaltty-tui", "signaltty-server"] {
+            assert!(line.contains(&format!("-p {package}")), "{doc}: {line}");
+        }
+        for binary in ["signaltty ", "signaltty-tui ", "signaltty-server"] {
+            assert!(
+                line.contains(&format!("target/release/{binary}")),
+                "{doc}: {line}"
+            );
+        }
+        assert!(
+            !text.contains("cargo install --locked --path signaltty-cli\ncargo install"),
+            "{doc}: still three installs"
+        );
+    }
+}
