@@ -359,3 +359,30 @@ fn a_shared_state_dir_is_named_as_such_and_no_server_starts_silently() {
     let again = env.run(&["workspace", "list"]);
     assert!(!again.stderr.contains("started"), "{again:?}");
 }
+
+#[test]
+fn stop_succeeds_when_another_client_starts_a_server_the_moment_the_old_one_goes() {
+    let env = TestEnv::new();
+    env.ok(&["server", "start"]);
+    let old = server_pid(&env);
+    // The TUI's connection: it keeps the old server's graceful stop waiting, and the TUI
+    // starts a new server as soon as it can.
+    let lingering = std::os::unix::net::UnixStream::connect(&env.socket).expect("connect");
+    let stop = env
+        .command(&["server", "stop", "--force"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("stop");
+    wait_for("the old server to stop answering", WAIT, || {
+        std::os::unix::net::UnixStream::connect(&env.socket)
+            .is_err()
+            .then_some(())
+    });
+    let restart = env.run(&["workspace", "list"]);
+    assert!(restart.success(), "{restart:?}");
+    drop(lingering);
+    let stopped = stop.wait_with_output().expect("stop's exit");
+    assert!(stopped.status.success(), "{stopped:?}");
+    assert_ne!(server_pid(&env), old);
+}

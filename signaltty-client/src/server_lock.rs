@@ -53,9 +53,52 @@ pub async fn wait_until_free(socket: &Path, timeout: Duration) -> bool {
     }
 }
 
+/// Whether process `pid` still runs (a zombie does not).
+fn process_runs(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name, which is in parentheses and may hold any byte.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X"),
+        Err(_) => false,
+    }
+}
+
+/// Polls until the server that was process `pid` is out of the way: it exited, or nothing
+/// answers on the socket and its lock is free. (A client may start a new server on the socket
+/// the moment the old one lets go of the lock, so "the lock is free" alone could be missed;
+/// the old process's exit cannot.) True when so within `timeout`.
+pub async fn wait_until_stopped(socket: &Path, pid: u32, timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    let mut delay = Duration::from_millis(5);
+    loop {
+        if !process_runs(pid)
+            || (state(socket) == LockState::Free
+                && std::os::unix::net::UnixStream::connect(socket).is_err())
+        {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_millis(100));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn this_process_runs_and_a_reaped_child_does_not() {
+        assert!(process_runs(std::process::id()));
+        let mut child = std::process::Command::new("true").spawn().expect("spawn");
+        let pid = child.id();
+        child.wait().expect("wait");
+        assert!(!process_runs(pid));
+    }
 
     #[test]
     fn a_held_lock_is_seen_and_its_release_too() {
