@@ -147,7 +147,13 @@ fn bad_input_exits_non_zero_with_the_reason() {
     let env = TestEnv::new();
     let missing = env.fails(&["workspace", "get", "ws_nope"], 1);
     assert!(
-        missing.stderr.starts_with("error: ") && missing.stderr.contains("(NO_SUCH_WORKSPACE)"),
+        // After the line announcing the server this first command started.
+        missing
+            .stderr
+            .lines()
+            .last()
+            .is_some_and(|l| l.starts_with("error: "))
+            && missing.stderr.contains("(NO_SUCH_WORKSPACE)"),
         "{missing:?}"
     );
     let bad_cwd = env.fails(&["workspace", "create", "--cwd", "/nonexistent/dir"], 1);

@@ -12,8 +12,9 @@ use std::time::{Duration, Instant};
 
 use signaltty_proto::v1 as pb;
 
-use crate::connect::{Target, try_connect};
+use crate::connect::{STOP_TIMEOUT, Target, try_connect};
 use crate::error::ClientError;
+use crate::server_lock::{self, LockState};
 use crate::sys;
 
 /// Environment variable naming the server binary to start.
@@ -25,6 +26,9 @@ pub const START_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// Starts a server on `target.socket` and waits until it answers `GetStatus`.
 pub async fn start_server(target: &Target) -> Result<pb::GetStatusResponse, ClientError> {
+    if let Some(status) = wait_for_a_stopping_server(target).await? {
+        return Ok(status);
+    }
     let binary = match &target.server_bin {
         Some(binary) => binary.clone(),
         None => find_server_binary()?,
@@ -57,6 +61,25 @@ pub async fn start_server(target: &Target) -> Result<pb::GetStatusResponse, Clie
     wait_until_ready(target, &mut child, early_stderr, START_TIMEOUT).await
 }
 
+/// A server that is stopping no longer answers but holds the socket's lock for a moment longer
+/// (see [`crate::server_lock`]); a server started then would refuse ("already running"). Waits,
+/// up to [`STOP_TIMEOUT`], until the lock is free, or until a server answers after all (one
+/// another client was starting): then that server's status.
+async fn wait_for_a_stopping_server(
+    target: &Target,
+) -> Result<Option<pb::GetStatusResponse>, ClientError> {
+    let deadline = Instant::now() + STOP_TIMEOUT;
+    let mut delay = Duration::from_millis(5);
+    while server_lock::state(&target.socket) == LockState::Held && Instant::now() < deadline {
+        if let Some(status) = answer(&target.socket).await? {
+            return Ok(Some(status));
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_millis(100));
+    }
+    Ok(None)
+}
+
 /// Polls, with a short backoff, until the server answers `GetStatus`, the child dies without a
 /// server answering, or the timeout passes. An untrusted socket ends the wait at once.
 async fn wait_until_ready(
@@ -86,7 +109,7 @@ async fn wait_until_ready(
                         target.socket.display()
                     )
                 } else {
-                    format!("the server exited ({exit}) before answering: {said}")
+                    format!("the server exited ({exit}) before answering:\n  {said}")
                 },
                 timed_out: false,
             });
@@ -114,6 +137,9 @@ async fn answer(socket: &Path) -> Result<Option<pb::GetStatusResponse>, ClientEr
         Err(_) => Ok(None),
     }
 }
+
+/// At most this many lines of what a server said before dying are shown.
+const MAX_LAST_WORDS: usize = 100;
 
 /// A file that exists only as an open descriptor: created private in the temp dir and unlinked
 /// at once, so nothing is left behind whatever happens.
@@ -148,7 +174,8 @@ impl ScratchFile {
             .unwrap_or_else(|_| Stdio::null())
     }
 
-    /// The last few lines written (the server's last words).
+    /// What the server wrote before it died, every line of it up to [`MAX_LAST_WORDS`] (a config
+    /// file with many mistakes lists each one; none may be dropped), each on a line of its own.
     fn read(self) -> String {
         use std::io::{Read, Seek, SeekFrom};
         let mut file = self.0;
@@ -157,7 +184,15 @@ impl ScratchFile {
             let _ = file.take(64 * 1024).read_to_string(&mut text);
         }
         let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-        lines[lines.len().saturating_sub(3)..].join("; ")
+        let shown = &lines[lines.len().saturating_sub(MAX_LAST_WORDS)..];
+        let mut said = shown.join("\n  ");
+        if lines.len() > shown.len() {
+            said = format!(
+                "({} earlier lines left out)\n  {said}",
+                lines.len() - shown.len()
+            );
+        }
+        said
     }
 }
 

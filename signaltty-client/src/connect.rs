@@ -21,7 +21,7 @@ use crate::trust::{self, DirState};
 
 /// Environment variable naming the state directory for a server this client starts.
 pub const STATE_DIR_ENV: &str = "SIGNALTTY_STATE_DIR";
-/// How long `server stop` waits for the socket to stop answering.
+/// How long `server stop` waits for the server to stop answering and let go of the socket.
 pub const STOP_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Whether [`connect`] may start a server.
@@ -131,13 +131,15 @@ async fn trusted_stream(socket: &Path) -> Result<UnixStream, ClientError> {
     Ok(stream)
 }
 
-/// Polls until nothing accepts connections on the socket any more, or the timeout passes.
+/// Polls until nothing accepts connections on the socket any more and the server has let go
+/// of the socket's lock (so a new server can start there: see [`crate::server_lock`]), or the
+/// timeout passes.
 pub async fn wait_until_gone(socket: &Path, timeout: Duration) -> bool {
     let deadline = Instant::now() + timeout;
     let mut delay = Duration::from_millis(5);
     loop {
         if UnixStream::connect(socket).await.is_err() {
-            return true;
+            break;
         }
         if Instant::now() >= deadline {
             return false;
@@ -145,6 +147,8 @@ pub async fn wait_until_gone(socket: &Path, timeout: Duration) -> bool {
         tokio::time::sleep(delay).await;
         delay = (delay * 2).min(Duration::from_millis(200));
     }
+    let left = deadline.saturating_duration_since(Instant::now());
+    crate::server_lock::wait_until_free(socket, left).await
 }
 
 /// `path` made absolute against the current directory (without resolving symlinks).

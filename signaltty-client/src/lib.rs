@@ -44,6 +44,7 @@ pub mod geometry;
 pub mod present;
 pub mod raw_mode;
 pub mod reconnect;
+pub mod server_lock;
 mod sys;
 pub mod trust;
 

@@ -75,13 +75,45 @@ async fn a_directory_owned_by_another_uid_is_refused() {
     chown(world.dir.path(), 0);
 }
 
-/// A signaltty server running as `nobody` on `socket`, its state in `home` (nobody's).
+/// Whether another uid can reach `path`: every directory from the root down to it lets
+/// others search it (o+x). A clone may sit under a private directory (a home of mode 0700, a
+/// `mktemp -d`), where the server binary in its target dir is out of `nobody`'s reach.
+fn reachable_by_others(path: &Path) -> bool {
+    path.ancestors()
+        .skip(1)
+        .all(|dir| std::fs::metadata(dir).is_ok_and(|m| m.mode() & 0o001 != 0))
+}
+
+/// A copy of the server binary that `nobody` can run, in a fresh directory under the temp dir
+/// (the clone's own directories may be private); `None`, with the reason, when the temp dir is
+/// out of reach too.
+fn server_copy_for_others() -> Result<tempfile::TempDir, String> {
+    let dir = tempfile::Builder::new()
+        .prefix("sttyc-bin")
+        .tempdir()
+        .map_err(|e| format!("no temp dir: {e}"))?;
+    chmod(dir.path(), 0o755);
+    let copy = dir.path().join("signaltty-server");
+    std::fs::copy(server_bin(), &copy).map_err(|e| format!("cannot copy the server: {e}"))?;
+    chmod(&copy, 0o755);
+    if !reachable_by_others(&copy) {
+        return Err(format!(
+            "{} is not reachable by another uid (a parent directory lacks o+x); set TMPDIR to \
+             a directory others can search",
+            copy.display()
+        ));
+    }
+    Ok(dir)
+}
+
+/// A signaltty server running as `nobody` on `socket`, its state in `home` (nobody's), from a
+/// copy of the binary that `nobody` can reach.
 struct Impostor(Child);
 
 impl Impostor {
-    fn start(socket: &Path, home: &Path) -> Impostor {
+    fn start(binary: &Path, socket: &Path, home: &Path) -> Impostor {
         use std::os::unix::process::CommandExt;
-        let child = Command::new(server_bin())
+        let child = Command::new(binary)
             .arg("--socket")
             .arg(socket)
             .arg("--state-dir")
@@ -114,14 +146,32 @@ async fn a_socket_served_by_another_uid_is_refused() {
         eprintln!("skipped: needs root to run a server as another uid");
         return;
     }
+    let bin_dir = match server_copy_for_others() {
+        Ok(dir) => dir,
+        Err(why) => {
+            eprintln!("skipped: cannot give another uid a server binary: {why}");
+            return;
+        }
+    };
     let world = World::new();
+    if !reachable_by_others(world.dir.path()) {
+        eprintln!(
+            "skipped: the temp dir {} is not reachable by another uid",
+            world.dir.path().display()
+        );
+        return;
+    }
     let home = tempfile::tempdir().expect("tempdir");
     chown(home.path(), NOBODY);
     chmod(home.path(), 0o700);
     // The squatter's server binds in our directory while it is theirs; then the directory is
     // ours and private again, so only the peer check can tell.
     chown(world.dir.path(), NOBODY);
-    let mut impostor = Impostor::start(&world.target.socket, home.path());
+    let mut impostor = Impostor::start(
+        &bin_dir.path().join("signaltty-server"),
+        &world.target.socket,
+        home.path(),
+    );
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut delay = Duration::from_millis(10);
     while !world.target.socket.exists() {

@@ -38,7 +38,7 @@ pub struct Daemon {
 impl Daemon {
     /// Starts serving on `config.socket`. Must run inside a tokio runtime.
     pub async fn start(config: Config) -> Result<Daemon, StartError> {
-        listen::private_dir(&config.state_dir)?;
+        listen::private_state_dir(&config.state_dir)?;
         let bound = listen::bind(&config.socket)?;
         let policy = Policy {
             close_tab_on_last_pane: config.close_tab_on_last_pane,

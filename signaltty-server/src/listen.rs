@@ -33,9 +33,20 @@ pub enum ListenError {
     /// The socket path does not fit in a sockaddr_un.
     #[error("socket path {0} is too long (max 107 bytes); choose a shorter --socket")]
     PathTooLong(PathBuf),
-    /// The directory is not ours or cannot be made private.
-    #[error("socket directory {path} is unsafe: {why}")]
+    /// The socket's directory is not ours or cannot be made private.
+    #[error("socket directory {path} is unsafe: {why}, or choose another --socket")]
     UnsafeDir {
+        /// The directory.
+        path: PathBuf,
+        /// What is wrong.
+        why: String,
+    },
+    /// The state directory (snapshot, tails, log) is not ours or not private.
+    #[error(
+        "state directory {path} is unsafe: {why}, or choose another one (--state-dir; \
+         SIGNALTTY_STATE_DIR for a server the CLI starts)"
+    )]
+    UnsafeStateDir {
         /// The directory.
         path: PathBuf,
         /// What is wrong.
@@ -77,8 +88,9 @@ pub fn private_dir(dir: &Path) -> Result<(), ListenError> {
                 return Err(ListenError::UnsafeDir {
                     path: dir.to_path_buf(),
                     why: format!(
-                        "its mode is {:o}; it must be private (chmod 700) or choose another --socket",
-                        meta.mode() & 0o777
+                        "its mode is {:o}; it must be private (chmod 700 {})",
+                        meta.mode() & 0o777,
+                        dir.display()
                     ),
                 });
             }
@@ -91,6 +103,14 @@ pub fn private_dir(dir: &Path) -> Result<(), ListenError> {
             .map_err(io_err(format!("creating {}", dir.display()))),
         Err(e) => Err(io_err(format!("inspecting {}", dir.display()))(e)),
     }
+}
+
+/// [`private_dir`] for the state directory: the same checks, an error that names it as such.
+pub fn private_state_dir(dir: &Path) -> Result<(), ListenError> {
+    private_dir(dir).map_err(|err| match err {
+        ListenError::UnsafeDir { path, why } => ListenError::UnsafeStateDir { path, why },
+        other => other,
+    })
 }
 
 /// A bound socket plus the lock that makes it ours.

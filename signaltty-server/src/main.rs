@@ -115,7 +115,7 @@ fn init_logging(
         Some(path) => Some(path.to_path_buf()),
         None if std::io::stderr().is_terminal() => None,
         None => {
-            signaltty_server::listen::private_dir(state_dir)?;
+            signaltty_server::listen::private_state_dir(state_dir)?;
             Some(state_dir.join("server.log"))
         }
     };

@@ -27,7 +27,7 @@ enum DecisionCommand {
     #[command(visible_alias = "ls")]
     List {
         /// Only this workspace's.
-        #[arg(long, value_name = "WS")]
+        #[arg(long, visible_alias = "ws", value_name = "WS")]
         workspace: Option<String>,
     },
     /// Answer a pending decision with one of its options (e.g. once, deny).
@@ -106,6 +106,9 @@ pub async fn cmd_decision(ctx: &Ctx, args: DecisionArgs) -> CliResult {
                         .into_inner()
                         .decisions;
                     let found = find_decision(&pending, &decision)?;
+                    if !found.answerable {
+                        return Err(read_only(found));
+                    }
                     (found.pane_id.clone(), found.id.clone(), option)
                 }
             };
@@ -125,6 +128,24 @@ pub async fn cmd_decision(ctx: &Ctx, args: DecisionArgs) -> CliResult {
             ctx.out.line(format_args!("{decision}: {verdict}"))
         }
     }
+}
+
+/// A decision that is shown but cannot be answered from here: what it is and what to do.
+fn read_only(decision: &pb::Decision) -> CliError {
+    CliError::with_reason(
+        ErrorKind::Server,
+        format!(
+            "decision {id} is read-only (ANSWERABLE no in `signaltty decision list`): the agent \
+             in pane {pane} asks in its own terminal and no hook is waiting for an answer from \
+             signaltty, so it is shown here only to tell you. Answer it in the agent: `signaltty \
+             attach {pane}`. (To answer such prompts from signaltty, set \
+             `wait_for_answer = true` under `[agents.<agent>]` in the config file: see \
+             docs/agents.md.)",
+            id = decision.id,
+            pane = decision.pane_id,
+        ),
+        "DECISION_NOT_ANSWERABLE",
+    )
 }
 
 /// The pending decision `word` names (its id, or a unique prefix with or without `dec_`).

@@ -18,8 +18,17 @@ use crate::error::CliResult;
 /// `signaltty diff`
 #[derive(Debug, Args)]
 pub struct DiffArgs {
-    /// The workspace [default: the one containing the current directory].
+    /// The workspace: an id, a unique id prefix or name, or `-` for the last one used
+    /// [default: the one containing the current directory].
     workspace: Option<String>,
+    /// The workspace, as the other commands spell it (instead of WS).
+    #[arg(
+        long = "workspace",
+        visible_alias = "ws",
+        value_name = "WS",
+        conflicts_with = "workspace"
+    )]
+    workspace_flag: Option<String>,
     /// Only this file (relative to the repository root).
     #[arg(long, value_name = "PATH")]
     file: Option<String>,
@@ -170,9 +179,9 @@ impl Paint {
 
 /// Runs `signaltty diff`.
 pub async fn cmd_diff(ctx: &Ctx, args: DiffArgs) -> CliResult {
-    let channel = ctx.channel().await?;
-    let ws = resolve_workspace(&channel, args.workspace).await?;
-    let mut git = GitServiceClient::new(channel);
+    let conn = ctx.client().await?;
+    let ws = resolve_workspace(ctx, &conn, args.workspace.or(args.workspace_flag)).await?;
+    let mut git = GitServiceClient::new(conn.channel());
     let paint = Paint(match args.color {
         Color::Always => true,
         Color::Never => false,

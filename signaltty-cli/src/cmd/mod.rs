@@ -4,6 +4,7 @@
 pub mod arrange;
 pub mod attach;
 pub mod attach_handoff;
+pub mod close_exited;
 pub mod completions;
 pub mod config;
 pub mod decision;
@@ -43,9 +44,18 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// A connection to the server, starting one if none answers.
+    /// A connection to the server, starting one if none answers. A server started here is
+    /// announced on stderr with the state directory and config file it uses: a start is never
+    /// silent, so a server started with other settings than the user meant (after their own
+    /// start failed, say) is seen at once.
     pub async fn client(&self) -> CliResult<Client> {
-        Ok(connect::connect(&self.target, AutoStart::Yes).await?)
+        match connect::connect(&self.target, AutoStart::No).await {
+            Err(signaltty_client::ClientError::NoServer { .. }) => {}
+            done => return Ok(done?),
+        }
+        let status = signaltty_client::autostart::start_server(&self.target).await?;
+        announce_start(&status);
+        Ok(connect::try_connect(&self.target.socket).await?)
     }
 
     /// A connection to a server that must already run.
@@ -82,6 +92,20 @@ impl Ctx {
     pub async fn existing_channel(&self) -> CliResult<Channel> {
         Ok(self.existing_client().await?.channel())
     }
+}
+
+/// One line on stderr saying that a server was started, where, and with which settings.
+fn announce_start(status: &signaltty_proto::v1::GetStatusResponse) {
+    let config = signaltty_config::default_path();
+    let config = if config.exists() {
+        format!("config {}", config.display())
+    } else {
+        format!("no config file ({} absent): defaults", config.display())
+    };
+    eprintln!(
+        "signaltty: no server was running; started one (pid {}) on {}, state dir {}, {config}",
+        status.pid, status.socket_path, status.state_dir
+    );
 }
 
 /// An existing directory made absolute (the server refuses relative paths); the current

@@ -4,8 +4,8 @@
 //!
 //! When a workspace is already open on that directory (and has that name, with `--name`), `new`
 //! reuses it instead of making a second one: without CMD it attaches to the workspace's active
-//! pane (spawning one if it has none); with CMD it starts CMD in a new tab of it. `--new` always
-//! makes a fresh workspace.
+//! pane, or to its first live pane when the active one has exited (starting a shell there when
+//! none runs); with CMD it starts CMD in a new tab of it. `--new` always makes a fresh workspace.
 //!
 //! It does not attach with `--detach`, with `--json`, or when stdin or stdout is not a terminal;
 //! it prints the pane id (or workspace, pane and tab as JSON) instead.
@@ -133,8 +133,8 @@ pub async fn cmd_new(ctx: &Ctx, args: NewArgs) -> CliResult {
     attach(ctx, client, &pane.id, options).await
 }
 
-/// The workspace open on the directory (with that name, when given), and the pane to attach to:
-/// its active tab's active pane, else its first live pane, else its first pane.
+/// The workspace open on the directory (with that name, when given), and the live pane to attach
+/// to: its active tab's active pane when that one runs, else its first live pane, else none.
 async fn existing_workspace(
     client: &signaltty_client::Client,
     name: Option<&str>,
@@ -166,12 +166,14 @@ async fn existing_workspace(
         .find(|t| t.id == ws.active_tab_id)
         .map(|t| t.active_pane_id.clone());
     let live = |p: &&pb::Pane| p.status == pb::PaneStatus::Live as i32;
+    // Never a pane whose process has exited: attaching to it shows a dead screen. With no live
+    // pane, `new` starts a shell in the workspace instead.
     let pane = got
         .panes
         .iter()
+        .filter(live)
         .find(|p| Some(&p.id) == active.as_ref())
         .or_else(|| got.panes.iter().find(live))
-        .or_else(|| got.panes.first())
         .cloned();
     Ok(Some((ws, pane)))
 }

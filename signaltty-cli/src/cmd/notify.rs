@@ -42,7 +42,7 @@ pub struct NotificationsArgs {
     #[arg(long)]
     pane: Option<String>,
     /// Only this workspace's.
-    #[arg(long, value_name = "WS")]
+    #[arg(long, visible_alias = "ws", value_name = "WS")]
     workspace: Option<String>,
     /// At most this many (newest first).
     #[arg(long, value_name = "N")]
@@ -65,7 +65,7 @@ pub struct MarkReadArgs {
 #[derive(Debug, Args)]
 pub struct NextUnreadArgs {
     /// Only within this workspace.
-    #[arg(long, value_name = "WS")]
+    #[arg(long, visible_alias = "ws", value_name = "WS")]
     workspace: Option<String>,
 }
 

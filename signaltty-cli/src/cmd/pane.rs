@@ -34,7 +34,7 @@ enum PaneCommand {
     #[command(visible_alias = "ls")]
     List {
         /// Only this workspace's panes (an id, a unique id prefix or name, or `-`).
-        #[arg(long, value_name = "WS")]
+        #[arg(long, visible_alias = "ws", value_name = "WS")]
         workspace: Option<String>,
         /// Only this tab's panes (an id, a unique id prefix or title, or `-`).
         #[arg(long, value_name = "TAB")]
@@ -74,10 +74,18 @@ enum PaneCommand {
         /// The new title.
         title: String,
     },
-    /// End a pane's process and remove the pane.
+    /// End a pane's process and remove the pane; with --exited, remove every pane whose
+    /// process is gone (exited, or restored after a restart and not resumed).
+    #[command(group(ArgGroup::new("which").required(true).args(["pane", "exited"])))]
     Close {
         /// The pane: an id, a unique id prefix or title, or `-` for the last one used.
-        pane: String,
+        pane: Option<String>,
+        /// Every pane without a running process instead of one pane.
+        #[arg(long)]
+        exited: bool,
+        /// With --exited: only this workspace's panes.
+        #[arg(long, visible_alias = "ws", value_name = "WS", requires = "exited")]
+        workspace: Option<String>,
     },
     /// Print a pane's screen (or scrollback) as text.
     Read(ReadArgs),
@@ -111,9 +119,13 @@ enum PaneCommand {
 
 /// `signaltty pane spawn`
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("ws").required(true).args(["workspace", "workspace_flag"])))]
 pub struct SpawnArgs {
     /// The workspace: an id, a unique id prefix or name, or `-` for the last one used.
-    workspace: String,
+    workspace: Option<String>,
+    /// The workspace, as the other commands spell it (instead of WS).
+    #[arg(long = "workspace", visible_alias = "ws", value_name = "WS")]
+    workspace_flag: Option<String>,
     /// Put the pane in this tab (an id, a unique id prefix or title) [default: a new tab].
     #[arg(long)]
     tab: Option<String>,
@@ -208,9 +220,8 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
             super::arrange::cmd_pane_move(ctx, &conn, &mut client, args).await
         }
         PaneCommand::Spawn(args) => {
-            let workspace_id = ctx
-                .resolve(&conn, Kind::Workspace, Some(&args.workspace))
-                .await?;
+            let word = args.workspace.as_deref().or(args.workspace_flag.as_deref());
+            let workspace_id = ctx.resolve(&conn, Kind::Workspace, word).await?;
             let tab_id = match &args.tab {
                 Some(tab) => ctx.resolve(&conn, Kind::Tab, Some(tab)).await?,
                 None => String::new(),
@@ -345,7 +356,14 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
                 .await?;
             print_pane(ctx, reply.into_inner().pane)
         }
-        PaneCommand::Close { pane } => {
+        PaneCommand::Close {
+            pane: None,
+            workspace,
+            ..
+        } => super::close_exited::close_exited(ctx, &conn, workspace).await,
+        PaneCommand::Close {
+            pane: Some(pane), ..
+        } => {
             let pane = pane_id(pane).await?;
             let reply = client
                 .close_pane(pb::ClosePaneRequest {
@@ -489,7 +507,7 @@ mod tests {
         let PaneCommand::Spawn(args) = cmd else {
             panic!("spawn")
         };
-        assert_eq!(args.workspace, "ws_1");
+        assert_eq!(args.workspace.as_deref(), Some("ws_1"));
         assert_eq!(args.tab.as_deref(), Some("tab_1"));
         assert_eq!(args.common.command, ["sleep", "--help"]);
         assert_eq!(args.common.env()["B"], "x=y");

@@ -6,10 +6,10 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use signaltty_client::autostart;
 use signaltty_client::connect::{self, STOP_TIMEOUT, Target};
 use signaltty_client::present::json::JsonStatus;
 use signaltty_client::present::text::compact_duration;
+use signaltty_client::{autostart, server_lock};
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::server_service_client::ServerServiceClient;
 
@@ -35,7 +35,9 @@ enum ServerCommand {
     },
     /// Stop the server; refused while panes run unless --force.
     Stop {
-        /// Stop even though panes run: they are hung up like a closing terminal.
+        /// Stop even though panes run: they are hung up like a closing terminal, and come back
+        /// without a process at the next start (`pane resume` restarts one, `pane close
+        /// --exited` removes them).
         #[arg(long)]
         force: bool,
     },
@@ -86,15 +88,20 @@ fn print_start(ctx: &Ctx, status: &pb::GetStatusResponse, what: &str) -> CliResu
 }
 
 async fn stop(ctx: &Ctx, force: bool) -> CliResult {
-    let channel = ctx.existing_channel().await?;
-    let mut client = ServerServiceClient::new(channel);
+    let conn = ctx.existing_client().await?;
+    let pid = conn.status().await?.pid;
+    let mut client = ServerServiceClient::new(conn.channel());
+    drop(conn);
     let reply = client
         .shutdown(pb::ShutdownRequest { force })
         .await?
         .into_inner();
-    // Shutdown answers just before the server stops listening; wait for that so that a
-    // following `server start` does not find the old one still answering.
-    if !connect::wait_until_gone(&ctx.target.socket, STOP_TIMEOUT).await {
+    // Our own connection would hold up the server's graceful stop.
+    drop(client);
+    // Shutdown answers just before the server stops listening; wait until the server is out of
+    // the way (its lock free, or its process gone), so that a following command (or `server
+    // start`) neither finds the old one answering nor starts one that the old one's lock refuses.
+    if !server_lock::wait_until_stopped(&ctx.target.socket, pid, STOP_TIMEOUT).await {
         return Err(CliError::with_reason(
             ErrorKind::Local,
             format!(
@@ -113,9 +120,12 @@ async fn stop(ctx: &Ctx, force: bool) -> CliResult {
     }
     match reply.hung_up_panes {
         0 => ctx.out.line("server stopped"),
-        n => ctx
-            .out
-            .line(format_args!("server stopped ({n} live panes hung up)")),
+        n => ctx.out.line(format_args!(
+            "server stopped ({n} live panes hung up). They were saved: at the next start they \
+             are back without a process, screen and scrollback kept; `signaltty pane resume \
+             PANE` restarts one (an agent resumes its session), `signaltty pane close --exited` \
+             removes them all."
+        )),
     }
 }
 

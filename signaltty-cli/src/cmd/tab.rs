@@ -1,4 +1,4 @@
-//! `signaltty tab create|rename|close|set-layout|set-ratio`.
+//! `signaltty tab list|create|rename|close|set-layout|set-ratio|focus|move`.
 //!
 //! `set-layout` reads the layout JSON format of [`signaltty_client::present::layout`] from
 //! `--file` or stdin; `set-ratio` addresses a split by its path from the root (`--path first,second`; no path means
@@ -25,10 +25,21 @@ pub struct TabArgs {
 
 #[derive(Debug, Subcommand)]
 enum TabCommand {
+    /// List tabs (of one workspace, or of all), in their workspace's order.
+    #[command(visible_alias = "ls")]
+    List {
+        /// Only this workspace's tabs (an id, a unique id prefix or name, or `-`).
+        #[arg(long, visible_alias = "ws", value_name = "WS")]
+        workspace: Option<String>,
+    },
     /// Add an empty tab to a workspace.
+    #[command(group(clap::ArgGroup::new("ws").required(true).args(["workspace", "workspace_flag"])))]
     Create {
         /// The workspace: an id, a unique id prefix or name, or `-` for the last one used.
-        workspace: String,
+        workspace: Option<String>,
+        /// The workspace, as the other commands spell it (instead of WS).
+        #[arg(long = "workspace", visible_alias = "ws", value_name = "WS")]
+        workspace_flag: Option<String>,
         /// Title [default: "tab N"].
         #[arg(long)]
         title: Option<String>,
@@ -101,10 +112,16 @@ pub async fn cmd_tab(ctx: &Ctx, args: TabArgs) -> CliResult {
     let mut client = conn.tabs();
     let mut command = args.command;
     match &mut command {
-        TabCommand::Create { workspace, .. } => {
-            *workspace = ctx
-                .resolve(&conn, crate::resolve::Kind::Workspace, Some(workspace))
-                .await?;
+        TabCommand::Create {
+            workspace,
+            workspace_flag,
+            ..
+        } => {
+            let word = workspace.take().or(workspace_flag.take());
+            *workspace = Some(
+                ctx.resolve(&conn, crate::resolve::Kind::Workspace, word.as_deref())
+                    .await?,
+            );
         }
         TabCommand::Rename { tab, .. }
         | TabCommand::Close { tab }
@@ -114,16 +131,27 @@ pub async fn cmd_tab(ctx: &Ctx, args: TabArgs) -> CliResult {
                 .resolve(&conn, crate::resolve::Kind::Tab, Some(tab))
                 .await?;
         }
+        TabCommand::List { workspace } => {
+            if let Some(word) = workspace.take() {
+                *workspace = Some(
+                    ctx.resolve(&conn, crate::resolve::Kind::Workspace, Some(&word))
+                        .await?,
+                );
+            }
+        }
         // `tab focus` and `tab move` resolve their tab in `arrange`.
         TabCommand::Focus(_) | TabCommand::Move(_) => {}
     }
     let tab = match command {
         TabCommand::Focus(args) => return super::arrange::cmd_tab_focus(ctx, &conn, args).await,
         TabCommand::Move(args) => return super::arrange::cmd_tab_move(ctx, &conn, args).await,
-        TabCommand::Create { workspace, title } => {
+        TabCommand::List { workspace } => return list(ctx, &conn, workspace).await,
+        TabCommand::Create {
+            workspace, title, ..
+        } => {
             client
                 .create_tab(pb::CreateTabRequest {
-                    workspace_id: workspace,
+                    workspace_id: workspace.unwrap_or_default(),
                     title: title.unwrap_or_default(),
                 })
                 .await?
@@ -183,6 +211,37 @@ pub async fn cmd_tab(ctx: &Ctx, args: TabArgs) -> CliResult {
     };
     let tab = tab.ok_or_else(|| CliError::local("the server's reply carried no tab"))?;
     print_tab(ctx, &tab)
+}
+
+/// `tab list`: the tabs of `workspace` (an id), else of every workspace.
+async fn list(ctx: &Ctx, conn: &signaltty_client::Client, workspace: Option<String>) -> CliResult {
+    let ids = match workspace {
+        Some(id) => vec![id],
+        None => conn
+            .workspaces()
+            .list_workspaces(pb::ListWorkspacesRequest {})
+            .await?
+            .into_inner()
+            .workspaces
+            .into_iter()
+            .map(|w| w.id)
+            .collect(),
+    };
+    let mut tabs = Vec::new();
+    for workspace_id in ids {
+        let got = conn
+            .workspaces()
+            .get_workspace(pb::GetWorkspaceRequest { workspace_id })
+            .await?
+            .into_inner();
+        tabs.extend(got.tabs);
+    }
+    if ctx.out.is_json() {
+        return ctx
+            .out
+            .json(&signaltty_client::present::json::list::<_, JsonTab>(&tabs));
+    }
+    ctx.out.text(&human::tab_table(&tabs))
 }
 
 /// Prints a tab (details and layout tree, or JSON).

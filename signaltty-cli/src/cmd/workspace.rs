@@ -82,7 +82,12 @@ pub async fn cmd_workspace(ctx: &Ctx, args: WorkspaceArgs) -> CliResult {
                     ..Default::default()
                 },
             );
-            print_workspace(ctx, &workspace)
+            // Its id alone, as every command that creates something prints (`workspace get`
+            // shows the rest).
+            if ctx.out.is_json() {
+                return ctx.out.json(&JsonWorkspace::from(&workspace));
+            }
+            ctx.out.line(&workspace.id)
         }
         WorkspaceCommand::List => {
             let reply = client

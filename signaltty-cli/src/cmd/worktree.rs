@@ -32,7 +32,7 @@ enum WorktreeCommand {
     #[command(visible_alias = "ls")]
     List {
         /// A workspace in the repository [default: the one containing the current directory].
-        #[arg(long = "ws", value_name = "WS")]
+        #[arg(long, visible_alias = "ws", value_name = "WS")]
         workspace: Option<String>,
     },
     /// Add a checkout on a branch (existing, or new) and open a workspace on it.
@@ -44,7 +44,7 @@ enum WorktreeCommand {
         /// The branch: an existing local branch, or a new one.
         branch: String,
         /// A workspace in the repository [default: the one containing the current directory].
-        #[arg(long = "ws", value_name = "WS")]
+        #[arg(long, visible_alias = "ws", value_name = "WS")]
         workspace: Option<String>,
         /// Where the checkout goes [default: `<repo>-worktrees/<branch>`].
         #[arg(long, value_name = "DIR")]
@@ -67,7 +67,7 @@ enum WorktreeCommand {
         /// The checkout's path.
         path: PathBuf,
         /// A workspace in the repository [default: the one containing the current directory].
-        #[arg(long = "ws", value_name = "WS")]
+        #[arg(long, visible_alias = "ws", value_name = "WS")]
         workspace: Option<String>,
     },
     /// Remove a linked checkout. Refused for the main checkout and for dirty, locked or open
@@ -77,7 +77,7 @@ enum WorktreeCommand {
         /// The checkout's path.
         path: PathBuf,
         /// A workspace in the repository [default: the one containing the current directory].
-        #[arg(long = "ws", value_name = "WS")]
+        #[arg(long, visible_alias = "ws", value_name = "WS")]
         workspace: Option<String>,
     },
 }
@@ -121,11 +121,12 @@ struct JsonCreated {
 
 /// Runs `signaltty worktree …`.
 pub async fn cmd_worktree(ctx: &Ctx, args: WorktreeArgs) -> CliResult {
-    let channel = ctx.channel().await?;
+    let conn = ctx.client().await?;
+    let channel = conn.channel();
     let mut git = GitServiceClient::new(channel.clone());
     match args.command {
         WorktreeCommand::List { workspace } => {
-            let ws = resolve_workspace(&channel, workspace).await?;
+            let ws = resolve_workspace(ctx, &conn, workspace).await?;
             let reply = git
                 .list_worktrees(pb::ListWorktreesRequest { workspace_id: ws })
                 .await?
@@ -177,7 +178,7 @@ pub async fn cmd_worktree(ctx: &Ctx, args: WorktreeArgs) -> CliResult {
             spawn,
             command,
         } => {
-            let ws = resolve_workspace(&channel, workspace).await?;
+            let ws = resolve_workspace(ctx, &conn, workspace).await?;
             let path = match path {
                 Some(p) => absolute_path(&p)?,
                 None => String::new(),
@@ -231,7 +232,7 @@ pub async fn cmd_worktree(ctx: &Ctx, args: WorktreeArgs) -> CliResult {
             Ok(())
         }
         WorktreeCommand::Open { path, workspace } => {
-            let ws = resolve_workspace(&channel, workspace).await?;
+            let ws = resolve_workspace(ctx, &conn, workspace).await?;
             let reply = git
                 .open_worktree(pb::OpenWorktreeRequest {
                     workspace_id: ws,
@@ -257,7 +258,7 @@ pub async fn cmd_worktree(ctx: &Ctx, args: WorktreeArgs) -> CliResult {
                 .line(format_args!("{} {how} workspace {}", opened.cwd, opened.id))
         }
         WorktreeCommand::Remove { path, workspace } => {
-            let ws = resolve_workspace(&channel, workspace).await?;
+            let ws = resolve_workspace(ctx, &conn, workspace).await?;
             let path = absolute_path(&path)?;
             git.remove_worktree(pb::RemoveWorktreeRequest {
                 workspace_id: ws,
@@ -317,14 +318,21 @@ fn absolute_path(path: &std::path::Path) -> CliResult<String> {
         .map_err(|p| CliError::usage(format!("path is not UTF-8: {}", p.to_string_lossy())))
 }
 
-/// The workspace given, else the open workspace whose directory contains the current directory
+/// The workspace given (named as everywhere: an id, a unique id prefix or name, or `-`; see
+/// [`crate::resolve`]), else the open workspace whose directory contains the current directory
 /// (the deepest one).
-pub async fn resolve_workspace(channel: &Channel, given: Option<String>) -> CliResult<String> {
-    if let Some(ws) = given {
-        return Ok(ws);
+pub async fn resolve_workspace(
+    ctx: &Ctx,
+    conn: &signaltty_client::Client,
+    given: Option<String>,
+) -> CliResult<String> {
+    if let Some(word) = given {
+        return ctx
+            .resolve(conn, crate::resolve::Kind::Workspace, Some(&word))
+            .await;
     }
     let here = PathBuf::from(absolute_dir(None)?);
-    let list = WorkspaceServiceClient::new(channel.clone())
+    let list = WorkspaceServiceClient::new(conn.channel())
         .list_workspaces(pb::ListWorkspacesRequest {})
         .await?
         .into_inner()
@@ -335,7 +343,7 @@ pub async fn resolve_workspace(channel: &Channel, given: Option<String>) -> CliR
         .map(|w| w.id.clone())
         .ok_or_else(|| {
             CliError::usage(format!(
-                "no open workspace contains {}; give one with --ws (see `signaltty workspace list`)",
+                "no open workspace contains {}; give one with --workspace (see `signaltty workspace list`)",
                 here.display()
             ))
         })

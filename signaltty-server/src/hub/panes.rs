@@ -230,14 +230,15 @@ impl Hub {
             cols: size.cols,
             rows: size.rows,
         };
+        // A launch that cannot start changes nothing: no hooks for a program that is not
+        // there (the hooks must be in place before the agent starts and reads its config, so
+        // they cannot wait for the exec itself). Checked for every launch, so that "not found"
+        // says where it was looked for (the server's PATH, not the caller's).
+        spec.validate().map_err(spawn_error)?;
+        crate::pane::spawn::check_program(&spec).map_err(spawn_error)?;
         if let Some(agent) = &agent
             && !launch.skip_hook_install
         {
-            // A launch that cannot start changes nothing: no hooks for a program that is not
-            // there. The hooks must be in place before the agent starts and reads its config,
-            // so they cannot wait for the exec itself.
-            spec.validate().map_err(spawn_error)?;
-            crate::pane::spawn::check_program(&spec).map_err(spawn_error)?;
             hook_notice = self
                 .install_hooks_for_launch(agent.kind, &spec.env, &spec.cwd)
                 .await;
@@ -559,6 +560,10 @@ fn spawn_error(e: SpawnError) -> Error {
         SpawnError::Exec { program, source } => Error::SpawnFailed {
             program,
             reason: source.to_string(),
+        },
+        SpawnError::NotFound { program, looked } => Error::SpawnFailed {
+            program,
+            reason: looked,
         },
         other => Error::SpawnFailed {
             program: String::new(),

@@ -129,6 +129,15 @@ pub enum SpawnError {
         /// What exec (or the pre-exec setup) said.
         source: io::Error,
     },
+    /// The program is not where exec would look for it: `looked` says where that was (for a
+    /// bare name, whose `PATH`: the server's own unless the request set one).
+    #[error("cannot start {}: {looked}", crate::error::quote(program))]
+    NotFound {
+        /// argv[0].
+        program: String,
+        /// Where it was looked for, and what to do.
+        looked: String,
+    },
     /// The input side is registered with tokio's reactor, so spawning needs a runtime.
     #[error("spawning a pane needs a tokio runtime")]
     NoRuntime,
@@ -213,18 +222,32 @@ pub fn check_program(spec: &SpawnSpec) -> Result<(), SpawnError> {
         source: io::Error::from_raw_os_error(errno),
     };
     if program.contains('/') {
-        return match executable(&spec.cwd.join(program)) {
+        let full = spec.cwd.join(program);
+        return match executable(&full) {
             Some(true) => Ok(()),
             Some(false) => Err(not_found(libc::EACCES)),
-            None => Err(not_found(libc::ENOENT)),
+            None => Err(SpawnError::NotFound {
+                program: program.to_owned(),
+                looked: format!(
+                    "No such file or directory: {} (a path with a slash is taken from the \
+                     pane's directory)",
+                    crate::error::quote(full.to_string_lossy())
+                ),
+            }),
         };
     }
-    let path = spec
+    let requested = spec
         .env
         .iter()
         .rev()
         .find(|(k, _)| k == "PATH")
-        .map(|(_, v)| std::ffi::OsString::from(v))
+        .map(|(_, v)| std::ffi::OsString::from(v));
+    let whose = if requested.is_some() {
+        "the PATH given with the request"
+    } else {
+        "the server's PATH"
+    };
+    let path = requested
         .or_else(|| std::env::var_os("PATH"))
         .unwrap_or_default();
     let mut denied = false;
@@ -235,7 +258,18 @@ pub fn check_program(spec: &SpawnSpec) -> Result<(), SpawnError> {
             None => {}
         }
     }
-    Err(not_found(if denied { libc::EACCES } else { libc::ENOENT }))
+    if denied {
+        return Err(not_found(libc::EACCES));
+    }
+    Err(SpawnError::NotFound {
+        program: program.to_owned(),
+        looked: format!(
+            "No such file or directory: not found on {whose} ({}); the server looks a \
+             program up on the PATH it was started with, not your shell's: give its full \
+             path, or pass PATH (e.g. `--env PATH=\"$PATH\"`)",
+            path.to_string_lossy()
+        ),
+    })
 }
 
 /// `Some(true)`: a file with an execute bit; `Some(false)`: there, but not executable;
