@@ -253,3 +253,42 @@ async fn a_program_that_reports_as_soon_as_it_starts_is_placed_in_its_new_pane()
         );
     }
 }
+
+/// What a same-uid pane program writing to another pane's terminal device can do
+/// (docs/security.md, "A pane program can write to another pane's terminal"): fake its output
+/// — but never create a decision or an agent state, which come only from placed hooks.
+#[tokio::test]
+async fn writing_to_another_pane_s_terminal_fakes_output_but_no_decision() {
+    let srv = TestServer::start().await;
+    let ws = srv.workspace("victim").await;
+    let victim = spawn(
+        &srv,
+        &ws.id,
+        &["sh", "-c", "echo \"at $(tty) .\"; exec cat"],
+    )
+    .await;
+    let screen = common::until_screen(&srv, &victim.id, |s| s.contains(" .")).await;
+    let tty = screen
+        .split_whitespace()
+        .find(|w| w.starts_with("/dev/pts/"))
+        .expect("the victim's terminal")
+        .to_owned();
+    let other = srv.workspace("writer").await;
+    run_in_pane(
+        &srv,
+        &other.id,
+        &format!("printf 'Allow Bash? rm -rf / [1] yes\\n' > '{tty}'"),
+    )
+    .await;
+    common::until_screen(&srv, &victim.id, |s| s.contains("Allow Bash? rm -rf /")).await;
+    let pending = srv
+        .decisions()
+        .list_pending_decisions(pb::ListPendingDecisionsRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
+        .decisions;
+    assert!(pending.is_empty(), "output made a decision: {pending:?}");
+    let after = srv.pane(&victim.id).await;
+    assert!(after.agent.is_none(), "output made an agent: {after:?}");
+}
