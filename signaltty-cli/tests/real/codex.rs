@@ -1,0 +1,239 @@
+//! The real Codex in signaltty panes: a private signaltty server (`common::TestEnv`), a fake
+//! Responses API, and a `CODEX_HOME` (`$HOME/.codex` of the test's home) whose `config.toml`
+//! points Codex at the fake model, trusts the project folder and turns hooks on; signaltty's hooks
+//! are installed with `signaltty integration install codex`, as a user would. The TUI is driven
+//! through `pane send` as a user types: text first, Enter once the text is on the screen.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::{TestEnv, wait_for};
+use crate::real::responses::{FakeResponses, Reply, Seen};
+
+/// Longest a step may take: a state change is expected within this (Codex runs hooks at once,
+/// but CI's two cores are shared with the rest of the suite).
+pub const STEP: Duration = Duration::from_secs(30);
+
+/// One Codex world.
+pub struct CodexWorld {
+    pub env: TestEnv,
+    pub model: FakeResponses,
+    pub codex: PathBuf,
+    pub codex_home: PathBuf,
+    pub project: PathBuf,
+    pub ws: String,
+}
+
+impl CodexWorld {
+    /// A world whose model follows `script`; `None` when the pinned Codex cannot be installed
+    /// (npm unreachable: the caller returns, the skip was announced).
+    pub fn new(script: impl Fn(&Seen) -> Reply + Send + Sync + 'static) -> Option<CodexWorld> {
+        let codex = super::npm_codex::codex()?;
+        let env = TestEnv::new();
+        // Codex awaits its PermissionRequest hook before its own dialog: let signaltty hold it.
+        env.write_config("[agents.codex]\nwait_for_answer = true\n");
+        let model = FakeResponses::start(script);
+        let project = env.dir.path().join("proj");
+        std::fs::create_dir_all(&project).expect("project dir");
+        let project = project.canonicalize().expect("canonical project");
+        let codex_home = env.home.join(".codex");
+        std::fs::create_dir_all(&codex_home).expect("CODEX_HOME");
+        let world = CodexWorld {
+            ws: env.workspace_at(&project),
+            env,
+            model,
+            codex,
+            codex_home,
+            project,
+        };
+        world.write_config();
+        let installed = world.env.json(&["integration", "install", "codex"]);
+        assert!(installed.to_string().contains("hooks.json"), "{installed}");
+        Some(world)
+    }
+
+    fn write_config(&self) {
+        let config = format!(
+            r#"model = "fake-model"
+model_provider = "fake"
+approval_policy = "on-request"
+sandbox_mode = "workspace-write"
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "fake"
+base_url = "{base}"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+
+[features]
+hooks = true
+
+[tui]
+screen_reader_detection_done = true
+
+[projects."{project}"]
+trust_level = "trusted"
+"#,
+            base = self.model.base_url(),
+            project = self.project.display()
+        );
+        std::fs::write(self.codex_home.join("config.toml"), config).expect("config.toml");
+    }
+
+    /// Starts the Codex TUI in a new pane of the world's workspace, in `cwd`; returns the pane
+    /// id once Codex is ready for a prompt (trusting the new hooks in its review dialog when it
+    /// asks, as a user does).
+    pub fn spawn_codex(&self, cwd: &Path) -> String {
+        let spawned = self.env.json(&[
+            "pane",
+            "spawn",
+            &self.ws,
+            "--cwd",
+            cwd.to_str().expect("utf-8"),
+            "--",
+            self.codex.to_str().expect("utf-8"),
+        ]);
+        let pane = spawned["pane"]["id"].as_str().expect("pane id").to_owned();
+        if !self.hooks_trusted() {
+            // Codex shows its composer first and the review a moment later: wait for the review.
+            wait_for("Codex's hook review", STEP, || {
+                self.screen(&pane)
+                    .contains("Hooks need review")
+                    .then_some(())
+            });
+            self.keys(&pane, b"\x1b[B");
+            wait_for("\"Trust all and continue\" selected", STEP, || {
+                self.screen(&pane).contains("› 2. Trust all").then_some(())
+            });
+            self.keys(&pane, b"\r");
+            wait_for("the trust saved", STEP, || {
+                self.hooks_trusted().then_some(())
+            });
+        }
+        wait_for("Codex's prompt", STEP, || {
+            let screen = self.screen(&pane);
+            (screen.contains("Ask Codex") && !screen.contains("Hooks need review")).then_some(())
+        });
+        pane
+    }
+
+    /// Whether Codex has saved its trust in our hooks (`[hooks.state]` in `config.toml`).
+    pub fn hooks_trusted(&self) -> bool {
+        std::fs::read_to_string(self.codex_home.join("config.toml"))
+            .is_ok_and(|c| c.contains("trusted_hash"))
+    }
+
+    /// The pane's screen as text.
+    pub fn screen(&self, pane: &str) -> String {
+        let read = self.env.json(&["pane", "read", pane]);
+        read["lines"]
+            .as_array()
+            .map(|lines| {
+                lines
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .unwrap_or_default()
+    }
+
+    /// Writes raw key bytes to the pane.
+    pub fn keys(&self, pane: &str, bytes: &[u8]) {
+        let run = self
+            .env
+            .run_with_stdin(&["pane", "send", pane, "--stdin"], Some(bytes));
+        assert!(run.success(), "pane send: {run:?}");
+    }
+
+    /// Types `prompt` into Codex's composer and submits it: the text, then Enter on its own once
+    /// the text shows (text and Enter in one write is a paste to Codex).
+    pub fn prompt(&self, pane: &str, prompt: &str) {
+        self.keys(pane, prompt.as_bytes());
+        wait_for("the prompt in Codex's composer", STEP, || {
+            self.screen(pane).contains(prompt).then_some(())
+        });
+        self.keys(pane, b"\r");
+    }
+
+    /// The pane as `pane get --json` shows it.
+    pub fn pane(&self, pane: &str) -> Value {
+        self.env.json(&["pane", "get", pane])
+    }
+
+    /// Waits until the pane satisfies `what`; returns it and how long that took from `since`.
+    pub fn until(
+        &self,
+        pane: &str,
+        label: &str,
+        since: Instant,
+        what: impl Fn(&Value) -> bool,
+    ) -> (Value, Duration) {
+        let deadline = Instant::now() + STEP;
+        let got = loop {
+            let p = self.pane(pane);
+            if what(&p) {
+                break p;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {label}: the pane is {p}\nits screen:\n{}\ndecisions: {:?}",
+                self.screen(pane),
+                self.decisions()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let took = since.elapsed();
+        eprintln!("[timing] {label}: {took:?}");
+        (got, took)
+    }
+
+    /// Every pending decision.
+    pub fn decisions(&self) -> Vec<Value> {
+        self.env
+            .json(&["decision", "list"])
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Answers decision `id` with `option` (`once` or `deny`).
+    pub fn answer(&self, id: &str, option: &str) {
+        self.env.ok(&["decision", "answer", id, option]);
+    }
+}
+
+impl Drop for CodexWorld {
+    /// Ends the Codex daemon of this world's `CODEX_HOME` (it leaves its pane's session and
+    /// would outlive the test): every process whose program lies under that directory.
+    fn drop(&mut self) {
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        let home = self.codex_home.to_string_lossy().into_owned();
+        for pid in dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok()) {
+            let argv0 = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let argv0 = argv0.split(|b| *b == 0).next().unwrap_or_default();
+            if String::from_utf8_lossy(argv0).starts_with(&home) {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+        }
+    }
+}
+
+/// A pane's lifecycle and attention, e.g. `("blocked", "permission_required")`.
+pub fn state(pane: &Value) -> (String, String) {
+    (
+        pane["lifecycle"].as_str().unwrap_or_default().to_owned(),
+        pane["attention"].as_str().unwrap_or_default().to_owned(),
+    )
+}
