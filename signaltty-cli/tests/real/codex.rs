@@ -209,23 +209,48 @@ trust_level = "trusted"
     }
 }
 
+impl CodexWorld {
+    /// The pids of the Codex app-server daemons of this world's `CODEX_HOME`.
+    pub fn daemons(&self) -> Vec<i32> {
+        self.own_processes()
+            .into_iter()
+            .filter(|(_, argv)| {
+                argv.iter().any(|a| a == "app-server")
+                    && argv.iter().any(|a| a == "--managed-daemon")
+            })
+            .map(|(pid, _)| pid)
+            .collect()
+    }
+
+    /// Every process whose program lies under this world's `CODEX_HOME`, with its argv.
+    fn own_processes(&self) -> Vec<(i32, Vec<String>)> {
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        let home = self.codex_home.to_string_lossy().into_owned();
+        dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+            .filter_map(|pid| {
+                let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+                let argv: Vec<String> = raw
+                    .split(|b| *b == 0)
+                    .filter(|a| !a.is_empty())
+                    .map(|a| String::from_utf8_lossy(a).into_owned())
+                    .collect();
+                argv.first()?.starts_with(&home).then_some((pid, argv))
+            })
+            .collect()
+    }
+}
+
 impl Drop for CodexWorld {
     /// Ends the Codex daemon of this world's `CODEX_HOME` (it leaves its pane's session and
     /// would outlive the test): every process whose program lies under that directory.
     fn drop(&mut self) {
-        let Ok(dir) = std::fs::read_dir("/proc") else {
-            return;
-        };
-        let home = self.codex_home.to_string_lossy().into_owned();
-        for pid in dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok()) {
-            let argv0 = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            let argv0 = argv0.split(|b| *b == 0).next().unwrap_or_default();
-            if String::from_utf8_lossy(argv0).starts_with(&home) {
-                let _ = nix::sys::signal::kill(
-                    nix::unistd::Pid::from_raw(pid),
-                    nix::sys::signal::Signal::SIGKILL,
-                );
-            }
+        for (pid, _) in self.own_processes() {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
         }
     }
 }

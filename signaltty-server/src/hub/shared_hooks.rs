@@ -163,7 +163,7 @@ impl Hub {
             .filter(|(_, dir)| dir == cwd)
             .map(|(pane, _)| pane)
             .collect();
-        here.sort_by(|a, b| a.to_string().cmp(&b.to_string()));
+        here.sort_by_key(ToString::to_string);
         here.dedup();
         if here.len() <= 1 {
             return here.pop();
