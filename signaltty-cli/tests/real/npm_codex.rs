@@ -14,6 +14,20 @@ pub const CODEX_PACKAGE: &str = "@openai/codex";
 /// Its version.
 pub const CODEX_VERSION: &str = "0.171.0";
 
+/// The OpenCode CLI the suite pins.
+pub const OPENCODE_PACKAGE: &str = "opencode-ai";
+/// Its version.
+pub const OPENCODE_VERSION: &str = "1.18.33";
+
+/// The `opencode` launcher of the pinned version, installed on first use; `None` (after a loud
+/// message) when npm cannot reach its registry.
+pub fn opencode() -> Option<PathBuf> {
+    static OPENCODE: OnceLock<Option<PathBuf>> = OnceLock::new();
+    OPENCODE
+        .get_or_init(|| install(OPENCODE_PACKAGE, OPENCODE_VERSION, "opencode"))
+        .clone()
+}
+
 /// The cache directory for the real agents.
 pub fn cache_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/agents-cache")
