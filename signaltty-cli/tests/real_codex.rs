@@ -283,3 +283,37 @@ fn pane_send_submits_a_prompt_to_codex() {
         p["lifecycle"] == "done" || p["lifecycle"] == "idle" && p["agent"]["session_id"].is_string()
     });
 }
+
+/// While Codex waits on a permission it blinks its title (`[ ! ]`/`[ . ] Action Required`) once
+/// a second: the pane must not change (an event, a save, a redraw everywhere) with every frame.
+#[test]
+fn a_blocked_codex_does_not_update_its_pane_every_second() {
+    let Some(world) = CodexWorld::without_hold(remove_victim("finished")) else {
+        return;
+    };
+    std::fs::create_dir_all(world.project.join("victim")).expect("victim dir");
+    let pane = world.spawn_codex(&world.project);
+    let asked = Instant::now();
+    world.prompt(&pane, "clean up the victim");
+    world.until(&pane, "blocked on the permission request", asked, |p| {
+        state(p) == ("blocked".into(), "permission_required".into())
+    });
+    // Codex's own dialog is up.
+    wait_for_screen(&world, &pane, "Would you like to run");
+    let head = || {
+        world.env.json(&["server", "status"])["head_seq"]
+            .as_u64()
+            .expect("head_seq")
+    };
+    let before = head();
+    // A window to count the events in, not a wait for something.
+    let window = std::time::Duration::from_millis(3500);
+    std::thread::sleep(window);
+    let events = head() - before;
+    let title = world.pane(&pane)["title"].clone();
+    eprintln!("[measure] {events} events in {window:?} while blocked; title {title}");
+    assert!(
+        events <= 1,
+        "{events} events in {window:?} while blocked (title {title})"
+    );
+}

@@ -18,6 +18,13 @@ use crate::real::responses::{FakeResponses, Reply, Seen};
 /// but CI's two cores are shared with the rest of the suite).
 pub const STEP: Duration = Duration::from_secs(30);
 
+/// Whether signaltty holds Codex's permission hook for an answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hold {
+    Yes,
+    No,
+}
+
 /// One Codex world.
 pub struct CodexWorld {
     pub env: TestEnv,
@@ -32,10 +39,28 @@ impl CodexWorld {
     /// A world whose model follows `script`; `None` when the pinned Codex cannot be installed
     /// (npm unreachable: the caller returns, the skip was announced).
     pub fn new(script: impl Fn(&Seen) -> Reply + Send + Sync + 'static) -> Option<CodexWorld> {
+        Self::build(script, Hold::Yes)
+    }
+
+    /// A world where signaltty does not hold Codex's permission hook: Codex asks in its own
+    /// dialog at once (signaltty's default).
+    pub fn without_hold(
+        script: impl Fn(&Seen) -> Reply + Send + Sync + 'static,
+    ) -> Option<CodexWorld> {
+        Self::build(script, Hold::No)
+    }
+
+    fn build(
+        script: impl Fn(&Seen) -> Reply + Send + Sync + 'static,
+        hold: Hold,
+    ) -> Option<CodexWorld> {
         let codex = super::npm_codex::codex()?;
         let env = TestEnv::new();
-        // Codex awaits its PermissionRequest hook before its own dialog: let signaltty hold it.
-        env.write_config("[agents.codex]\nwait_for_answer = true\n");
+        if hold == Hold::Yes {
+            // Codex awaits its PermissionRequest hook before its own dialog: let signaltty hold
+            // it, so that the decision can be answered from signaltty.
+            env.write_config("[agents.codex]\nwait_for_answer = true\n");
+        }
         let model = FakeResponses::start(script);
         let project = env.dir.path().join("proj");
         std::fs::create_dir_all(&project).expect("project dir");
