@@ -99,6 +99,10 @@ stream_max_retries = 0
 [features]
 hooks = true
 
+# Offline: nothing leaves the machine but requests to the fake model on loopback.
+[analytics]
+enabled = false
+
 [tui]
 screen_reader_detection_done = true
 
@@ -132,13 +136,37 @@ trust_level = "trusted"
                     .contains("Hooks need review")
                     .then_some(())
             });
-            self.keys(&pane, b"\x1b[B");
+            // Move to "2. Trust all and continue"; a key the dialog was not ready for is sent
+            // again (at most twice a second), and an overshoot is walked back.
+            let mut last_key = Instant::now() - Duration::from_secs(1);
             wait_for("\"Trust all and continue\" selected", STEP, || {
-                self.screen(&pane).contains("› 2. Trust all").then_some(())
+                let screen = self.screen(&pane);
+                if screen.contains("› 2. Trust all") {
+                    return Some(());
+                }
+                if last_key.elapsed() >= Duration::from_millis(500) {
+                    if screen.contains("› 1.") {
+                        self.keys(&pane, b"\x1b[B");
+                    } else if screen.contains("› 3.") {
+                        self.keys(&pane, b"\x1b[A");
+                    }
+                    last_key = Instant::now();
+                }
+                None
             });
             self.keys(&pane, b"\r");
+            let mut last_key = Instant::now();
             wait_for("the trust saved", STEP, || {
-                self.hooks_trusted().then_some(())
+                if self.hooks_trusted() {
+                    return Some(());
+                }
+                if last_key.elapsed() >= Duration::from_millis(500)
+                    && self.screen(&pane).contains("› 2. Trust all")
+                {
+                    self.keys(&pane, b"\r");
+                    last_key = Instant::now();
+                }
+                None
             });
         }
         wait_for("Codex's prompt", STEP, || {
