@@ -322,3 +322,30 @@ fn a_blocked_codex_does_not_update_its_pane_every_second() {
         "{events} events in {window:?} while blocked (title {title})"
     );
 }
+
+/// Launching Codex in a pane makes sure signaltty's hooks are in its config; when they already
+/// are, byte for byte, and Codex trusts them, nothing must tell the user to review them again.
+#[test]
+fn a_codex_launch_with_trusted_hooks_raises_no_hook_warning() {
+    let Some(world) = CodexWorld::new(|_| Reply::Text("hi".into())) else {
+        return;
+    };
+    let first = world.spawn_codex(&world.project);
+    let hooks = std::fs::read(world.codex_home.join("hooks.json")).expect("hooks.json");
+    let second = world.spawn_codex(&world.project);
+    assert_eq!(
+        std::fs::read(world.codex_home.join("hooks.json")).expect("hooks.json"),
+        hooks,
+        "the second launch left the hooks as they were"
+    );
+    let listed = world.env.json(&["notifications"]);
+    eprintln!("[notifications] {listed}");
+    let warnings: Vec<_> = listed
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|n| n["title"] == "Agent hooks need you")
+        .filter(|n| n["pane_id"] == second.as_str() || n["pane_id"] == first.as_str())
+        .collect();
+    assert!(warnings.is_empty(), "{warnings:?}");
+}
