@@ -14,9 +14,8 @@ use real::opencode::OpencodeWorld;
 /// `opencode run` rejects a permission it cannot ask about: once it exited, the pane must not
 /// still offer "Allow bash? …", and must not look like an ordinary finished turn.
 #[test]
-#[ignore = "not yet working: in this test world opencode-ai 1.18.33 ends every run with \
-            'Unexpected server error' before it asks the model (the same run outside signaltty, \
-            without signaltty's plugin, works); not diagnosed"]
+#[ignore = "issue 35 finding 5, not fixed yet: the pane keeps \"Allow bash? rm -rf victim\" as its \
+            message through the end of the run and its exit (this test fails today)"]
 fn opencode_run_rejecting_a_permission_leaves_no_stale_request() {
     let Some(world) = OpencodeWorld::new(|seen| match &seen.tool_output {
         None => Reply::Shell {
@@ -29,7 +28,7 @@ fn opencode_run_rejecting_a_permission_leaves_no_stale_request() {
     };
     std::fs::create_dir_all(world.project.join("victim")).expect("victim");
     let started = Instant::now();
-    let pane = world.spawn(&["run", "-m", "fake/fake-model", "clean up the victim"]);
+    let pane = world.spawn(&["run", "clean up the victim"]);
     let (got, _) = world.until(&pane, "opencode run exited", started, |p| {
         p["status"] == "exited"
     });
@@ -47,9 +46,8 @@ fn opencode_run_rejecting_a_permission_leaves_no_stale_request() {
 
 /// The model's API fails: the pane says so with the agent's own error text.
 #[test]
-#[ignore = "not yet working: in this test world opencode-ai 1.18.33 ends every run with \
-            'Unexpected server error' before it asks the model (the same run outside signaltty, \
-            without signaltty's plugin, works); not diagnosed"]
+#[ignore = "issue 35 finding 5, not fixed yet: OpenCode retries the failing API for a while and \
+            the pane shows no error text (this test fails today)"]
 fn opencode_run_api_error_shows_the_error() {
     let Some(world) = OpencodeWorld::new(|_| Reply::Error {
         status: 400,
@@ -58,7 +56,7 @@ fn opencode_run_api_error_shows_the_error() {
         return;
     };
     let started = Instant::now();
-    let pane = world.spawn(&["run", "-m", "fake/fake-model", "this will fail"]);
+    let pane = world.spawn(&["run", "this will fail"]);
     let (got, _) = world.until(&pane, "opencode run exited", started, |p| {
         p["status"] == "exited"
     });

@@ -13,8 +13,9 @@ use serde_json::{Value, json};
 use crate::common::TestEnv;
 use crate::real::chat::{FakeChat, Reply, Seen};
 
-/// Longest a step may take.
-pub const STEP: Duration = Duration::from_secs(30);
+/// Longest a step may take: a first `opencode run` installs its plugin's dependencies with npm
+/// (about 25 s on a busy machine).
+pub const STEP: Duration = Duration::from_secs(90);
 
 /// One OpenCode world.
 pub struct OpencodeWorld {
