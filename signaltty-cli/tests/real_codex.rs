@@ -349,3 +349,26 @@ fn a_codex_launch_with_trusted_hooks_raises_no_hook_warning() {
         .collect();
     assert!(warnings.is_empty(), "{warnings:?}");
 }
+
+/// The model's stream stalls mid-answer and the user presses Esc in Codex: the pane leaves
+/// `working` (Codex's Interrupt hook) and asks nothing.
+#[test]
+fn codex_interrupted_mid_stream_goes_idle() {
+    let Some(world) = CodexWorld::new(|_| Reply::Stall("Thinking about it".into())) else {
+        return;
+    };
+    let pane = world.spawn_codex(&world.project);
+    let asked = Instant::now();
+    world.prompt(&pane, "take your time");
+    world.until(&pane, "working on the stalled turn", asked, |p| {
+        p["lifecycle"] == "working"
+    });
+    world.model.wait_for("the stalled request", STEP, |_| true);
+    let pressed = Instant::now();
+    world.keys(&pane, b"\x1b");
+    let (got, _) = world.until(&pane, "idle after Esc", pressed, |p| {
+        p["lifecycle"] == "idle"
+    });
+    assert_eq!(got["attention"], "none", "{got}");
+    assert!(got["pending_decision"].is_null(), "{got}");
+}

@@ -23,6 +23,9 @@ pub enum Reply {
     Text(String),
     /// An HTTP error with an OpenAI-style error body.
     Error { status: u16, message: String },
+    /// The start of a message, then nothing more: the stream stays open (keep-alive comments
+    /// every 100 ms) until the client goes away or a minute passes — a turn to interrupt.
+    Stall(String),
 }
 
 /// What a request carried, as the script sees it.
@@ -165,6 +168,14 @@ fn serve(
                 write!(out, "event: {kind}\ndata: {event}\n\n")?;
                 out.flush()?;
             }
+            if let Reply::Stall(_) = reply {
+                let until = Instant::now() + Duration::from_secs(60);
+                while Instant::now() < until {
+                    std::thread::sleep(Duration::from_millis(100));
+                    write!(out, ": keep-alive\n\n")?;
+                    out.flush()?;
+                }
+            }
         }
     }
     out.flush()
@@ -202,6 +213,18 @@ fn events(reply: &Reply) -> Vec<Value> {
             events.push(
                 json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
             );
+        }
+        Reply::Stall(text) => {
+            let empty =
+                json!({"type": "message", "id": "msg_1", "role": "assistant", "content": []});
+            events.push(
+                json!({"type": "response.output_item.added", "output_index": 0, "item": empty}),
+            );
+            events.push(
+                json!({"type": "response.output_text.delta", "output_index": 0,
+                "item_id": "msg_1", "content_index": 0, "delta": text}),
+            );
+            return events;
         }
         Reply::Error { .. } => {}
     }
