@@ -372,3 +372,42 @@ fn codex_interrupted_mid_stream_goes_idle() {
     assert_eq!(got["attention"], "none", "{got}");
     assert!(got["pending_decision"].is_null(), "{got}");
 }
+
+/// `codex exec` in its own pane, next to an idle Codex TUI in the same directory: its events go
+/// to its own pane (the session id lands there), never to the TUI's.
+#[test]
+fn codex_exec_reports_to_its_own_pane() {
+    let Some(world) = CodexWorld::new(|_| Reply::Text("exec says hi".into())) else {
+        return;
+    };
+    let tui = world.spawn_codex(&world.project);
+    let started = Instant::now();
+    let spawned = world.env.json(&[
+        "pane",
+        "spawn",
+        &world.ws,
+        "--cwd",
+        world.project.to_str().expect("utf-8"),
+        "--",
+        world.codex.to_str().expect("utf-8"),
+        "exec",
+        "--skip-git-repo-check",
+        "EXEC-TASK say hi",
+    ]);
+    let exec = spawned["pane"]["id"].as_str().expect("pane id").to_owned();
+    world
+        .model
+        .wait_for("the exec prompt", STEP, |s| s.user.contains("EXEC-TASK"));
+    let (got, _) = world.until(&exec, "codex exec exited", started, |p| {
+        p["status"] == "exited"
+    });
+    eprintln!("[state] codex exec: {got}");
+    assert!(got["agent"]["session_id"].is_string(), "{got}");
+    let idle = world.pane(&tui);
+    assert!(
+        idle["agent"]["session_id"].is_null(),
+        "the TUI got exec's events: {idle}"
+    );
+    assert_ne!(idle["lifecycle"], "working", "{idle}");
+    assert_ne!(idle["lifecycle"], "done", "{idle}");
+}
