@@ -13,6 +13,7 @@ pub mod notifications;
 pub mod panes;
 pub mod resume;
 mod saving;
+mod shared_hooks;
 pub mod spawning;
 mod tabs;
 pub mod wait;

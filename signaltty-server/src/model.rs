@@ -14,6 +14,7 @@ pub mod notification;
 pub mod pane;
 pub mod session_id;
 pub mod state;
+pub mod steady_title;
 pub mod tab;
 pub mod tab_list;
 pub mod workspace;

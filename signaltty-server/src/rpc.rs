@@ -30,6 +30,11 @@ pub(crate) fn origin<T>(req: &tonic::Request<T>) -> Origin {
         .map_or(Origin::Outside, |p| p.origin.clone())
 }
 
+/// The pid of the process on the other end of a request's connection (0 if unknown).
+pub(crate) fn peer_pid<T>(req: &tonic::Request<T>) -> u32 {
+    req.extensions().get::<Peer>().map_or(0, |p| p.pid)
+}
+
 use crate::hub::Hub;
 
 /// Every service plus reflection (built on its first call: `reflection.rs`), ready to serve.

@@ -308,7 +308,12 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
         }
         PaneCommand::Send(mut args) => {
             args.pane = pane_id(args.pane).await?;
-            pane_io::send(ctx, &mut client, args).await
+            let paste = pane_io::Typing::of_screen(
+                super::screen_state::screen_state(&conn, &args.pane)
+                    .await
+                    .as_ref(),
+            );
+            pane_io::send(ctx, &mut client, args, paste).await
         }
         PaneCommand::Resize { pane, size, rows } => {
             let size =

@@ -3,7 +3,10 @@
 //!
 //! `send` ends the text with Enter as a terminal's Enter key sends it: a carriage return (`\r`),
 //! which cooked-mode programs (shells) read as a newline and raw-mode programs (agents' TUIs) read
-//! as Enter. `--stdin` sends stdin's bytes unchanged, in 1 MiB writes (the server's limit per
+//! as Enter. A program that turned bracketed paste on (mode 2004: Codex, Claude Code, OpenCode,
+//! bash's readline) gets the text as a paste (`ESC[200~ … ESC[201~`) and the Enter after it: a
+//! TUI that sees text and `\r` arrive in one read takes it all for a paste and the `\r` for a
+//! newline in it (Codex does), whereas a paste that says where it ends leaves the Enter a key. `--stdin` sends stdin's bytes unchanged, in 1 MiB writes (the server's limit per
 //! write).
 
 use std::io::Read;
@@ -118,23 +121,59 @@ fn parse_attentions(text: &str) -> Result<AttentionList, String> {
     names::parse_list::<pb::Attention>(text).map(AttentionList)
 }
 
-/// The bytes `send` writes for TEXT.
-pub fn text_input(words: &[String], press_enter: bool) -> Vec<u8> {
-    let mut text = words.join(" ");
-    if press_enter {
-        text.push_str(ENTER);
+/// How the pane's program takes typed text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Typing {
+    /// As keys (bracketed paste is off or unknown).
+    Keys,
+    /// As a bracketed paste.
+    BracketedPaste,
+}
+
+impl Typing {
+    /// From the pane's modes, when they could be read.
+    pub fn of_screen(screen: Option<&super::screen_state::ScreenState>) -> Typing {
+        if screen.is_some_and(|s| s.modes.contains(&"bracketed_paste")) {
+            Typing::BracketedPaste
+        } else {
+            Typing::Keys
+        }
     }
-    text.into_bytes()
+}
+
+const PASTE_START: &str = "\x1b[200~";
+const PASTE_END: &str = "\x1b[201~";
+
+/// The bytes `send` writes for TEXT: with Enter, and as a bracketed paste when the program takes
+/// one (see the module docs); a paste-end sequence inside the text is dropped, so the text cannot
+/// end the paste early.
+pub fn text_input(words: &[String], press_enter: bool, typing: Typing) -> Vec<u8> {
+    let text = words.join(" ");
+    let mut out = match typing {
+        Typing::BracketedPaste if press_enter && !text.is_empty() => {
+            format!("{PASTE_START}{}{PASTE_END}", text.replace(PASTE_END, ""))
+        }
+        _ => text,
+    };
+    if press_enter {
+        out.push_str(ENTER);
+    }
+    out.into_bytes()
 }
 
 /// `pane send`.
-pub async fn send(ctx: &Ctx, client: &mut PaneServiceClient<Channel>, args: SendArgs) -> CliResult {
+pub async fn send(
+    ctx: &Ctx,
+    client: &mut PaneServiceClient<Channel>,
+    args: SendArgs,
+    typing: Typing,
+) -> CliResult {
     let data = if args.stdin {
         let mut data = Vec::new();
         std::io::stdin().read_to_end(&mut data)?;
         data
     } else {
-        text_input(&args.text, !args.no_newline)
+        text_input(&args.text, !args.no_newline, typing)
     };
     let mut written = 0u64;
     // An empty `--stdin` still makes one (empty) call, so a bad pane id is reported.
@@ -331,8 +370,26 @@ mod tests {
     #[test]
     fn send_presses_enter_unless_told_not_to() {
         let words = vec!["echo".to_string(), "hi".to_string()];
-        assert_eq!(text_input(&words, true), b"echo hi\r");
-        assert_eq!(text_input(&words, false), b"echo hi");
+        assert_eq!(text_input(&words, true, Typing::Keys), b"echo hi\r");
+        assert_eq!(text_input(&words, false, Typing::Keys), b"echo hi");
+    }
+
+    #[test]
+    fn a_program_that_takes_pastes_gets_the_text_as_one_then_enter() {
+        let words = vec!["fix".to_string(), "it".to_string()];
+        assert_eq!(
+            text_input(&words, true, Typing::BracketedPaste),
+            b"\x1b[200~fix it\x1b[201~\r"
+        );
+        // Without Enter the text is typed as it is; an empty line is just Enter.
+        assert_eq!(text_input(&words, false, Typing::BracketedPaste), b"fix it");
+        assert_eq!(text_input(&[], true, Typing::BracketedPaste), b"\r");
+        // The text cannot end the paste early.
+        let sneaky = vec!["a\x1b[201~b".to_string()];
+        assert_eq!(
+            text_input(&sneaky, true, Typing::BracketedPaste),
+            b"\x1b[200~ab\x1b[201~\r"
+        );
     }
 
     #[test]

@@ -38,10 +38,38 @@ pub struct HookCall {
     pub payload: Vec<u8>,
     /// The pane named by the hook (`SIGNALTTY_PANE`).
     pub pane: Option<PaneId>,
+    /// Who runs the hook: a process of the agent's own pane, or a daemon several panes share.
+    pub reporter: Reporter,
     /// The hook's pid, for attribution by ancestry (0 = unknown).
     pub client_pid: u32,
     /// How long to wait for an answer to a permission request; `None` = do not wait.
     pub wait: Option<Duration>,
+}
+
+/// Who runs a hook.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reporter {
+    /// A process inside the agent's own pane (or outside every pane): attributed by the pane it
+    /// names and its ancestry.
+    Pane,
+    /// A daemon that the agents of several panes share (Codex's app-server): routed by session.
+    SharedDaemon {
+        /// The daemon's pid.
+        daemon: u32,
+    },
+}
+
+impl Reporter {
+    /// Who runs a hook of `kind` whose connection comes from `peer_pid` (0 = unknown).
+    pub fn of(kind: AgentKind, peer_pid: u32) -> Reporter {
+        if kind != AgentKind::Codex || peer_pid == 0 {
+            return Reporter::Pane;
+        }
+        match super::shared_hooks::codex_daemon_of(peer_pid) {
+            Some(daemon) => Reporter::SharedDaemon { daemon },
+            None => Reporter::Pane,
+        }
+    }
 }
 
 /// What a hook call did.
@@ -144,7 +172,14 @@ impl Hub {
         if is_foreign(call.kind, &payload) {
             return Ok(HookOutcome::default());
         }
-        let Some(pane) = self.attribute(call.pane, call.client_pid)? else {
+        let pane = match call.reporter {
+            Reporter::Pane => self.attribute(call.pane, call.client_pid)?,
+            Reporter::SharedDaemon { .. } => {
+                self.route_by_session(call.kind, effect.session_id.as_ref(), &payload)
+                    .await
+            }
+        };
+        let Some(pane) = pane else {
             return Ok(HookOutcome::default());
         };
         let hold = match (&effect.permission, call.wait) {

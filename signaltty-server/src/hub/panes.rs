@@ -360,7 +360,11 @@ impl Hub {
                 .apply(|s, _| {
                     s.update_pane(id, |p| {
                         if !p.title_locked {
-                            p.title = title;
+                            // Not every frame of an animated title (model/steady_title.rs).
+                            let steady = crate::model::steady_title::steady_title(&title);
+                            if p.title != steady {
+                                p.title = steady.to_owned();
+                            }
                         }
                     })
                 })

@@ -290,6 +290,9 @@ pub(super) fn command(pane: &PaneId, socket: &Path, spec: &SpawnSpec) -> Command
         command.env_remove(var);
     }
     command.env("TERM", DEFAULT_TERM);
+    // The server's own PWD names the directory it was started in, not the pane's: a program
+    // that believes PWD over getcwd (OpenCode takes it for its project) would work elsewhere.
+    command.env("PWD", &spec.cwd);
     for (key, value) in &spec.env {
         if !REFUSED_REQUEST_VARS.contains(&key.as_str()) {
             command.env(key, value);
@@ -456,6 +459,11 @@ mod tests {
         assert_eq!(env["SIGNALTTY_SOCKET"].as_deref(), Some("/run/s.sock"));
         assert_eq!(env["TERM"].as_deref(), Some(DEFAULT_TERM));
         assert_eq!(env["COLUMNS"], None, "stale COLUMNS is removed");
+        assert_eq!(
+            env["PWD"].as_deref(),
+            s.cwd.to_str(),
+            "PWD is the pane's directory, not the server's"
+        );
 
         s.env = vec![("TERM".into(), "dumb".into())];
         let env = envs(&command(&pane, Path::new("/s"), &s));

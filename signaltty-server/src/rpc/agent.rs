@@ -9,7 +9,7 @@ use super::convert::{
     agent_kind_from_pb, agent_kinds_from_pb, hook_report_to_pb, optional, pane_id, verdict_to_pb,
 };
 use crate::hub::Hub;
-use crate::hub::agents::{HookCall, INSTALLABLE, answer_wait};
+use crate::hub::agents::{HookCall, INSTALLABLE, Reporter, answer_wait};
 
 /// Serves `signaltty.v1.AgentService`.
 #[derive(Debug)]
@@ -37,14 +37,24 @@ impl pb::agent_service_server::AgentService for AgentService {
         req: Request<pb::ReportHookEventRequest>,
     ) -> Answer<pb::ReportHookEventResponse> {
         let origin = super::origin(&req);
+        let peer_pid = super::peer_pid(&req);
         let req = req.into_inner();
-        let call = HookCall {
-            kind: agent_kind_from_pb(req.agent)?,
-            event: req.event,
-            payload: req.payload,
-            pane: self
+        let kind = agent_kind_from_pb(req.agent)?;
+        let reporter = Reporter::of(kind, peer_pid);
+        let pane = match reporter {
+            // A shared daemon's environment and place name the pane that started it, not the
+            // one whose agent reports: the hub routes it by session (hub/shared_hooks.rs).
+            Reporter::SharedDaemon { .. } => None,
+            Reporter::Pane => self
                 .hub
                 .hook_pane(&origin, optional(&req.pane_id, pane_id)?)?,
+        };
+        let call = HookCall {
+            kind,
+            event: req.event,
+            payload: req.payload,
+            pane,
+            reporter,
             client_pid: req.client_pid,
             wait: if req.wait_for_answer {
                 Some(answer_wait(req.timeout_ms)?)

@@ -95,10 +95,14 @@ pub fn entry_path(v1: &Path, generation: Generation) -> PathBuf {
     }
 }
 
-/// The generation the installed OpenCode loads, from `opencode --version` (500 ms at most);
-/// `None` when it cannot be told.
+/// How long `opencode --version` may take: it starts a Node launcher and then the native
+/// binary, 0.6 s on an idle machine and 2 s on a busy one (500 ms was too short).
+pub const VERSION_PROBE: Duration = Duration::from_secs(5);
+
+/// The generation the installed OpenCode loads, from `opencode --version` (at most
+/// [`VERSION_PROBE`]); `None` when it cannot be told.
 pub fn detect_generation() -> Option<Generation> {
-    match opencode_major() {
+    match opencode_major(Path::new("opencode"), VERSION_PROBE) {
         Some(1) => Some(Generation::V1),
         Some(m) if m >= 2 => Some(Generation::V2),
         _ => None,
@@ -111,7 +115,7 @@ pub const FALLBACK: Generation = Generation::V2;
 
 /// What an install says when it could not tell the version and wrote only the V2 plugin.
 pub const UNKNOWN_VERSION_NOTICE: &str = "could not tell the OpenCode version (`opencode --version` \
-     gave none within 500 ms), so only the OpenCode 2 plugin was installed; with OpenCode 1, run \
+     gave none within 5 s), so only the OpenCode 2 plugin was installed; with OpenCode 1, run \
      `signaltty integration install opencode` again where `opencode --version` works";
 
 fn other(generation: Generation) -> Generation {
@@ -121,15 +125,15 @@ fn other(generation: Generation) -> Generation {
     }
 }
 
-fn opencode_major() -> Option<u32> {
-    let mut child = Command::new("opencode")
+fn opencode_major(program: &Path, wait: Duration) -> Option<u32> {
+    let mut child = Command::new(program)
         .arg("--version")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .ok()?;
-    let deadline = Instant::now() + Duration::from_millis(500);
+    let deadline = Instant::now() + wait;
     loop {
         match child.try_wait() {
             Ok(Some(_)) => break,
@@ -263,6 +267,22 @@ pub(super) fn uninstall(v1: &Path) -> Result<WriteOutcome, InstallError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `opencode --version` of opencode-ai 1.18 takes 0.6 s on an idle machine: a launcher that
+    /// slow is still read (the probe once gave up after 500 ms and installed both generations).
+    #[test]
+    fn a_slow_version_probe_is_still_read() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let program = dir.path().join("opencode");
+        std::fs::write(&program, "#!/bin/sh\nsleep 0.7\necho 1.18.33\n").expect("script");
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        assert_eq!(opencode_major(&program, VERSION_PROBE), Some(1));
+        assert_eq!(
+            opencode_major(&dir.path().join("missing"), VERSION_PROBE),
+            None
+        );
+    }
 
     #[test]
     fn versions_are_read_from_the_cli_output() {

@@ -1,0 +1,8 @@
+//! Support for the suites that drive the real agents (`tests/real_*.rs`): pinned installs from
+//! npm, fake model servers on loopback, and each agent's world.
+
+pub mod chat;
+pub mod codex;
+pub mod npm_codex;
+pub mod opencode;
+pub mod responses;
