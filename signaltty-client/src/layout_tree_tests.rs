@@ -92,3 +92,30 @@ fn broken_node_lists_give_empty_nodes_not_loops_or_panics() {
     let got = unflatten(&pb::FlatLayout { nodes });
     assert_eq!(crate::geometry::pane_ids(&got), vec!["end".to_string()]);
 }
+
+#[test]
+fn the_catalog_holds_the_whole_tree_of_a_tab_sent_only_flat() {
+    let tree = chain(256, true);
+    let tab = pb::Tab {
+        id: "tab_big".into(),
+        workspace_id: "ws_1".into(),
+        flat_layout: Some(flatten(&tree)),
+        ..pb::Tab::default()
+    };
+    let mut catalog = crate::catalog::Catalog::default();
+    catalog.apply(&pb::Event {
+        seq: 1,
+        kind: Some(pb::event::Kind::TabUpdated(pb::TabUpdated {
+            tab: Some(tab),
+        })),
+        ..pb::Event::default()
+    });
+    let held = held(&catalog.tabs["tab_big"]).expect("the tree is held");
+    assert_eq!(held, &tree);
+    // And it lays out: every pane of the 255-deep tree gets its place (in a wide enough area,
+    // a cell each at least), as the TUI draws it.
+    let placement =
+        crate::geometry::Placement::compute(held, crate::geometry::Rect::new(0, 0, 1000, 300));
+    assert_eq!(placement.panes.len(), 256);
+    assert_eq!(placement.dividers.len(), 255);
+}
