@@ -152,3 +152,86 @@ fn index_to_pb(index: usize) -> u32 {
 fn index_from_pb(index: u32) -> usize {
     usize::try_from(index).unwrap_or(usize::MAX)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::SystemTime;
+
+    use prost::Message;
+
+    use super::*;
+    use crate::model::ids::{PaneId, TabId, WorkspaceId};
+    use crate::model::layout::Direction;
+    use crate::model::tab::Tab;
+
+    /// A tab of `panes` panes, each split off the newest: `panes - 1` splits deep.
+    fn chain_tab(panes: usize) -> (Tab, Vec<PaneId>) {
+        let ids: Vec<PaneId> = (0..panes).map(|_| PaneId::new()).collect();
+        let mut layout = Layout::single(ids[0].clone());
+        for pair in ids.windows(2) {
+            layout
+                .split(&pair[0], pair[1].clone(), Direction::Right)
+                .expect("within the cap");
+        }
+        let tab = Tab {
+            id: TabId::new(),
+            workspace_id: WorkspaceId::new(),
+            title: "t".into(),
+            layout: Some(layout),
+            active_pane: None,
+            created_at: SystemTime::UNIX_EPOCH,
+        };
+        (tab, ids)
+    }
+
+    /// What the issue reported: the nested form of ~50 splits in one direction cannot be decoded
+    /// by prost with its default limit, inside the event that carries it; the tab as sent now
+    /// decodes whole at the most panes a tab may hold.
+    #[test]
+    #[allow(deprecated)] // builds the old wire shape to show why it had to go.
+    fn tabs_as_sent_decode_with_default_limits_where_the_nested_form_did_not() {
+        let wrap = |tab: pb::Tab| pb::SubscribeResponse {
+            kind: Some(pb::subscribe_response::Kind::Event(pb::Event {
+                seq: 1,
+                kind: Some(pb::event::Kind::TabUpdated(pb::TabUpdated {
+                    tab: Some(tab),
+                })),
+                ..Default::default()
+            })),
+        };
+        let (fifty, _) = chain_tab(50);
+        let old = pb::Tab {
+            layout: fifty.layout.as_ref().map(layout_to_pb),
+            ..Default::default()
+        };
+        let err = pb::SubscribeResponse::decode(wrap(old).encode_to_vec().as_slice())
+            .expect_err("the nested form of 49 splits is past the decoder's nesting limit");
+        assert!(err.to_string().contains("recursion limit"), "{err}");
+
+        for panes in [
+            2,
+            NESTED_LAYOUT_MAX_DEPTH + 1,
+            NESTED_LAYOUT_MAX_DEPTH + 2,
+            256,
+        ] {
+            let (tab, ids) = chain_tab(panes);
+            let sent = wrap(super::super::tab_to_pb(&tab)).encode_to_vec();
+            let got = pb::SubscribeResponse::decode(sent.as_slice()).expect("decodes");
+            let Some(pb::subscribe_response::Kind::Event(pb::Event {
+                kind: Some(pb::event::Kind::TabUpdated(pb::TabUpdated { tab: Some(got) })),
+                ..
+            })) = got.kind
+            else {
+                panic!("a tab event")
+            };
+            let flat = flat_layout_from_pb(got.flat_layout.as_ref().expect("flat_layout"));
+            assert_eq!(flat.expect("valid").panes(), ids, "{panes} panes");
+            // The nested field only while every decoder can read it.
+            assert_eq!(
+                got.layout.is_some(),
+                panes - 1 <= NESTED_LAYOUT_MAX_DEPTH,
+                "{panes}"
+            );
+        }
+    }
+}
