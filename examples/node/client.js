@@ -8,7 +8,9 @@
 //   3. attach to the pane and send each line typed on stdin, printing the pane's echo;
 //   4. answer a pending decision (an agent's permission request, reported the way an agent's
 //      hook reports it) and show the verdict the waiting hook receives;
-//   5. read a stable error reason (google.rpc.ErrorInfo) from a failed call.
+//   5. read a stable error reason (google.rpc.ErrorInfo) from a failed call;
+//   6. build tabs of 256 panes (the most a tab holds) in one direction, alternating and
+//      balanced, and read them whole from `flat_layout` with the decoder's default settings.
 //
 // Usage: node client.js SOCKET DIR   (lines to type come from stdin; exit 0 when it all worked)
 'use strict';
@@ -223,6 +225,95 @@ async function errorReasonStep(panes) {
   }
 }
 
+const TAB_LIMIT = 256; // the most panes one tab holds (docs/api.md, Limits)
+
+/** A tab's pane ids in layout order: the server writes flat_layout depth first. */
+function flatIds(tab) {
+  return tab.flat_layout.nodes.filter((n) => n.node === 'pane_id').map((n) => n.pane_id);
+}
+
+/** A FlatLayout of `ids`, depth first; shape(count, level) gives [cut, direction]. */
+function buildFlat(ids, shape) {
+  const nodes = [];
+  const push = (run, level) => {
+    const me = nodes.length;
+    if (run.length === 1) {
+      nodes.push({ pane_id: run[0] });
+      return me;
+    }
+    const [cut, direction] = shape(run.length, level);
+    nodes.push(null); // filled once the children's indices are known
+    const first = push(run.slice(0, cut), level + 1);
+    const second = push(run.slice(cut), level + 1);
+    nodes[me] = { split: { direction, ratio: 0.5, first, second } };
+    return me;
+  };
+  push(ids, 0);
+  return { nodes };
+}
+
+const alternate = (level) => (level % 2 === 0 ? 'DIRECTION_RIGHT' : 'DIRECTION_DOWN');
+const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+// Step 6: the nested `layout` would need two levels of nesting a split, which decoders bound;
+// `flat_layout` reads the same for any tab.
+async function largeTabs(api, channel, workspaces, panes, cwd) {
+  const tabs = new api.TabService(null, null, { channelOverride: channel });
+  const events = new api.EventService(null, null, { channelOverride: channel });
+  const { workspace: ws } = await call(workspaces, 'CreateWorkspace', {
+    name: 'big-from-node',
+    cwd,
+  });
+  const argv = ['sleep', '600'];
+  const { pane: first } = await call(panes, 'SpawnPane', { workspace_id: ws.id, argv });
+  const ids = [first.id];
+  let tab;
+  while (ids.length < TAB_LIMIT) {
+    // Each split cuts the newest pane: a chain 255 splits deep.
+    const split = await call(panes, 'SplitPane', {
+      pane_id: ids[ids.length - 1],
+      direction: 'DIRECTION_RIGHT',
+      argv,
+    });
+    ids.push(split.pane.id);
+    tab = split.tab;
+  }
+  let ok = same(flatIds(tab), ids) && tab.layout === null;
+  console.log(`${ids.length} panes split in one direction; the nested field is unset: ${ok}`);
+  try {
+    await call(panes, 'SplitPane', { pane_id: ids[0], direction: 'DIRECTION_DOWN', argv });
+    ok = false;
+  } catch (err) {
+    const reason = errorReason(err);
+    console.log(`pane ${TAB_LIMIT + 1}: ${grpc.status[err.code]} ${reason}: ${err.details}`);
+    ok = ok && reason === 'TOO_MANY_PANES';
+  }
+  const shapes = {
+    'one direction': () => [1, 'DIRECTION_RIGHT'],
+    alternating: (count, level) => [1, alternate(level)],
+    balanced: (count, level) => [Math.floor(count / 2), alternate(level)],
+  };
+  for (const [name, shape] of Object.entries(shapes)) {
+    const flat = buildFlat(ids, shape);
+    await call(tabs, 'SetLayout', { tab_id: tab.id, flat_layout: flat });
+    const read = await call(workspaces, 'GetWorkspace', { workspace_id: ws.id });
+    const got = read.tabs.find((t) => t.id === tab.id);
+    const whole = same(flatIds(got), ids) && got.flat_layout.nodes.length === flat.nodes.length;
+    console.log(`  ${name}: GetWorkspace reads all ${flatIds(got).length} panes: ${whole}`);
+    ok = ok && whole;
+  }
+  const stream = events.Subscribe({ from_seq: '0', kinds: ['EVENT_KIND_TAB'] }, deadline());
+  const { events: replayed } = await readUntilSynced(stream);
+  hangUp(stream);
+  const big = replayed
+    .filter((e) => e.kind === 'tab_updated' && e.tab_updated.tab.pane_ids.length === TAB_LIMIT)
+    .map((e) => e.tab_updated.tab);
+  console.log(`  events: ${replayed.length} tab events replayed, ${big.length} of the full tab`);
+  ok = ok && big.length >= 1 + Object.keys(shapes).length && big.every((t) => same(flatIds(t), ids));
+  await call(workspaces, 'CloseWorkspace', { workspace_id: ws.id });
+  return ok;
+}
+
 async function main() {
   const [socket, cwd] = process.argv.slice(2);
   const lines = fs.readFileSync(0, 'utf8').split('\n').filter((l) => l.trim() !== '');
@@ -235,6 +326,7 @@ async function main() {
     attach: await attachAndEcho(panes, pane, lines),
     decision: await answerADecision(api, channel, pane),
     'error reason': await errorReasonStep(panes),
+    'large tabs': await largeTabs(api, channel, workspaces, panes, cwd),
   };
   await call(workspaces, 'CloseWorkspace', { workspace_id: ws.id });
   channel.close();

@@ -7,7 +7,9 @@ A complete small program over the whole everyday API:
   3. attach to the pane and send each line typed on stdin, printing the pane's echo;
   4. answer a pending decision (an agent's permission request, reported the way an agent's hook
      reports it) and show the verdict the waiting hook receives;
-  5. read a stable error reason (ErrorInfo) from a failed call.
+  5. read a stable error reason (ErrorInfo) from a failed call;
+  6. build tabs of 256 panes (the most a tab holds) in one direction, alternating and balanced,
+     and read them whole from `flat_layout` with the decoder's default settings.
 
 Usage: client.py SOCKET DIR   (lines to type come from stdin; exit 0 when every step worked)
 """
@@ -25,6 +27,7 @@ from google.rpc import error_details_pb2
 from signaltty.v1 import agent_pb2, agent_pb2_grpc
 from signaltty.v1 import event_pb2, event_pb2_grpc
 from signaltty.v1 import pane_pb2, pane_pb2_grpc
+from signaltty.v1 import tab_pb2, tab_pb2_grpc
 from signaltty.v1 import workspace_pb2, workspace_pb2_grpc
 
 TIMEOUT = 30  # seconds; generous, the CI machine is shared
@@ -195,6 +198,103 @@ def error_reason(panes):
     return False
 
 
+TAB_LIMIT = 256  # the most panes one tab holds (docs/api.md, Limits)
+
+
+def flat_ids(tab):
+    """A tab's pane ids in layout order: the server writes flat_layout depth first."""
+    return [n.pane_id for n in tab.flat_layout.nodes if n.WhichOneof("node") == "pane_id"]
+
+
+def build_flat(ids, shape):
+    """A FlatLayout of `ids`, depth first; shape(count, level) gives (cut, direction)."""
+    nodes = []
+
+    def push(run, level):
+        me = len(nodes)
+        if len(run) == 1:
+            nodes.append(tab_pb2.LayoutNode(pane_id=run[0]))
+            return me
+        cut, direction = shape(len(run), level)
+        nodes.append(None)  # filled once the children's indices are known
+        first = push(run[:cut], level + 1)
+        second = push(run[cut:], level + 1)
+        split = tab_pb2.LayoutSplit(direction=direction, ratio=0.5, first=first, second=second)
+        nodes[me] = tab_pb2.LayoutNode(split=split)
+        return me
+
+    push(ids, 0)
+    return tab_pb2.FlatLayout(nodes=nodes)
+
+
+def alternate(level):
+    return tab_pb2.DIRECTION_RIGHT if level % 2 == 0 else tab_pb2.DIRECTION_DOWN
+
+
+def large_tabs(channel, workspaces, panes, cwd):
+    """Step 6: the nested `layout` would need two levels of nesting a split, and this decoder
+    refuses more than 100; `flat_layout` reads the same for any tab."""
+    tabs = tab_pb2_grpc.TabServiceStub(channel)
+    events = event_pb2_grpc.EventServiceStub(channel)
+    ws = workspaces.CreateWorkspace(
+        workspace_pb2.CreateWorkspaceRequest(name="big-from-python", cwd=cwd)
+    ).workspace
+    argv = ["sleep", "600"]
+    first = panes.SpawnPane(pane_pb2.SpawnPaneRequest(workspace_id=ws.id, argv=argv)).pane
+    ids, tab = [first.id], None
+    while len(ids) < TAB_LIMIT:  # each split cuts the newest pane: a chain 255 splits deep
+        split = panes.SplitPane(
+            pane_pb2.SplitPaneRequest(
+                pane_id=ids[-1], direction=tab_pb2.DIRECTION_RIGHT, argv=argv
+            )
+        )
+        ids.append(split.pane.id)
+        tab = split.tab
+    ok = flat_ids(tab) == ids and not tab.HasField("layout")
+    print(f"{len(ids)} panes split in one direction; the nested field is unset: {ok}")
+    try:
+        panes.SplitPane(
+            pane_pb2.SplitPaneRequest(
+                pane_id=ids[0], direction=tab_pb2.DIRECTION_DOWN, argv=argv
+            )
+        )
+        ok = False
+    except grpc.RpcError as err:
+        status = rpc_status.from_call(err)
+        info = error_details_pb2.ErrorInfo()
+        reason = next((info.reason for d in status.details if d.Unpack(info)), None)
+        print(f"pane {TAB_LIMIT + 1}: {err.code().name} {reason}: {err.details()}")
+        ok = ok and reason == "TOO_MANY_PANES"
+    shapes = {
+        "one direction": lambda count, level: (1, tab_pb2.DIRECTION_RIGHT),
+        "alternating": lambda count, level: (1, alternate(level)),
+        "balanced": lambda count, level: (count // 2, alternate(level)),
+    }
+    for name, shape in shapes.items():
+        flat = build_flat(ids, shape)
+        tabs.SetLayout(tab_pb2.SetLayoutRequest(tab_id=tab.id, flat_layout=flat))
+        read = workspaces.GetWorkspace(workspace_pb2.GetWorkspaceRequest(workspace_id=ws.id))
+        got = next(t for t in read.tabs if t.id == tab.id)
+        whole = flat_ids(got) == ids and got.flat_layout == flat
+        print(f"  {name}: GetWorkspace reads all {len(flat_ids(got))} panes: {whole}")
+        ok = ok and whole
+    stream = events.Subscribe(
+        event_pb2.SubscribeRequest(from_seq=0, kinds=[event_pb2.EVENT_KIND_TAB]),
+        timeout=TIMEOUT,
+    )
+    replayed, _ = read_until_synced(stream)
+    stream.cancel()
+    big = [
+        e.tab_updated.tab
+        for e in replayed
+        if e.WhichOneof("kind") == "tab_updated" and len(e.tab_updated.tab.pane_ids) == TAB_LIMIT
+    ]
+    print(f"  events: {len(replayed)} tab events replayed, {len(big)} of the full tab")
+    ok = ok and len(big) >= 1 + len(shapes) and all(flat_ids(t) == ids for t in big)
+    workspaces.CloseWorkspace(workspace_pb2.CloseWorkspaceRequest(workspace_id=ws.id))
+    return ok
+
+
 def main() -> int:
     socket, cwd = sys.argv[1], sys.argv[2]
     lines = [line.rstrip("\n") for line in sys.stdin if line.strip()]
@@ -208,6 +308,7 @@ def main() -> int:
         "attach": attach_and_echo(panes, pane, lines),
         "decision": answer_a_decision(channel, pane),
         "error reason": error_reason(panes),
+        "large tabs": large_tabs(channel, workspaces, panes, cwd),
     }
     workspaces.CloseWorkspace(workspace_pb2.CloseWorkspaceRequest(workspace_id=ws.id))
     failed = [name for name, ok in results.items() if not ok]

@@ -62,7 +62,10 @@ pub fn tab_details(t: &pb::Tab) -> String {
         ("title", t.title.clone()),
         ("panes", t.pane_ids.join(" ")),
     ]);
-    match t.layout.as_ref().map(LayoutJson::from_proto) {
+    match signaltty_client::layout_tree::tree(t)
+        .as_ref()
+        .map(LayoutJson::from_proto)
+    {
         Some(Ok(layout)) => {
             text.push_str("layout:\n");
             for line in layout.render_tree().lines() {

@@ -296,3 +296,37 @@ fn a_full_coloured_scrollback_is_readable() {
         &run.stdout[..300]
     );
 }
+
+/// The CLI's own `pane split` once failed from about the 50th split in one direction: the tab in
+/// its answer nested deeper than the decoder's 100 levels ("recursion limit reached"). It reads
+/// `flat_layout` now; the tab prints whole.
+#[test]
+fn splitting_one_pane_55_times_in_one_direction_keeps_working() {
+    let env = TestEnv::new();
+    let ws = env.workspace("deep");
+    let first = env.json(&["pane", "spawn", &ws, "--", "sleep", "600"]);
+    let mut ids = vec![first["pane"]["id"].as_str().expect("pane id").to_string()];
+    while ids.len() < 55 {
+        let last = ids.last().expect("a pane").clone();
+        let split = env.json(&["pane", "split", &last, "--right", "--", "sleep", "600"]);
+        let pane = split["pane"]["id"].as_str().expect("split answers");
+        assert_eq!(
+            split["tab"]["pane_ids"].as_array().map(Vec::len),
+            Some(ids.len() + 1),
+            "{split}"
+        );
+        ids.push(pane.to_string());
+    }
+    let text = env.ok(&["workspace", "get", &ws]);
+    for id in &ids {
+        assert!(text.contains(id.as_str()), "{id} is shown: {text}");
+    }
+    let json = env.json(&["workspace", "get", &ws]);
+    let mut node = &json["tabs"][0]["layout"];
+    let mut depth = 0;
+    while let Some(split) = node.get("split") {
+        depth += 1;
+        node = &split["second"];
+    }
+    assert_eq!(depth, 54, "the whole chain is in the JSON layout");
+}

@@ -36,7 +36,8 @@ use crate::reconnect::Backoff;
 pub struct Catalog {
     /// Workspaces in creation order.
     pub workspaces: Vec<pb::Workspace>,
-    /// Tabs by id (their order is their workspace's `tab_ids`).
+    /// Tabs by id (their order is their workspace's `tab_ids`), each with its whole layout
+    /// tree in memory ([`crate::layout_tree::held`]).
     pub tabs: HashMap<String, pb::Tab>,
     /// Panes by id; `pending_decision` is kept current by the decision events.
     pub panes: HashMap<String, pb::Pane>,
@@ -77,7 +78,8 @@ impl Catalog {
                 Err(status) if status.code() == tonic::Code::NotFound => continue,
                 Err(status) => return Err(status),
             };
-            for tab in full.tabs {
+            for mut tab in full.tabs {
+                crate::layout_tree::hold(&mut tab);
                 catalog.tabs.insert(tab.id.clone(), tab);
             }
             for pane in full.panes {
@@ -124,7 +126,9 @@ impl Catalog {
             }
             Ev::TabCreated(pb::TabCreated { tab: Some(tab) })
             | Ev::TabUpdated(pb::TabUpdated { tab: Some(tab) }) => {
-                self.tabs.insert(tab.id.clone(), tab.clone());
+                let mut held = tab.clone();
+                crate::layout_tree::hold(&mut held);
+                self.tabs.insert(tab.id.clone(), held);
                 // The workspace's tab list comes with WorkspaceUpdated; until then, a created
                 // tab is listed at the end so it is never invisible.
                 if let Some(ws) = self

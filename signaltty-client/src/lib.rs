@@ -41,6 +41,7 @@ pub mod client;
 pub mod connect;
 pub mod error;
 pub mod geometry;
+pub mod layout_tree;
 pub mod present;
 pub mod raw_mode;
 pub mod reconnect;

@@ -97,9 +97,9 @@ async fn the_feed_mirrors_the_server_and_survives_a_restart() {
     let pane_id = pane.id.clone();
     until(&mut rx, &mut catalog, &mut seen, |c| {
         c.panes.contains_key(&pane_id)
-            && c.tabs
-                .values()
-                .any(|t| t.pane_ids.contains(&pane_id) && t.layout.is_some())
+            && c.tabs.values().any(|t| {
+                t.pane_ids.contains(&pane_id) && signaltty_client::layout_tree::held(t).is_some()
+            })
             && c.workspaces
                 .iter()
                 .any(|w| w.id == ws.id && !w.active_tab_id.is_empty())

@@ -66,6 +66,8 @@ pub struct ServerConfig {
     pub close_tab_on_last_pane: Option<bool>,
     /// Open connections past which new ones are refused (`TOO_MANY_CONNECTIONS`).
     pub max_connections: Option<usize>,
+    /// Most panes the server holds at once (`TOO_MANY_PANES` past it).
+    pub max_panes: Option<usize>,
     /// Seconds of silence after which the server pings a connection (HTTP/2 keepalive).
     pub keepalive_interval_secs: Option<u64>,
     /// Seconds a ping may go unanswered before the connection is closed.

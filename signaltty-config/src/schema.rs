@@ -163,6 +163,17 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         section: "server",
+        name: "max_panes",
+        kind: Kind::Integer {
+            min: 1,
+            max: 65_536,
+        },
+        default: "1024",
+        doc: "Most panes the server holds at once; a spawn or split past it is refused \
+              (RESOURCE_EXHAUSTED TOO_MANY_PANES) and changes nothing.",
+    },
+    Key {
+        section: "server",
         name: "keepalive_interval_secs",
         kind: Kind::Integer { min: 1, max: 3_600 },
         default: "60",

@@ -139,6 +139,7 @@ impl Walker<'_> {
             ("default_shell", Checked::Text(s)) => out.default_shell = Some(s),
             ("close_tab_on_last_pane", Checked::Bool(b)) => out.close_tab_on_last_pane = Some(b),
             ("max_connections", Checked::Integer(n)) => out.max_connections = Some(usize(n)),
+            ("max_panes", Checked::Integer(n)) => out.max_panes = Some(usize(n)),
             ("keepalive_interval_secs", Checked::Integer(n)) => {
                 out.keepalive_interval_secs = Some(n);
             }

@@ -41,6 +41,9 @@ pub struct Config {
     /// Open connections past which new ones are refused (RESOURCE_EXHAUSTED
     /// `TOO_MANY_CONNECTIONS`); config key `server.max_connections`.
     pub max_connections: usize,
+    /// Most panes the server holds at once (RESOURCE_EXHAUSTED `TOO_MANY_PANES` past it);
+    /// config key `server.max_panes`.
+    pub max_panes: usize,
     /// HTTP/2 keepalive: a ping after this much silence on a connection
     /// (`server.keepalive_interval_secs`).
     pub keepalive_interval: Duration,
@@ -144,6 +147,7 @@ impl Config {
             hook_home: None,
             pane_clients: PaneClientPolicy::default(),
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_panes: crate::model::state::DEFAULT_MAX_PANES,
             keepalive_interval: Duration::from_secs(60),
             keepalive_timeout: Duration::from_secs(20),
             preface_timeout: Duration::from_secs(5),
@@ -179,6 +183,9 @@ impl Config {
         }
         if let Some(max) = server.max_connections {
             self.max_connections = max;
+        }
+        if let Some(max) = server.max_panes {
+            self.max_panes = max;
         }
         if let Some(secs) = server.keepalive_interval_secs {
             self.keepalive_interval = Duration::from_secs(secs);

@@ -42,6 +42,7 @@ impl Daemon {
         let bound = listen::bind(&config.socket)?;
         let policy = Policy {
             close_tab_on_last_pane: config.close_tab_on_last_pane,
+            max_panes: config.max_panes,
         };
         // Loaded after the socket is ours, so a second server never touches our files.
         let (state_lock, loaded) = match crate::persist::lock_state_dir(&config.state_dir)

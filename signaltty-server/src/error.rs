@@ -55,6 +55,9 @@ pub enum Error {
         /// The limit.
         max: usize,
     },
+    /// A new pane would pass the per-tab or per-server pane limit; nothing was changed.
+    #[error("{0}")]
+    TooManyPanes(crate::model::state::PaneLimit),
     /// Too many requests of a kind at once.
     #[error("{0}")]
     RateLimited(String),
@@ -176,6 +179,7 @@ impl Error {
             Error::SpawnFailed { .. } => "SPAWN_FAILED",
             Error::InputTooLarge { .. } => "INPUT_TOO_LARGE",
             Error::RateLimited(_) => "RATE_LIMITED",
+            Error::TooManyPanes(_) => "TOO_MANY_PANES",
             Error::Timeout { .. } => "TIMEOUT",
             Error::IdentityChanged(_) => "IDENTITY_CHANGED",
             Error::Io { .. } => "IO_ERROR",

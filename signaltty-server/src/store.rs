@@ -115,6 +115,7 @@ impl From<StateError> for Error {
             StateError::NoSuchTab(id) => Error::NoSuchTab(id),
             StateError::NoSuchPane(id) => Error::NoSuchPane(id),
             StateError::Bad(msg) => Error::BadParams(msg),
+            StateError::TooManyPanes(limit) => Error::TooManyPanes(limit),
         }
     }
 }

@@ -92,12 +92,7 @@ fn layout(bytes: &[u8]) {
 fn load_snapshot(bytes: &[u8]) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("snapshot.json"), bytes).unwrap();
-    let _ = signaltty_server::persist::load(
-        dir.path(),
-        Policy {
-            close_tab_on_last_pane: true,
-        },
-    );
+    let _ = signaltty_server::persist::load(dir.path(), Policy::default());
 }
 
 /// A corpus input, mutated: some bytes replaced, some inserted.

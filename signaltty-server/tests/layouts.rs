@@ -2,7 +2,11 @@
 //! repeated, stolen panes, non-finite ratios) and change nothing when they refuse, closing
 //! collapses the tree and the last pane closes the tab.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+//!
+//! This file speaks the deprecated nested `Layout` on purpose: clients written before
+//! `flat_layout` must keep working for small tabs (`large_tabs.rs` covers the flat form).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, deprecated)]
 
 mod clients;
 mod common;
@@ -86,6 +90,7 @@ async fn layouts_made_by_panes_are_validated_by_set_layout_and_set_ratio() {
             .set_layout(pb::SetLayoutRequest {
                 tab_id: tab.id.clone(),
                 layout: Some(bad),
+                ..Default::default()
             })
             .await
             .expect_err(why);
@@ -112,6 +117,7 @@ async fn layouts_made_by_panes_are_validated_by_set_layout_and_set_ratio() {
         .set_layout(pb::SetLayoutRequest {
             tab_id: tab.id.clone(),
             layout: Some(full(&ids[3], 0.99)),
+            ..Default::default()
         })
         .await
         .unwrap()

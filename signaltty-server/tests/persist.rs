@@ -131,7 +131,8 @@ async fn everything_comes_back_after_sigkill_without_running_anything() {
         "workspaces, tabs, layouts and panes come back"
     );
     let tab = &after[0].tabs[0];
-    let Some(pb::layout::Node::Split(root_split)) = tab.layout.as_ref().unwrap().node.as_ref()
+    let root_node = tab.flat_layout.as_ref().and_then(|l| l.nodes.first());
+    let Some(pb::layout_node::Node::Split(root_split)) = root_node.and_then(|n| n.node.as_ref())
     else {
         panic!("the split layout is back: {tab:?}")
     };

@@ -193,7 +193,7 @@ async fn tab_create_rename_close_and_bad_ids() {
         .tab
         .unwrap();
     assert_eq!(tab.title, "agents");
-    assert!(tab.layout.is_none());
+    assert!(tab.flat_layout.is_none());
     let renamed = tabs
         .rename_tab(pb::RenameTabRequest {
             tab_id: tab.id.clone(),

@@ -296,7 +296,7 @@ fn resize(app: &mut App, focused: Option<String>, dir: Dir, cells: u8, fx: &mut 
     let Some((tab, placement)) = regions::placement(app) else {
         return;
     };
-    let Some(layout) = tab.layout.as_ref() else {
+    let Some(layout) = signaltty_client::layout_tree::held(tab) else {
         return;
     };
     let axis = match dir {

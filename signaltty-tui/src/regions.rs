@@ -63,7 +63,7 @@ pub fn sidebar_row_at(app: &App, y: u16) -> Option<usize> {
 /// The current tab's placement, if it has a layout.
 pub fn placement(app: &App) -> Option<(&pb::Tab, Placement)> {
     let tab = app.current_tab()?;
-    let layout = tab.layout.as_ref()?;
+    let layout = signaltty_client::layout_tree::held(tab)?;
     Some((tab, Placement::compute(layout, regions(app).panes)))
 }
 

@@ -44,15 +44,16 @@ pub fn pane(id: &str, tab: &str, title: &str) -> pb::Pane {
 }
 
 pub fn tab(id: &str, title: &str, layout: pb::Layout, panes: &[&str]) -> pb::Tab {
-    pb::Tab {
+    let mut tab = pb::Tab {
         id: id.into(),
         workspace_id: "w".into(),
         title: title.into(),
-        layout: Some(layout),
         pane_ids: panes.iter().map(|p| p.to_string()).collect(),
         active_pane_id: panes[0].into(),
-        created_at: None,
-    }
+        ..Default::default()
+    };
+    signaltty_client::layout_tree::set(&mut tab, Some(layout));
+    tab
 }
 
 pub fn decision() -> pb::Decision {
@@ -154,7 +155,7 @@ pub fn four_pane_layout(app: &mut App) {
         ),
     );
     if let Some(t1) = app.catalog.tabs.get_mut("t1") {
-        t1.layout = Some(layout);
+        signaltty_client::layout_tree::set(t1, Some(layout));
         t1.pane_ids = ["a", "b", "d", "e"].map(String::from).to_vec();
     }
 }

@@ -134,7 +134,8 @@ pub async fn signaltty_grid(
     TabServiceClient::new(server.channel())
         .set_layout(SetLayoutRequest {
             tab_id,
-            layout: Some(grid(&ids)),
+            flat_layout: Some(signaltty_client::layout_tree::flatten(&grid(&ids))),
+            ..Default::default()
         })
         .await
         .context("SetLayout")?;

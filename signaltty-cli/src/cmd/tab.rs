@@ -186,7 +186,10 @@ pub async fn cmd_tab(ctx: &Ctx, args: TabArgs) -> CliResult {
             client
                 .set_layout(pb::SetLayoutRequest {
                     tab_id: tab,
-                    layout,
+                    // The flat form: a nested tree deeper than ~45 splits is refused by the
+                    // server's decoder.
+                    flat_layout: layout.as_ref().map(signaltty_client::layout_tree::flatten),
+                    ..Default::default()
                 })
                 .await?
                 .into_inner()

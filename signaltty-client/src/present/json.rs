@@ -142,10 +142,7 @@ impl From<&pb::Tab> for JsonTab {
             title: t.title.clone(),
             // A tree this client cannot represent is shown as absent rather than failing the
             // whole command; `tab` commands print the ids anyway.
-            layout: t
-                .layout
-                .as_ref()
-                .and_then(|l| LayoutJson::from_proto(l).ok()),
+            layout: crate::layout_tree::tree(t).and_then(|l| LayoutJson::from_proto(&l).ok()),
             pane_ids: t.pane_ids.clone(),
             active_pane_id: non_empty(&t.active_pane_id),
             created_at: timestamp(&t.created_at),
@@ -356,13 +353,16 @@ mod tests {
 
     #[test]
     fn tab_json_carries_the_layout_shape() {
-        let tab = pb::Tab {
+        let mut tab = pb::Tab {
             id: "tab_1".into(),
-            layout: Some(pb::Layout {
-                node: Some(pb::layout::Node::PaneId("pane_1".into())),
-            }),
             ..Default::default()
         };
+        crate::layout_tree::set(
+            &mut tab,
+            Some(pb::Layout {
+                node: Some(pb::layout::Node::PaneId("pane_1".into())),
+            }),
+        );
         let v = serde_json::to_value(JsonTab::from(&tab)).expect("serializable");
         assert_eq!(v["layout"], serde_json::json!({"pane": "pane_1"}));
         assert_eq!(v["active_pane_id"], serde_json::Value::Null);

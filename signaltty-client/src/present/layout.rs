@@ -72,9 +72,43 @@ impl std::fmt::Display for LayoutFromProtoError {
 
 impl std::error::Error for LayoutFromProtoError {}
 
-/// Parses the layout JSON format.
+/// Deepest layout JSON [`parse`] reads: a split nests two levels, and a tab of the most panes
+/// the server allows (256) in one direction is 255 splits deep.
+pub const MAX_JSON_DEPTH: usize = 600;
+
+/// Parses the layout JSON format. serde_json's own nesting limit (128) would refuse the JSON of
+/// a tab split ~60 times in one direction, which the CLI itself prints; the depth is bounded
+/// here instead, before parsing, so that no input can exhaust the stack.
 pub fn parse(text: &str) -> Result<LayoutJson, serde_json::Error> {
-    serde_json::from_str(text)
+    if json_depth(text) > MAX_JSON_DEPTH {
+        return Err(serde::de::Error::custom(format!(
+            "layout nested deeper than {MAX_JSON_DEPTH} levels (a tab holds at most 256 panes)"
+        )));
+    }
+    let mut reader = serde_json::Deserializer::from_str(text);
+    reader.disable_recursion_limit();
+    let layout = LayoutJson::deserialize(&mut reader)?;
+    reader.end()?;
+    Ok(layout)
+}
+
+/// The deepest nesting of `{`/`[` outside strings (an upper bound of what parsing recurses).
+fn json_depth(text: &str) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0_usize, 0, false, false);
+    for byte in text.bytes() {
+        match (in_string, escaped, byte) {
+            (true, true, _) => escaped = false,
+            (true, false, b'\\') => escaped = true,
+            (true, false, b'"') | (false, _, b'"') => in_string = !in_string,
+            (false, _, b'{' | b'[') => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            (false, _, b'}' | b']') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 impl LayoutJson {
@@ -166,6 +200,29 @@ impl LayoutJson {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The JSON of `splits` splits in one direction, as `--json` prints a tab split that often.
+    fn chain_json(splits: usize) -> String {
+        let mut json = r#"{"pane":"pane_end"}"#.to_string();
+        for i in 0..splits {
+            json = format!(
+                r#"{{"split":{{"direction":"right","ratio":0.5,"first":{{"pane":"pane_{i}"}},"second":{json}}}}}"#
+            );
+        }
+        json
+    }
+
+    #[test]
+    fn the_layout_of_a_full_tab_in_one_direction_parses_and_deeper_input_is_refused() {
+        let printed = chain_json(255);
+        let layout = parse(&printed).expect("255 splits: serde_json's default limit refused it");
+        assert_eq!(serde_json::to_string(&layout).expect("print"), printed);
+        let err = parse(&chain_json(400)).expect_err("past the bound");
+        assert!(err.to_string().contains("deeper than 600"), "{err}");
+        // Brackets inside strings do not count; trailing input is still refused.
+        assert!(parse(r#"{"pane":"[[[[{{{{\"]]"}"#).is_ok());
+        assert!(parse(r#"{"pane":"pane_a"} x"#).is_err());
+    }
 
     const NESTED: &str = r#"{"split":{"direction":"right","ratio":0.5,"first":{"pane":"pane_a"},
         "second":{"split":{"direction":"down","ratio":0.25,"first":{"pane":"pane_b"},"second":{"pane":"pane_c"}}}}}"#;

@@ -157,7 +157,13 @@ impl Hub {
         direction: Direction,
         launch: Launch,
     ) -> Result<(Pane, Tab)> {
+        let placement = Placement::Split {
+            target: target.clone(),
+            direction,
+        };
+        // Refused before anything starts: a split past a pane limit spawns nothing.
         let (ws, size, default_cwd) = self.store().read(|s| {
+            s.check_placement(&placement)?;
             let p = s.pane(target)?;
             Ok::<_, crate::model::state::StateError>((
                 p.workspace_id.clone(),
@@ -184,10 +190,6 @@ impl Hub {
             .ok()
             .and_then(|h| h.pty().cwd().ok())
             .unwrap_or(default_cwd);
-        let placement = Placement::Split {
-            target: target.clone(),
-            direction,
-        };
         self.start_pane(ws, placement, launch, default_cwd).await
     }
 

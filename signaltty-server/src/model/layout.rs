@@ -11,10 +11,13 @@ use std::collections::BTreeSet;
 
 use super::ids::PaneId;
 
-/// Most splits allowed on one root-to-leaf path; keeps recursion and rendering bounded.
-pub const MAX_DEPTH: usize = 64;
-/// Most panes one tab's layout may hold.
-pub const MAX_PANES: usize = 128;
+/// Most panes one tab's layout may hold (documented in `docs/api.md`, "Limits"). Every client
+/// can read a tab this large in any arrangement: the wire's `FlatLayout` and the snapshot store
+/// the tree as a flat node list ([`flat`]), whose nesting does not grow with the pane count.
+pub const MAX_PANES: usize = 256;
+/// Most splits on one root-to-leaf path: a binary tree of [`MAX_PANES`] distinct leaves is never
+/// deeper, so this bounds recursion without refusing any arrangement the pane cap allows.
+pub const MAX_DEPTH: usize = MAX_PANES - 1;
 
 /// Why a layout operation was refused. The tree is unchanged whenever one of these is returned.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -54,6 +57,14 @@ pub enum LayoutError {
     TooManyPanes {
         /// The limit, [`MAX_PANES`].
         max: usize,
+    },
+    /// A flat node list does not form one tree; `node` is the index of the offending node.
+    #[error("layout node {node}: {why}")]
+    BadNode {
+        /// Index in the node list.
+        node: usize,
+        /// What is wrong with it.
+        why: flat::NodeFault,
     },
 }
 
@@ -149,8 +160,11 @@ pub struct Split {
 }
 
 /// A tab's layout: a binary tree whose leaves are panes.
+///
+/// Stored (in the snapshot) as its flat node list, [`flat::Stored`]; snapshots written before
+/// that hold the nested form, which is still read.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(into = "flat::Stored", try_from = "flat::Stored")]
 pub enum Layout {
     /// A leaf showing one pane.
     Pane(PaneId),
@@ -252,11 +266,13 @@ impl Layout {
         let path = self
             .path_to(target)
             .ok_or_else(|| LayoutError::NoSuchPane(target.clone()))?;
-        if path.len() + 1 > MAX_DEPTH {
-            return Err(LayoutError::TooDeep { max: MAX_DEPTH });
-        }
         if self.pane_count() + 1 > MAX_PANES {
             return Err(LayoutError::TooManyPanes { max: MAX_PANES });
+        }
+        if path.len() + 1 > MAX_DEPTH {
+            // Unreachable while MAX_DEPTH = MAX_PANES - 1; kept so recursion stays bounded even
+            // if the two caps are ever set apart.
+            return Err(LayoutError::TooDeep { max: MAX_DEPTH });
         }
 
         let leaf = self
@@ -464,6 +480,8 @@ impl Layout {
         }
     }
 }
+
+pub mod flat;
 
 #[cfg(test)]
 mod tests;

@@ -12,7 +12,7 @@ use std::time::SystemTime;
 use super::decision::ClearReason;
 use super::event::Event;
 use super::ids::{PaneId, TabId, WorkspaceId};
-use super::layout::{Direction, Layout, PathStep, Removal};
+use super::layout::{Direction, Layout, LayoutError, MAX_PANES, PathStep, Removal};
 use super::names::validate_name;
 use super::notification::Notifications;
 use super::pane::{Pane, Size};
@@ -35,6 +35,34 @@ pub enum StateError {
     /// Invalid request content.
     #[error("{0}")]
     Bad(String),
+    /// A new pane would pass a pane limit; nothing was changed.
+    #[error("{0}")]
+    TooManyPanes(PaneLimit),
+}
+
+/// The pane limit a new pane would pass (documented in `docs/api.md`, "Limits").
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PaneLimit {
+    /// The tab already holds [`crate::model::layout::MAX_PANES`] panes.
+    #[error(
+        "tab {tab} already holds {max} panes, the most one tab may hold; start the pane in \
+         another tab (spawn it without a tab) or close or move a pane out of this one first"
+    )]
+    Tab {
+        /// The full tab.
+        tab: TabId,
+        /// The limit.
+        max: usize,
+    },
+    /// The server already holds [`Policy::max_panes`] panes.
+    #[error(
+        "the server already holds {max} panes, the most it keeps at once (config key \
+         server.max_panes); close panes you no longer need first"
+    )]
+    Server {
+        /// The limit.
+        max: usize,
+    },
 }
 
 /// Where a new pane goes.
@@ -61,12 +89,20 @@ pub enum Placement {
 pub struct Policy {
     /// Close a tab when its last pane closes (default) instead of keeping it empty.
     pub close_tab_on_last_pane: bool,
+    /// Most panes the server holds at once, counting exited and restored ones (config key
+    /// `server.max_panes`, default [`DEFAULT_MAX_PANES`]).
+    pub max_panes: usize,
 }
+
+/// Default of [`Policy::max_panes`]: far more than a person drives at once, and within what the
+/// descriptor limit the server raises itself to allows (four per live pane, `fdlimit`).
+pub const DEFAULT_MAX_PANES: usize = 1024;
 
 impl Default for Policy {
     fn default() -> Self {
         Policy {
             close_tab_on_last_pane: true,
+            max_panes: DEFAULT_MAX_PANES,
         }
     }
 }
@@ -449,7 +485,34 @@ impl State {
             }
             Placement::IntoTab(tab) => self.tab(tab).map(|_| ()),
             Placement::Split { target, .. } => self.pane(target).map(|_| ()),
+        }?;
+        self.check_room(placement)
+    }
+
+    /// Whether one more pane fits, on the server and in the tab `placement` puts it in.
+    fn check_room(&self, placement: &Placement) -> Result<(), StateError> {
+        if self.panes.len() >= self.policy.max_panes {
+            return Err(StateError::TooManyPanes(PaneLimit::Server {
+                max: self.policy.max_panes,
+            }));
         }
+        let tab = match placement {
+            Placement::NewTab { .. } => return Ok(()),
+            Placement::IntoTab(tab) => self.tab(tab)?,
+            Placement::Split { target, .. } => self.tab(&self.pane(target)?.tab_id)?,
+        };
+        self.check_tab_room(tab)
+    }
+
+    /// Whether one more pane fits in `tab`.
+    fn check_tab_room(&self, tab: &Tab) -> Result<(), StateError> {
+        if tab.panes().len() >= MAX_PANES {
+            return Err(StateError::TooManyPanes(PaneLimit::Tab {
+                tab: tab.id.clone(),
+                max: MAX_PANES,
+            }));
+        }
+        Ok(())
     }
 
     /// Inserts a new pane record (its process already runs) at `placement`. The record's
@@ -498,7 +561,13 @@ impl State {
         match (&mut layout, target) {
             (Some(layout), Some((target, direction))) => layout
                 .split(&target, pane.id.clone(), direction)
-                .map_err(|e| StateError::Bad(format!("split refused: {e}")))?,
+                .map_err(|e| match e {
+                    LayoutError::TooManyPanes { max } => StateError::TooManyPanes(PaneLimit::Tab {
+                        tab: tab_id.clone(),
+                        max,
+                    }),
+                    e => StateError::Bad(format!("split refused: {e}")),
+                })?,
             (None, _) | (Some(_), None) => layout = Some(Layout::single(pane.id.clone())),
         }
         pane.tab_id = tab_id.clone();

@@ -10,7 +10,7 @@ use crate::hub::Hub;
 use crate::hub::panes::PaneLive;
 use crate::model::event::{ChangeSource, Event, EventKind, Stamped};
 use crate::model::ids::{DecisionId, NotificationId, PaneId, TabId, WorkspaceId};
-use crate::model::layout::{Direction, Layout, PathStep, Ratio, Split};
+use crate::model::layout::{Direction, PathStep};
 use crate::model::lifecycle::{Attention, Lifecycle};
 use crate::model::pane::{Pane, PaneStatus};
 use crate::model::tab::Tab;
@@ -76,7 +76,9 @@ pub fn optional<T>(raw: &str, parse: impl Fn(&str) -> Result<T>) -> Result<Optio
 
 mod awareness;
 pub mod git;
+mod layout;
 pub use awareness::*;
+pub use layout::*;
 
 // ----- time -----
 
@@ -156,13 +158,16 @@ pub fn workspace_to_pb(w: &Workspace) -> pb::Workspace {
 
 // ----- tabs and layouts -----
 
-/// A tab on the wire.
+/// A tab on the wire: the layout complete in `flat_layout`, and in the deprecated nested
+/// `layout` only while that stays readable (see [`nested_layout_to_pb`]).
+#[allow(deprecated)] // `layout` is kept filled for clients written before `flat_layout`.
 pub fn tab_to_pb(t: &Tab) -> pb::Tab {
     pb::Tab {
         id: t.id.to_string(),
         workspace_id: t.workspace_id.to_string(),
         title: t.title.clone(),
-        layout: t.layout.as_ref().map(layout_to_pb),
+        layout: t.layout.as_ref().and_then(nested_layout_to_pb),
+        flat_layout: t.layout.as_ref().map(flat_layout_to_pb),
         pane_ids: t.panes().iter().map(ToString::to_string).collect(),
         active_pane_id: t
             .active_pane
@@ -187,56 +192,6 @@ pub fn direction_from_pb(raw: i32) -> Result<Direction> {
         Ok(pb::Direction::Right) => Ok(Direction::Right),
         Ok(pb::Direction::Down) => Ok(Direction::Down),
         _ => Err(Error::bad("direction must be RIGHT or DOWN")),
-    }
-}
-
-/// A layout on the wire.
-pub fn layout_to_pb(l: &Layout) -> pb::Layout {
-    let node = match l {
-        Layout::Pane(id) => pb::layout::Node::PaneId(id.to_string()),
-        Layout::Split(s) => pb::layout::Node::Split(Box::new(pb::Split {
-            direction: direction_to_pb(s.direction).into(),
-            ratio: s.ratio.get(),
-            first: Some(Box::new(layout_to_pb(&s.first))),
-            second: Some(Box::new(layout_to_pb(&s.second))),
-        })),
-    };
-    pb::Layout { node: Some(node) }
-}
-
-/// Deepest layout accepted from the wire (protects the recursive conversion).
-const MAX_WIRE_DEPTH: usize = 64;
-
-/// A wire layout into the domain; structure is checked here, membership by the state.
-pub fn layout_from_pb(l: &pb::Layout) -> Result<Layout> {
-    layout_from_pb_at(l, 0)
-}
-
-fn layout_from_pb_at(l: &pb::Layout, depth: usize) -> Result<Layout> {
-    if depth > MAX_WIRE_DEPTH {
-        return Err(Error::bad(format!(
-            "layout is deeper than {MAX_WIRE_DEPTH} levels"
-        )));
-    }
-    match &l.node {
-        None => Err(Error::bad("layout node is empty: set pane_id or split")),
-        Some(pb::layout::Node::PaneId(raw)) => pane_id(raw).map(Layout::Pane),
-        Some(pb::layout::Node::Split(s)) => {
-            let direction = direction_from_pb(s.direction)?;
-            let ratio =
-                Ratio::new(s.ratio).map_err(|e| Error::bad(format!("layout ratio: {e}")))?;
-            let child = |c: &Option<Box<pb::Layout>>, which: &str| {
-                c.as_deref()
-                    .ok_or_else(|| Error::bad(format!("split has no {which} child")))
-                    .and_then(|c| layout_from_pb_at(c, depth + 1))
-            };
-            Ok(Layout::Split(Split {
-                direction,
-                ratio,
-                first: Box::new(child(&s.first, "first")?),
-                second: Box::new(child(&s.second, "second")?),
-            }))
-        }
     }
 }
 

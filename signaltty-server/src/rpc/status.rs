@@ -24,7 +24,9 @@ impl From<Error> for Status {
             | Error::Refused { .. }
             | Error::GitFailed(_)
             | Error::SpawnFailed { .. } => Code::FailedPrecondition,
-            Error::InputTooLarge { .. } | Error::RateLimited(_) => Code::ResourceExhausted,
+            Error::InputTooLarge { .. } | Error::RateLimited(_) | Error::TooManyPanes(_) => {
+                Code::ResourceExhausted
+            }
             Error::Timeout { .. } => Code::DeadlineExceeded,
             Error::IdentityChanged(_) => Code::Aborted,
             Error::Unimplemented(_) => Code::Unimplemented,

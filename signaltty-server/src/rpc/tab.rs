@@ -3,8 +3,7 @@
 use signaltty_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
-use super::convert::{layout_from_pb, path_from_pb, tab_id, tab_to_pb, workspace_id};
-use crate::error::Error;
+use super::convert::{path_from_pb, requested_layout, tab_id, tab_to_pb, workspace_id};
 use crate::hub::Hub;
 
 /// Serves `signaltty.v1.TabService`.
@@ -70,11 +69,7 @@ impl pb::tab_service_server::TabService for TabService {
         let req = req.into_inner();
         let id = tab_id(&req.tab_id)?;
         self.hub.may_control_tab(&origin, &id)?;
-        let layout = req
-            .layout
-            .as_ref()
-            .ok_or_else(|| Error::bad("layout is required"))?;
-        let tab = self.hub.set_layout(&id, layout_from_pb(layout)?)?;
+        let tab = self.hub.set_layout(&id, requested_layout(&req)?)?;
         Ok(Response::new(pb::SetLayoutResponse {
             tab: Some(tab_to_pb(&tab)),
         }))

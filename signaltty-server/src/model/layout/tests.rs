@@ -70,7 +70,7 @@ fn serde_round_trips_and_clamps_stored_ratios() {
     let json = serde_json::to_string(&layout).expect("serialize");
     assert_eq!(
         json,
-        r#"{"split":{"direction":"down","ratio":0.5,"first":{"pane":"pane_a"},"second":{"pane":"pane_b"}}}"#
+        r#"{"nodes":[{"split":{"direction":"down","ratio":0.5,"first":1,"second":2}},{"pane":"pane_a"},{"pane":"pane_b"}]}"#
     );
     assert_eq!(
         serde_json::from_str::<Layout>(&json).expect("deserialize"),
@@ -204,10 +204,10 @@ fn split_refuses_unknown_target_and_present_new_pane() {
 }
 
 #[test]
-fn split_refuses_to_exceed_the_depth_cap() {
+fn a_tab_may_be_split_in_one_direction_up_to_the_pane_cap() {
     let mut last = pane("0");
     let mut layout = Layout::single(last.clone());
-    for i in 1..=MAX_DEPTH {
+    for i in 1..MAX_PANES {
         let next = pane(&i.to_string());
         layout
             .split(&last, next.clone(), Direction::Right)
@@ -215,10 +215,11 @@ fn split_refuses_to_exceed_the_depth_cap() {
         last = next;
     }
     assert_eq!(layout.depth(), MAX_DEPTH);
+    assert_eq!(layout.panes().len(), MAX_PANES);
     let before = layout.clone();
     assert_eq!(
         layout.split(&last, pane("deep"), Direction::Down),
-        Err(LayoutError::TooDeep { max: MAX_DEPTH })
+        Err(LayoutError::TooManyPanes { max: MAX_PANES })
     );
     assert_eq!(layout, before);
 }

@@ -16,10 +16,10 @@
 
 use std::time::SystemTime;
 
-use super::{Outcome, State, StateError};
+use super::{Outcome, PaneLimit, State, StateError};
 use crate::model::event::Event;
 use crate::model::ids::{PaneId, TabId};
-use crate::model::layout::{Direction, Layout, Removal};
+use crate::model::layout::{Direction, Layout, LayoutError, Removal};
 use crate::model::names::validate_name;
 use crate::model::pane::Pane;
 use crate::model::tab::Tab;
@@ -195,7 +195,15 @@ impl State {
             (Some(mut layout), Some((beside, direction))) => {
                 layout
                     .split(&beside, pane_id.clone(), direction)
-                    .map_err(|e| StateError::Bad(format!("move refused: {e}")))?;
+                    .map_err(|e| match (e, &target_tab) {
+                        (LayoutError::TooManyPanes { max }, Some(tab)) => {
+                            StateError::TooManyPanes(PaneLimit::Tab {
+                                tab: tab.clone(),
+                                max,
+                            })
+                        }
+                        (e, _) => StateError::Bad(format!("move refused: {e}")),
+                    })?;
                 layout
             }
             // An empty destination (or a new tab): the pane fills it.

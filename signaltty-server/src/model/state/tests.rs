@@ -148,6 +148,7 @@ fn closing_the_last_pane_closes_the_tab_unless_policy_keeps_it() {
 
     let mut keep = State::new(Policy {
         close_tab_on_last_pane: false,
+        ..Policy::default()
     });
     let (ws2, _) = keep
         .create_workspace(

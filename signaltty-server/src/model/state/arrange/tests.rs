@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use super::*;
 use crate::model::ids::WorkspaceId;
 use crate::model::state::tests::{new_tab, record, state_with_ws};
-use crate::model::state::{Placement, Policy};
+use crate::model::state::{PaneLimit, Placement, Policy};
 use crate::model::workspace::{GitContext, WorkspaceSettings};
 
 fn now() -> SystemTime {
@@ -213,6 +213,7 @@ fn moving_the_last_pane_closes_its_tab_without_ending_anything() {
 fn with_empty_tabs_kept_the_emptied_tab_stays() {
     let mut s = State::new(Policy {
         close_tab_on_last_pane: false,
+        ..Policy::default()
     });
     let (w, _) = s
         .create_workspace(
@@ -389,10 +390,56 @@ fn a_full_destination_refuses_the_move() {
     let (x, _) = spawn(&mut s, &ws, new_tab(""));
     let before = dump(&s);
     let err = s.move_pane(&x.id, to_tab(&t1.id), now()).expect_err("full");
-    assert!(
-        matches!(&err, StateError::Bad(m) if m.contains("more than")),
-        "{err:?}"
+    assert_eq!(
+        err,
+        StateError::TooManyPanes(PaneLimit::Tab {
+            tab: t1.id.clone(),
+            max: crate::model::layout::MAX_PANES,
+        })
     );
+    assert_eq!(dump(&s), before);
+    // A new pane cannot join it either, by spawn or by split; nothing changes.
+    let extra = |s: &State| s.panes.values().next().map(|p| p.id.clone());
+    let target = extra(&s).expect("panes");
+    for placement in [
+        Placement::IntoTab(t1.id.clone()),
+        Placement::Split {
+            target,
+            direction: Direction::Down,
+        },
+    ] {
+        let err = s.check_placement(&placement).expect_err("full");
+        assert!(
+            matches!(err, StateError::TooManyPanes(PaneLimit::Tab { .. })),
+            "{err:?}"
+        );
+    }
+    assert_eq!(dump(&s), before);
+}
+
+#[test]
+fn the_server_pane_limit_refuses_the_next_pane_anywhere() {
+    let mut s = State::new(Policy {
+        max_panes: 2,
+        ..Policy::default()
+    });
+    let (w, _) = s
+        .create_workspace(
+            "w",
+            PathBuf::from("/tmp"),
+            WorkspaceSettings::default(),
+            GitContext::default(),
+            now(),
+        )
+        .expect("ws");
+    let (a, _) = spawn(&mut s, &w.id, new_tab(""));
+    spawn(&mut s, &w.id, split(&a.id, Direction::Right));
+    let before = dump(&s);
+    for placement in [new_tab(""), split(&a.id, Direction::Down)] {
+        let err = s.check_placement(&placement).expect_err("at the limit");
+        assert_eq!(err, StateError::TooManyPanes(PaneLimit::Server { max: 2 }));
+        assert!(err.to_string().contains("server.max_panes"), "{err}");
+    }
     assert_eq!(dump(&s), before);
 }
 
@@ -458,7 +505,10 @@ proptest! {
     /// refused step leaving the state exactly as it was.
     #[test]
     fn arranging_keeps_every_invariant(ops in proptest::collection::vec(op(), 1..60), keep_empty in any::<bool>()) {
-        let mut s = State::new(Policy { close_tab_on_last_pane: !keep_empty });
+        let mut s = State::new(Policy {
+            close_tab_on_last_pane: !keep_empty,
+            ..Policy::default()
+        });
         let (w, _) = s
             .create_workspace("w", PathBuf::from("/tmp"), WorkspaceSettings::default(), GitContext::default(), now())
             .expect("ws");

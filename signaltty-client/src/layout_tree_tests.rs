@@ -1,0 +1,121 @@
+use super::*;
+
+fn leaf(id: &str) -> pb::Layout {
+    pb::Layout {
+        node: Some(Node::PaneId(id.into())),
+    }
+}
+
+fn split(direction: pb::Direction, first: pb::Layout, second: pb::Layout) -> pb::Layout {
+    pb::Layout {
+        node: Some(Node::Split(Box::new(pb::Split {
+            direction: direction.into(),
+            ratio: 0.5,
+            first: Some(Box::new(first)),
+            second: Some(Box::new(second)),
+        }))),
+    }
+}
+
+/// `n` panes, each split off the previous one, alternating directions when asked.
+fn chain(n: usize, alternate: bool) -> pb::Layout {
+    (0..n - 1)
+        .rev()
+        .fold(leaf(&format!("p{}", n - 1)), |inner, i| {
+            let direction = if alternate && i % 2 == 1 {
+                pb::Direction::Down
+            } else {
+                pb::Direction::Right
+            };
+            split(direction, leaf(&format!("p{i}")), inner)
+        })
+}
+
+#[test]
+fn deep_trees_round_trip_through_the_node_list() {
+    for alternate in [false, true] {
+        let tree = chain(256, alternate);
+        let flat = flatten(&tree);
+        assert_eq!(flat.nodes.len(), 511);
+        assert_eq!(unflatten(&flat), tree);
+    }
+}
+
+#[test]
+fn a_tab_is_read_from_flat_layout_else_from_the_nested_field() {
+    let tree = split(pb::Direction::Down, leaf("a"), leaf("b"));
+    let mut tab = pb::Tab::default();
+    set(&mut tab, Some(tree.clone()));
+    assert_eq!(self::tree(&tab), Some(tree.clone()));
+    // A large tab: the server leaves the nested field unset.
+    let mut big = pb::Tab {
+        flat_layout: Some(flatten(&chain(100, false))),
+        ..pb::Tab::default()
+    };
+    hold(&mut big);
+    assert_eq!(held(&big), Some(&chain(100, false)));
+    // An older server: only the nested field.
+    #[allow(deprecated)]
+    let old = pb::Tab {
+        layout: Some(tree.clone()),
+        ..pb::Tab::default()
+    };
+    assert_eq!(self::tree(&old), Some(tree));
+    assert_eq!(self::tree(&pb::Tab::default()), None);
+}
+
+#[test]
+fn broken_node_lists_give_empty_nodes_not_loops_or_panics() {
+    let split_to = |first: u32, second: u32| pb::LayoutNode {
+        node: Some(FlatNode::Split(pb::LayoutSplit {
+            direction: pb::Direction::Right.into(),
+            ratio: 0.5,
+            first,
+            second,
+        })),
+    };
+    let pane = |id: &str| pb::LayoutNode {
+        node: Some(FlatNode::PaneId(id.into())),
+    };
+    // Backward and out-of-range children.
+    let got = unflatten(&pb::FlatLayout {
+        nodes: vec![split_to(0, 9), pane("a")],
+    });
+    let Some(Node::Split(root)) = &got.node else {
+        panic!("a split")
+    };
+    assert_eq!(root.first, None);
+    assert!(crate::geometry::pane_ids(&got).is_empty());
+    // Every split naming the next node twice: without the once-only rule this is 2^40 leaves.
+    let mut nodes: Vec<_> = (1..=40).map(|i| split_to(i, i)).collect();
+    nodes.push(pane("end"));
+    let got = unflatten(&pb::FlatLayout { nodes });
+    assert_eq!(crate::geometry::pane_ids(&got), vec!["end".to_string()]);
+}
+
+#[test]
+fn the_catalog_holds_the_whole_tree_of_a_tab_sent_only_flat() {
+    let tree = chain(256, true);
+    let tab = pb::Tab {
+        id: "tab_big".into(),
+        workspace_id: "ws_1".into(),
+        flat_layout: Some(flatten(&tree)),
+        ..pb::Tab::default()
+    };
+    let mut catalog = crate::catalog::Catalog::default();
+    catalog.apply(&pb::Event {
+        seq: 1,
+        kind: Some(pb::event::Kind::TabUpdated(pb::TabUpdated {
+            tab: Some(tab),
+        })),
+        ..pb::Event::default()
+    });
+    let held = held(&catalog.tabs["tab_big"]).expect("the tree is held");
+    assert_eq!(held, &tree);
+    // And it lays out: every pane of the 255-deep tree gets its place (in a wide enough area,
+    // a cell each at least), as the TUI draws it.
+    let placement =
+        crate::geometry::Placement::compute(held, crate::geometry::Rect::new(0, 0, 1000, 300));
+    assert_eq!(placement.panes.len(), 256);
+    assert_eq!(placement.dividers.len(), 255);
+}
