@@ -257,6 +257,9 @@ async fn run_here(options: Options) -> Result<(), String> {
             effects.extend(update(&mut app, msg, Instant::now()));
         }
         carry_out_all(effects, &mut app, &slot, &msg_tx, &mut attachments);
+        if std::mem::take(&mut app.redraw_all) {
+            forget(&mut painter, &mut app, Redraw::All);
+        }
         if app.quit {
             break;
         }
@@ -412,6 +415,10 @@ fn carry_out_all(
             app.quit = true;
             continue;
         }
+        if effect == Effect::Redraw {
+            app.redraw_all = true;
+            continue;
+        }
         carry_out(effect, app, slot, tx, attachments);
     }
 }
@@ -460,7 +467,7 @@ fn carry_out(
             let _ = write!(out, "\x1b]52;c;{}\x07", base64(text.as_bytes()));
             let _ = out.flush();
         }
-        Effect::Quit => {}
+        Effect::Quit | Effect::Redraw => {}
     }
 }
 

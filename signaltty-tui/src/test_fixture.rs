@@ -130,7 +130,11 @@ pub fn catalog() -> Catalog {
 
 /// An app of 100×30 that has loaded the fixture catalog (effects of the load dropped).
 pub fn app() -> App {
-    let mut app = App::new(Keymap::default(), (100, 30), "/proj".into());
+    let mut app = App::new(
+        Keymap::preset(crate::keymap::Preset::Modal),
+        (100, 30),
+        "/proj".into(),
+    );
     update(
         &mut app,
         Msg::Feed(FeedMsg::Loaded(Box::new(catalog()))),

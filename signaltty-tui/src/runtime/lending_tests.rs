@@ -129,7 +129,10 @@ fn keys_are_lent_only_while_we_would_send_them_to_the_painted_pane() {
     let cases: Vec<Case> = vec![
         ("normal mode", Box::new(|a| a.mode = Mode::Normal)),
         ("the sidebar", Box::new(|a| a.focus = Focus::Sidebar)),
-        ("an overlay", Box::new(|a| a.overlay = Some(Overlay::Help))),
+        (
+            "an overlay",
+            Box::new(|a| a.overlay = Some(Overlay::Help { offset: 0 })),
+        ),
         (
             "a chord held",
             Box::new(|a| a.chord.held.push("ctrl-a".into())),
