@@ -798,3 +798,7 @@ mod tests;
 #[cfg(test)]
 #[path = "interaction_tests.rs"]
 mod interaction_tests;
+
+#[cfg(test)]
+#[path = "prefix_tests.rs"]
+mod prefix_tests;
