@@ -104,17 +104,29 @@ pub fn layout_in(app: &App, decision: &pb::Decision, area: Rect) -> Option<Decis
     layout(decision, area, &hint)
 }
 
-/// The keys bound to `FocusDecision` in the table in use, as the help shows them (`C-b a`).
+/// The keys that focus the box from where the user is, as the help shows them: `C-b a` (tmux),
+/// `a` in modal Normal mode, `C-a a` in modal Insert mode (the leader back to Normal first).
 fn focus_key(app: &App) -> Option<String> {
-    let table = if app.mode == crate::app::Mode::Insert {
-        &app.keymap.insert
-    } else {
-        &app.keymap.normal
+    let find = |table: &std::collections::BTreeMap<Vec<String>, crate::action::Action>| {
+        table
+            .iter()
+            .find(|(_, a)| **a == crate::action::Action::FocusDecision)
+            .map(|(keys, _)| keys.join(" "))
     };
-    table
-        .iter()
-        .find(|(_, a)| **a == crate::action::Action::FocusDecision)
-        .map(|(keys, _)| keys.join(" ").replace("ctrl-", "C-").replace("alt-", "M-"))
+    let keys = if app.mode == crate::app::Mode::Insert {
+        find(&app.keymap.insert).or_else(|| {
+            let leave = app
+                .keymap
+                .insert
+                .iter()
+                .find(|(_, a)| **a == crate::action::Action::LeaveInsert)
+                .map(|(keys, _)| keys.join(" "))?;
+            Some(format!("{leave} {}", find(&app.keymap.normal)?))
+        })
+    } else {
+        find(&app.keymap.normal)
+    }?;
+    Some(keys.replace("ctrl-", "C-").replace("alt-", "M-"))
 }
 
 /// Display width of a text in cells.
@@ -185,7 +197,18 @@ pub fn layout(decision: &pb::Decision, area: Rect, hint: &str) -> Option<Decisio
             )
         })
         .collect();
-    let prompt = wrap(&format!("⚠ {}", decision.prompt), inner);
+    // A prompt that carries the command too (`Allow Bash?` + newline + the command) shows
+    // only what the detail does not: the command is shown once, under the tool.
+    let prompt_text: Vec<&str> = decision
+        .prompt
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !decision.detail.contains(l.trim()))
+        .collect();
+    let prompt_text = match prompt_text.is_empty() {
+        true => decision.prompt.lines().next().unwrap_or("").to_owned(),
+        false => prompt_text.join(" "),
+    };
+    let prompt = wrap(&format!("⚠ {prompt_text}"), inner);
     let tool = (!decision.tool_name.is_empty()).then(|| format!("tool: {}", decision.tool_name));
     let detail = if decision.detail.trim().is_empty() {
         Vec::new()

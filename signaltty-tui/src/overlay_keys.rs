@@ -25,7 +25,12 @@ pub fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) 
             crate::picker::on_key(app, &mut picker, key, fx).then_some(Overlay::Picker(picker))
         }
         Overlay::PaneNumbers { .. } => {
-            pane_number_key(app, key, now, fx);
+            if !pane_number_key(app, key, fx) {
+                // Any other key takes the numbers away and is handled as usual (the prefix
+                // starts a command, a letter goes to the pane).
+                crate::update::on_key_again(app, key, now, fx);
+                return;
+            }
             None
         }
         Overlay::Prompt(mut field) => match key.code {
@@ -145,11 +150,11 @@ fn decision_key(
     })
 }
 
-/// Pane numbers: a digit focuses that pane (numbered from 0 in layout order, as tmux does);
-/// any other key only takes them away.
-fn pane_number_key(app: &mut App, key: KeyEvent, _now: Instant, fx: &mut Vec<Effect>) {
+/// Pane numbers: a digit focuses that pane (numbered from 0 in layout order, as tmux does).
+/// Returns whether the key was a digit.
+fn pane_number_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) -> bool {
     let KeyCode::Char(c @ '0'..='9') = key.code else {
-        return;
+        return false;
     };
     let n = usize::from(c as u8 - b'0');
     if let Some(tab) = app.current_tab()
@@ -158,6 +163,7 @@ fn pane_number_key(app: &mut App, key: KeyEvent, _now: Instant, fx: &mut Vec<Eff
         let (ws, tab, pane) = (tab.workspace_id.clone(), tab.id.clone(), pane.clone());
         crate::update::go_to(app, Some(ws), Some(tab), Some(pane), fx);
     }
+    true
 }
 
 /// Runs a command line from the prompt.

@@ -292,6 +292,13 @@ fn pane_numbers_show_and_a_digit_jumps_there() {
     assert!(matches!(app.overlay, Some(Overlay::PaneNumbers { .. })));
     press(&mut app, "1", now);
     assert_eq!(app.focused_pane().map(|p| p.id.as_str()), Some("b"));
+    // Another key takes them away and is handled as usual: the prefix starts a command.
+    let fx = press(&mut app, "ctrl-b q ctrl-b c", now);
+    assert_eq!(app.overlay, None);
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::Request(Request::Spawn { .. })))
+    );
     // They go away by themselves.
     press(&mut app, "ctrl-b q", now);
     update(&mut app, Msg::Tick, now + Duration::from_secs(3));
