@@ -88,6 +88,9 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
         Msg::Pane { pane_id, event } => on_pane(app, pane_id, event),
         Msg::Reply(reply) => on_reply(app, reply, now, &mut fx),
         Msg::Tick => {
+            if app.chord.repeat_until.is_some_and(|until| now >= until) {
+                app.chord.repeat_until = None;
+            }
             let table = table(app);
             if let Some(resolved) = app.keymap.expire(table, &mut app.chord, now) {
                 resolved_keys(app, resolved, now, None, &mut fx);
