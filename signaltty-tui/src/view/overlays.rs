@@ -22,7 +22,11 @@ pub fn draw(app: &App, buf: &mut Buffer) {
         Some(Overlay::PaneNumbers { .. }) => pane_numbers(app, buf),
         Some(Overlay::Prompt(field)) => {
             let status = crate::regions::regions(app).status;
-            buf.set_style(super::tui(status), Style::default());
+            for x in status.x..status.x + status.width {
+                if let Some(cell) = buf.cell_mut((x, status.y)) {
+                    cell.reset();
+                }
+            }
             put(buf, status.x, status.y, ":", 1, Style::default());
             text_field(
                 buf,
