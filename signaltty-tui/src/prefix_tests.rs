@@ -340,3 +340,33 @@ fn frames_at_80x24_and_200x50() {
     let screen = render(&app);
     assert!(screen.contains("ShowPicker"), "{screen}");
 }
+
+#[test]
+fn the_current_tab_always_shows_in_the_tab_bar() {
+    let mut app = tmux((80, 24));
+    let now = Instant::now();
+    for i in 3..=30 {
+        let id = format!("t{i}");
+        let mut t = app.catalog.tabs["t2"].clone();
+        t.id = id.clone();
+        t.title = format!("a long tab title {i}");
+        app.catalog.tabs.insert(id.clone(), t);
+        app.catalog.workspaces[0].tab_ids.push(id);
+    }
+    press(&mut app, "ctrl-b p", now);
+    assert_eq!(app.current_tab().map(|t| t.id.as_str()), Some("t30"));
+    let cells = crate::regions::tab_cells(&app);
+    assert!(cells.iter().any(|(id, ..)| id == "t30"), "{cells:?}");
+    assert!(render(&app).contains("30:"), "{}", render(&app));
+}
+
+#[test]
+fn redraw_and_a_death_by_signal() {
+    let mut app = tmux((80, 24));
+    let fx = press(&mut app, "ctrl-b r", Instant::now());
+    assert!(fx.contains(&Effect::Redraw));
+    assert_eq!(crate::view::exit_text(139), "killed by SIGSEGV");
+    assert_eq!(crate::view::exit_text(137), "killed by SIGKILL");
+    assert_eq!(crate::view::exit_text(1), "exited 1");
+    assert_eq!(crate::view::exit_text(0), "exited 0");
+}
