@@ -95,13 +95,14 @@ pub fn on_key(app: &mut App, picker: &mut Picker, key: KeyEvent, fx: &mut Vec<Ef
         KeyCode::Char('n') if ctrl => picker.selected += 1,
         _ => {
             if crate::overlay_keys::edit(&mut picker.filter, &key) {
-                // The best match of what was typed: the first pane that matches, else the
-                // first row.
-                let shown = rows(app, picker);
-                picker.selected = shown
+                // The best match of what was typed: the first row that matches itself (not
+                // only through a row under it), else the first row.
+                let needle = picker.filter.text.to_lowercase();
+                picker.selected = rows(app, picker)
                     .iter()
-                    .position(|(row, ..)| matches!(row, Row::Pane(_)))
-                    .filter(|_| !picker.filter.text.is_empty())
+                    .position(|(_, _, text)| {
+                        !needle.is_empty() && text.to_lowercase().contains(&needle)
+                    })
                     .unwrap_or(0);
             }
         }

@@ -213,3 +213,109 @@ fn a_decision_survives_the_tmux_keys_and_is_answered_in_its_focused_box() {
 fn a_decision_survives_the_modal_keys_and_is_answered_in_its_focused_box() {
     a_decision_is_answered_only_on_purpose("modal");
 }
+
+/// The panes' widths, oldest pane first (here: the left one).
+fn pane_cols(panes: &[serde_json::Value]) -> Vec<u64> {
+    let mut panes: Vec<&serde_json::Value> = panes.iter().collect();
+    panes.sort_by_key(|p| p["created_at"].as_str().unwrap_or("").to_owned());
+    panes.iter().filter_map(|p| p["cols"].as_u64()).collect()
+}
+
+/// At 80×24: the sidebar starts hidden and `C-b b` shows it; the keys scroll; pane numbers,
+/// the picker, the last pane, swap, a resize repeated in one read, and a pane killed by
+/// SIGSEGV saying so.
+#[test]
+fn at_80x24_numbers_picker_swap_repeat_and_a_signal() {
+    let world = World::with_keys("tmux");
+    world.start(80, 24, &world.path("proj"), "sh");
+    world.wait("the outer shell", |s| s.contains('$'));
+    run_tui(&world);
+    world.wait("the TUI, sidebar hidden", |s| {
+        s.contains("[proj]") && !s.contains("▾ proj")
+    });
+    world.keys(&["C-b", "b"]);
+    world.wait("the sidebar", |s| s.contains("▾ proj"));
+    world.keys(&["C-b", "b"]);
+    world.wait("the sidebar hidden", |s| !s.contains("▾ proj"));
+
+    // The keys do not fit: they scroll.
+    world.keys(&["C-b", "?"]);
+    world.wait("the keys", |s| s.contains("j/k PgDn scroll"));
+    world.keys(&["PageDown"]);
+    world.keys(&["PageDown"]);
+    world.keys(&["PageDown"]);
+    world.wait("scrolled to the end", |s| s.contains("ShowPicker"));
+    world.keys(&["q"]);
+    world.wait("the keys closed", |s| !s.contains("ShowPicker"));
+
+    // Two panes side by side, the right one focused.
+    world.literal("echo le''ft-one");
+    world.keys(&["Enter"]);
+    world.wait("typed", |s| s.contains("left-one"));
+    world.keys(&["C-b", "%"]);
+    world.wait_cli("two panes", &["pane", "list"], |v| {
+        v.as_array()
+            .or(v["panes"].as_array())
+            .is_some_and(|a| a.len() == 2)
+    });
+    world.wait("the right pane focused", |s| {
+        s.lines()
+            .nth(1)
+            .is_some_and(|l| l.find('▶').is_some_and(|at| at > 30))
+    });
+    let before = pane_cols(&world.panes());
+    // The prefix once, then C-Left three times in one read: the divider moves three times.
+    world.keys(&["C-b", "C-Left", "C-Left", "C-Left"]);
+    world.wait_cli("the divider moved 3 times", &["pane", "list"], |v| {
+        let panes = v
+            .as_array()
+            .or(v["panes"].as_array())
+            .cloned()
+            .unwrap_or_default();
+        let cols = pane_cols(&panes);
+        // One step is one cell (give or take the ratio's rounding): more than one moved.
+        cols.len() == 2 && cols[0] + 2 <= before[0]
+    });
+    world.literal("echo rig''ht-one");
+    world.keys(&["Enter"]);
+    world.wait("typed right", |s| s.contains("right-one"));
+
+    // C-b q shows the numbers; 0 jumps to the left pane.
+    world.keys(&["C-b", "q"]);
+    world.keys(&["0"]);
+    world.wait("the left pane focused", |s| {
+        s.lines()
+            .nth(1)
+            .is_some_and(|l| l.find('▶').is_some_and(|at| at < 30))
+    });
+    // C-b ; back to the right one.
+    // (tmux takes a bare `;` argument as its command separator: `\;` is the key.)
+    world.keys(&["C-b", "\\;"]);
+    world.wait("the last pane", |s| {
+        s.lines()
+            .nth(1)
+            .is_some_and(|l| l.find('▶').is_some_and(|at| at > 30))
+    });
+    // C-b { swaps: the right pane's text moves to the left.
+    world.keys(&["C-b", "{"]);
+    world.wait("swapped", |s| {
+        s.lines()
+            .any(|l| l.find("right-one").is_some_and(|at| at < 30))
+    });
+
+    // A new tab, then the picker: filtered by typing, Enter goes back to the first tab.
+    world.keys(&["C-b", "c"]);
+    world.wait("the second tab", |s| s.contains("2:tab 2*"));
+    world.keys(&["C-b", "w"]);
+    world.wait("the picker", |s| s.contains("choose"));
+    world.literal("tab 1");
+    world.keys(&["Enter"]);
+    world.wait("the first tab from the picker", |s| {
+        s.contains("1:tab 1*") && s.contains("right-one")
+    });
+
+    // A pane killed by SIGSEGV says so.
+    world.literal("exec sh -c 'kill -SEGV $$'");
+    world.keys(&["Enter"]);
+    world.wait("killed by SIGSEGV", |s| s.contains("killed by SIGSEGV"));
+}
