@@ -12,6 +12,10 @@ use crate::moves::Shuffle;
 use crate::regions::{self, tab_cells};
 use crate::update::{go_to, open_row, spawn_shell, start_drag};
 
+/// How long a ratio asked for is the start of the next resize key (longer than a key repeat
+/// and the server's answer, shorter than a pause to look).
+const RATIO_MEMORY: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// How long pane numbers stay (tmux's `display-panes-time` is 1 s; a little longer to read).
 pub const PANE_NUMBERS_TIME: std::time::Duration = std::time::Duration::from_secs(2);
 
@@ -238,7 +242,7 @@ pub fn perform(
                 fx.push(spawn_shell(app, ws, String::new()));
             }
         }
-        Action::ResizePane(dir, cells) => resize(app, focused, dir, cells, fx),
+        Action::ResizePane(dir, cells) => resize(app, focused, dir, cells, now, fx),
         Action::ToggleSidebar => {
             app.sidebar_visible = !app.sidebar_visible;
             app.sidebar_chosen = true;
@@ -362,7 +366,14 @@ pub fn answer(app: &mut App, pane_id: &str, n: u8, now: Instant, fx: &mut Vec<Ef
 
 /// Moves the divider nearest the focused pane on `dir`'s axis by `cells`: `Left`/`Up` move it
 /// left/up, `Right`/`Down` right/down.
-fn resize(app: &mut App, focused: Option<String>, dir: Dir, cells: u8, fx: &mut Vec<Effect>) {
+fn resize(
+    app: &mut App,
+    focused: Option<String>,
+    dir: Dir,
+    cells: u8,
+    now: Instant,
+    fx: &mut Vec<Effect>,
+) {
     let Some(pane) = focused else { return };
     let Some((tab, placement)) = regions::layout_placement(app) else {
         return;
@@ -376,6 +387,17 @@ fn resize(app: &mut App, focused: Option<String>, dir: Dir, cells: u8, fx: &mut 
     };
     let Some((path, _, ratio)) = enclosing_split(layout, &pane, axis) else {
         return;
+    };
+    // Keys in quick succession start from the ratio last asked for, not from the catalog's:
+    // the server's event for an earlier key may come between two keys and carry an older
+    // ratio (`HHH`, or prefix + C-left repeated, must move three times).
+    let ratio = match &app.last_ratio {
+        Some((tab_id, at, asked, when))
+            if *tab_id == tab.id && *at == path && now.duration_since(*when) < RATIO_MEMORY =>
+        {
+            *asked
+        }
+        _ => ratio,
     };
     let Some(divider) = placement.dividers.iter().find(|d| d.path == path) else {
         return;
@@ -391,6 +413,7 @@ fn resize(app: &mut App, focused: Option<String>, dir: Dir, cells: u8, fx: &mut 
     }
     .clamp(MIN_RATIO, MAX_RATIO);
     let tab_id = tab.id.clone();
+    app.last_ratio = Some((tab_id.clone(), path.clone(), ratio, now));
     // The next key of `HHH` read at once must start from this ratio, not from the one the
     // server has not yet confirmed: the catalog takes it now (the server's event agrees later).
     if let Some(layout) = app

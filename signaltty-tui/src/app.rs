@@ -268,6 +268,9 @@ pub struct App {
     pub zoomed: HashMap<String, String>,
     /// What was shown before, for the "last pane / tab / workspace" actions.
     pub history: crate::moves::History,
+    /// The last ratio a resize key asked for (tab, split, ratio, when): the next key within a
+    /// second starts from it (see `actions::resize`).
+    pub last_ratio: Option<(String, SplitPath, f32, Instant)>,
     /// The last text copied (a mouse selection): `PasteBuffer` types it into a pane.
     pub paste_buffer: Option<String>,
     /// The decision last answered from here (a double click or a repeated key must not send
@@ -323,6 +326,7 @@ impl App {
             zoomed: HashMap::new(),
             history: crate::moves::History::default(),
             paste_buffer: None,
+            last_ratio: None,
             bootstrapped: false,
             quit: false,
             redraw_all: false,

@@ -370,3 +370,21 @@ fn redraw_and_a_death_by_signal() {
     assert_eq!(crate::view::exit_text(1), "exited 1");
     assert_eq!(crate::view::exit_text(0), "exited 0");
 }
+
+#[test]
+fn a_resize_key_after_an_older_ratio_came_back_still_moves_on() {
+    let mut app = app_with(Preset::Modal, (100, 30));
+    let now = Instant::now();
+    let first = ratios(&press(&mut app, "H", now));
+    // The server's event for the first key arrives after it, with the ratio before it (as
+    // when two keys come in two reads and an older event between them).
+    let original = crate::test_fixture::catalog().tabs["t1"].clone();
+    app.catalog.tabs.insert("t1".into(), original);
+    let second = ratios(&press(&mut app, "H", now + Duration::from_millis(30)));
+    assert!(second[0] < first[0], "{first:?} then {second:?}");
+    // After a pause the catalog's ratio (the server's) is the start again.
+    let original = crate::test_fixture::catalog().tabs["t1"].clone();
+    app.catalog.tabs.insert("t1".into(), original);
+    let later = ratios(&press(&mut app, "H", now + Duration::from_secs(5)));
+    assert_eq!(later, first);
+}
