@@ -34,6 +34,7 @@ pub mod styled;
 pub mod terminal;
 pub mod update;
 pub mod view;
+pub mod zoom_file;
 
 #[cfg(test)]
 mod test_fixture;

@@ -4,8 +4,9 @@
 //!
 //! Zoom is the client's own state, per tab: the zoomed pane is drawn over the whole pane area
 //! (the others stay attached, watched, so they keep running at their size) until the tab's
-//! focus moves to another pane or `z` is pressed again. It survives a reconnect (the server
-//! restarting) but not quitting the TUI: the server has no zoom in its layout.
+//! focus moves to another pane or `z` is pressed again. The server has no zoom in its layout:
+//! it survives a reconnect in memory and a detach in a file of this client's
+//! ([`crate::zoom_file`]); other clients do not see it.
 //!
 //! Swap and rotate change which pane sits in which place of the tab's layout: the tree (its
 //! splits and ratios) stays, its leaves are permuted, and the new layout goes to the server

@@ -130,6 +130,10 @@ async fn run_here(options: Options) -> Result<(), String> {
     let mut painter = Painter::new(frames.clone());
     let size = crossterm::terminal::size().unwrap_or((80, 24));
     let mut app = App::new(options.keymap, size, options.start_dir);
+    let zoom_file = crate::zoom_file::path();
+    if let Some(path) = &zoom_file {
+        app.zoomed = crate::zoom_file::load(path);
+    }
 
     let (feed_tx, mut feed_rx) = mpsc::unbounded_channel();
     let feed_slot = slot.clone();
@@ -272,6 +276,10 @@ async fn run_here(options: Options) -> Result<(), String> {
             };
             drawing.draw(&mut app, &attachments, &slot).await;
         }
+    }
+    // Zoom is this client's own: kept for the next start (a failure costs only the zoom).
+    if let Some(path) = &zoom_file {
+        let _ = crate::zoom_file::save(path, &app.zoomed);
     }
     // Nothing may be painted into the terminal once it is given back.
     let _ = server_paint.settle(None, || None).await;

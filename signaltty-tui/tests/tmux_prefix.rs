@@ -130,6 +130,20 @@ fn a_tmux_user_types_at_once_and_drives_the_tui_behind_ctrl_b() {
     world.keys(&["C-b", "d"]);
     world.wait("detached", |s| s.contains("tui exited 0"));
     assert_eq!(world.panes().len(), 3);
+
+    // A zoom survives detaching: zoom the first tab's left pane, detach, start again.
+    run_tui(&world);
+    world.wait("the TUI again", |s| s.contains("[proj]"));
+    world.keys(&["C-b", "1"]);
+    world.wait("the first tab", |s| s.contains("1:tab 1*"));
+    world.keys(&["C-b", "z"]);
+    world.wait("zoomed", |s| s.contains("1:tab 1*Z"));
+    world.keys(&["C-b", "d"]);
+    world.wait("detached again", |s| s.matches("tui exited 0").count() == 2);
+    run_tui(&world);
+    world.wait("still zoomed after re-attaching", |s| {
+        s.contains("1:tab 1*Z") && !s.contains("right-pane")
+    });
 }
 
 /// A decision at 80×24: the keys a user types in the pane (digits, Enter, the prefix with tab
