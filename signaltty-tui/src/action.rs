@@ -24,7 +24,7 @@ pub enum Action {
     EnterInsert,
     /// Back to Normal mode.
     LeaveInsert,
-    /// Send the leader key itself to the pane and return to Insert (`ctrl-a ctrl-a`).
+    /// Send the leader (the prefix) itself to the pane and return to typing (`prefix prefix`).
     SendLeader,
     /// Move focus to the sidebar.
     FocusSidebar,
@@ -50,7 +50,8 @@ pub enum Action {
     NextTab,
     /// Previous tab.
     PrevTab,
-    /// Tab `n` (1-based), or option `n` of the focused pane's pending decision.
+    /// Tab `n` (1-based). Never a decision's answer: a digit that means "go to a tab" must not
+    /// approve a permission.
     GotoTab(u8),
     /// Split the focused pane side by side.
     SplitHorizontal,
@@ -94,6 +95,41 @@ pub enum Action {
     ResizePaneByDrag,
     /// Mouse: answer the decision option under the pointer (on its pane or in the sidebar).
     AnswerAtCursor,
+    /// Focus the focused pane's pending decision box: only then do its keys (digits, arrows,
+    /// Enter) answer it.
+    FocusDecision,
+    /// Zoom the focused pane to the whole pane area, or back (per tab, like tmux's `z`).
+    ToggleZoom,
+    /// Swap the focused pane with the previous one in layout order (tmux `{`).
+    SwapPrev,
+    /// Swap the focused pane with the next one in layout order (tmux `}`).
+    SwapNext,
+    /// Rotate the tab's panes forward through their places (tmux `C-o`).
+    RotatePanes,
+    /// Rotate the tab's panes backward (tmux `M-o`).
+    RotatePanesBack,
+    /// Focus the next pane in layout order (tmux `o`).
+    FocusNextPane,
+    /// The pane focused before this one in the tab (tmux `;`).
+    LastPane,
+    /// The tab shown before this one in the workspace (tmux `l`).
+    LastTab,
+    /// The workspace shown before this one (tmux `L`).
+    LastWorkspace,
+    /// The next workspace (tmux `)`).
+    NextWorkspace,
+    /// The previous workspace (tmux `(`).
+    PrevWorkspace,
+    /// The picker: workspaces, tabs and panes, filtered as one types (tmux `s` / `w`).
+    ShowPicker,
+    /// Numbers over the panes; a digit jumps to that pane (tmux `q`).
+    ShowPaneNumbers,
+    /// Paste the last copied text into the focused pane (tmux `]`).
+    PasteBuffer,
+    /// Draw the whole screen again (tmux `r`).
+    Redraw,
+    /// A prompt for any action by name, or a few of tmux's commands (tmux `:`).
+    CommandPrompt,
     /// Explicitly nothing (unbinds a default).
     Noop,
 }
@@ -132,8 +168,38 @@ const SIMPLE: &[(&str, Action)] = &[
     ("HighlightSidebarRow", Action::HighlightSidebarRow),
     ("ResizePaneByDrag", Action::ResizePaneByDrag),
     ("AnswerAtCursor", Action::AnswerAtCursor),
+    ("FocusDecision", Action::FocusDecision),
+    ("ToggleZoom", Action::ToggleZoom),
+    ("SwapPrev", Action::SwapPrev),
+    ("SwapNext", Action::SwapNext),
+    ("RotatePanes", Action::RotatePanes),
+    ("RotatePanesBack", Action::RotatePanesBack),
+    ("FocusNextPane", Action::FocusNextPane),
+    ("LastPane", Action::LastPane),
+    ("LastTab", Action::LastTab),
+    ("LastWorkspace", Action::LastWorkspace),
+    ("NextWorkspace", Action::NextWorkspace),
+    ("PrevWorkspace", Action::PrevWorkspace),
+    ("ShowPicker", Action::ShowPicker),
+    ("ShowPaneNumbers", Action::ShowPaneNumbers),
+    ("PasteBuffer", Action::PasteBuffer),
+    ("Redraw", Action::Redraw),
+    ("CommandPrompt", Action::CommandPrompt),
     ("Noop", Action::Noop),
 ];
+
+impl Action {
+    /// Whether the action repeats without the leader for a moment after it fired behind it
+    /// (tmux's `-r` bindings: moving the focus and resizing).
+    pub fn repeats(self) -> bool {
+        matches!(self, Action::FocusPane(_) | Action::ResizePane(..))
+    }
+}
+
+/// Every action without parameters, by name (the command prompt's completion and the tests).
+pub fn simple_actions() -> impl Iterator<Item = (&'static str, Action)> {
+    SIMPLE.iter().copied()
+}
 
 fn dir_name(dir: Dir) -> &'static str {
     match dir {

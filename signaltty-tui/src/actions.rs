@@ -8,8 +8,16 @@ use signaltty_proto::v1 as pb;
 
 use crate::action::{Action, Target};
 use crate::app::{App, Confirm, Effect, Field, Focus, Mode, Overlay, Request, Row, ScrollView};
+use crate::moves::Shuffle;
 use crate::regions::{self, tab_cells};
 use crate::update::{go_to, open_row, spawn_shell, start_drag};
+
+/// How long a ratio asked for is the start of the next resize key (longer than a key repeat
+/// and the server's answer, shorter than a pause to look).
+const RATIO_MEMORY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// How long pane numbers stay (tmux's `display-panes-time` is 1 s; a little longer to read).
+pub const PANE_NUMBERS_TIME: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Carries out one action.
 pub fn perform(
@@ -61,7 +69,8 @@ pub fn perform(
             app.mode = Mode::Normal;
         }
         Action::FocusPane(dir) => {
-            if let (Some(from), Some((tab, placement))) = (focused, regions::placement(app))
+            // By the layout, zoomed or not: moving the focus off a zoomed pane unzooms its tab.
+            if let (Some(from), Some((tab, placement))) = (focused, regions::layout_placement(app))
                 && let Some(to) = placement.neighbour(&from, dir)
             {
                 let (ws, tab) = (tab.workspace_id.clone(), tab.id.clone());
@@ -103,6 +112,11 @@ pub fn perform(
                 (Focus::Sidebar, Some(Row::Pane(id))) if action == Action::KillHighlighted => {
                     Some(id.clone())
                 }
+                // A highlighted workspace, tab or option row is not the focused pane.
+                (Focus::Sidebar, _) if action == Action::KillHighlighted => {
+                    app.toast("x closes a pane: highlight a pane row", now);
+                    None
+                }
                 _ => focused,
             };
             if let Some(id) = target {
@@ -133,17 +147,77 @@ pub fn perform(
             }
         }
         Action::GotoTab(n) => {
-            // A pending decision on the focused pane takes the digits.
-            let decision = app.focused_pane().and_then(|p| p.pending_decision.as_ref());
-            if decision.is_some_and(|d| usize::from(n) <= d.options.len()) {
-                perform(app, Action::AnswerDecision(n), at, now, fx);
-            } else if let Some(ws) = app.current_workspace()
-                && let Some(tab) = ws.tab_ids.get(usize::from(n) - 1)
+            // Always a tab: a digit never answers a decision (that takes `FocusDecision`).
+            if let Some(ws) = app.current_workspace()
+                && let Some(tab) = ws.tab_ids.get(usize::from(n).saturating_sub(1))
             {
                 let (ws_id, tab_id) = (ws.id.clone(), tab.clone());
                 go_to(app, Some(ws_id), Some(tab_id), None, fx);
+            } else {
+                app.toast(format!("no tab {n}"), now);
             }
         }
+        Action::FocusDecision => {
+            let decision = app
+                .focused_pane()
+                .and_then(|p| p.pending_decision.as_ref())
+                .filter(|d| d.answerable);
+            match decision {
+                Some(d) => {
+                    app.overlay = Some(Overlay::Decision {
+                        pane_id: d.pane_id.clone(),
+                        decision_id: d.id.clone(),
+                        selected: 1,
+                    });
+                }
+                None => app.toast("no decision waits on this pane", now),
+            }
+        }
+        Action::ToggleZoom => crate::moves::toggle_zoom(app),
+        Action::SwapPrev => crate::moves::shuffle(app, Shuffle::SwapPrev, fx),
+        Action::SwapNext => crate::moves::shuffle(app, Shuffle::SwapNext, fx),
+        Action::RotatePanes => crate::moves::shuffle(app, Shuffle::Rotate, fx),
+        Action::RotatePanesBack => crate::moves::shuffle(app, Shuffle::RotateBack, fx),
+        Action::FocusNextPane => crate::moves::next_pane(app, fx),
+        Action::LastPane => {
+            if !crate::moves::last_pane(app, fx) {
+                app.toast("no last pane", now);
+            }
+        }
+        Action::LastTab => {
+            if !crate::moves::last_tab(app, fx) {
+                app.toast("no last tab", now);
+            }
+        }
+        Action::LastWorkspace => {
+            if !crate::moves::last_workspace(app, fx) {
+                app.toast("no last workspace", now);
+            }
+        }
+        Action::NextWorkspace | Action::PrevWorkspace => {
+            if !crate::moves::cycle_workspace(app, action == Action::NextWorkspace, fx) {
+                app.toast("no other workspace", now);
+            }
+        }
+        Action::ShowPicker => {
+            app.overlay = Some(Overlay::Picker(crate::picker::open(app)));
+        }
+        Action::ShowPaneNumbers => {
+            app.overlay = Some(Overlay::PaneNumbers {
+                until: now + PANE_NUMBERS_TIME,
+            });
+        }
+        Action::PasteBuffer => match (focused, app.paste_buffer.clone()) {
+            (Some(pane_id), Some(text)) => {
+                let (modes, _) = crate::update::key_modes(app, &pane_id);
+                let bytes = crate::encode::paste(&text, &modes);
+                fx.push(Effect::Input { pane_id, bytes });
+            }
+            (_, None) => app.toast("nothing copied yet (select with the mouse)", now),
+            (None, _) => {}
+        },
+        Action::Redraw => fx.push(Effect::Redraw),
+        Action::CommandPrompt => app.overlay = Some(Overlay::Prompt(Field::default())),
         Action::AnswerDecision(n) => {
             if let Some(pane_id) = focused {
                 answer(app, &pane_id, n, now, fx);
@@ -168,14 +242,15 @@ pub fn perform(
                 fx.push(spawn_shell(app, ws, String::new()));
             }
         }
-        Action::ResizePane(dir, cells) => resize(app, focused, dir, cells, fx),
+        Action::ResizePane(dir, cells) => resize(app, focused, dir, cells, now, fx),
         Action::ToggleSidebar => {
             app.sidebar_visible = !app.sidebar_visible;
+            app.sidebar_chosen = true;
             if !app.sidebar_visible {
                 app.focus = Focus::Panes;
             }
         }
-        Action::ShowHelp => app.overlay = Some(Overlay::Help),
+        Action::ShowHelp => app.overlay = Some(Overlay::Help { offset: 0 }),
         Action::ShowNotifications => app.overlay = Some(Overlay::Notifications),
         Action::Quit => fx.push(Effect::Quit),
         Action::NextAttention => next_attention(app, now, fx),
@@ -263,7 +338,7 @@ pub fn perform(
 }
 
 /// Answers option `n` (1-based) of a pane's pending decision, once.
-fn answer(app: &mut App, pane_id: &str, n: u8, now: Instant, fx: &mut Vec<Effect>) {
+pub fn answer(app: &mut App, pane_id: &str, n: u8, now: Instant, fx: &mut Vec<Effect>) {
     let decision = app
         .catalog
         .panes
@@ -291,9 +366,16 @@ fn answer(app: &mut App, pane_id: &str, n: u8, now: Instant, fx: &mut Vec<Effect
 
 /// Moves the divider nearest the focused pane on `dir`'s axis by `cells`: `Left`/`Up` move it
 /// left/up, `Right`/`Down` right/down.
-fn resize(app: &mut App, focused: Option<String>, dir: Dir, cells: u8, fx: &mut Vec<Effect>) {
+fn resize(
+    app: &mut App,
+    focused: Option<String>,
+    dir: Dir,
+    cells: u8,
+    now: Instant,
+    fx: &mut Vec<Effect>,
+) {
     let Some(pane) = focused else { return };
-    let Some((tab, placement)) = regions::placement(app) else {
+    let Some((tab, placement)) = regions::layout_placement(app) else {
         return;
     };
     let Some(layout) = signaltty_client::layout_tree::held(tab) else {
@@ -305,6 +387,17 @@ fn resize(app: &mut App, focused: Option<String>, dir: Dir, cells: u8, fx: &mut 
     };
     let Some((path, _, ratio)) = enclosing_split(layout, &pane, axis) else {
         return;
+    };
+    // Keys in quick succession start from the ratio last asked for, not from the catalog's:
+    // the server's event for an earlier key may come between two keys and carry an older
+    // ratio (`HHH`, or prefix + C-left repeated, must move three times).
+    let ratio = match &app.last_ratio {
+        Some((tab_id, at, asked, when))
+            if *tab_id == tab.id && *at == path && now.duration_since(*when) < RATIO_MEMORY =>
+        {
+            *asked
+        }
+        _ => ratio,
     };
     let Some(divider) = placement.dividers.iter().find(|d| d.path == path) else {
         return;
@@ -319,11 +412,42 @@ fn resize(app: &mut App, focused: Option<String>, dir: Dir, cells: u8, fx: &mut 
         Dir::Right | Dir::Down => ratio + step,
     }
     .clamp(MIN_RATIO, MAX_RATIO);
+    let tab_id = tab.id.clone();
+    app.last_ratio = Some((tab_id.clone(), path.clone(), ratio, now));
+    // The next key of `HHH` read at once must start from this ratio, not from the one the
+    // server has not yet confirmed: the catalog takes it now (the server's event agrees later).
+    if let Some(layout) = app
+        .catalog
+        .tabs
+        .get_mut(&tab_id)
+        .and_then(|t| t.layout.as_mut())
+    {
+        set_ratio(layout, &path, ratio);
+    }
     fx.push(Effect::Request(Request::SetRatio {
-        tab_id: tab.id.clone(),
+        tab_id,
         path,
         ratio,
     }));
+}
+
+/// Sets the ratio of the split at `path` in a layout.
+fn set_ratio(layout: &mut pb::Layout, path: &[pb::PathStep], ratio: f32) {
+    let Some(pb::layout::Node::Split(split)) = layout.node.as_mut() else {
+        return;
+    };
+    match path.split_first() {
+        None => split.ratio = ratio,
+        Some((step, rest)) => {
+            let child = match step {
+                pb::PathStep::Second => split.second.as_deref_mut(),
+                _ => split.first.as_deref_mut(),
+            };
+            if let Some(child) = child {
+                set_ratio(child, rest, ratio);
+            }
+        }
+    }
 }
 
 /// Focuses the pane that most needs the user: highest attention, then the longest waiting.

@@ -18,6 +18,9 @@ use crate::keymap::{Chord, Keymap};
 pub const TOAST_TTL: Duration = Duration::from_secs(5);
 /// Width of the sidebar, border included.
 pub const SIDEBAR_WIDTH: u16 = 28;
+/// Below this many columns the sidebar starts hidden (an 80-column terminal keeps its width
+/// for the panes); `ToggleSidebar` shows it anyway.
+pub const SIDEBAR_MIN_COLS: u16 = 100;
 
 /// Input mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,8 +94,11 @@ pub enum Confirm {
 /// A modal overlay; it takes every key until dismissed.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Overlay {
-    /// The bindings.
-    Help,
+    /// The bindings, scrolled down `offset` rows (it may not fit a small terminal).
+    Help {
+        /// Rows scrolled.
+        offset: usize,
+    },
     /// The spawn form.
     Spawn(SpawnForm),
     /// y/n before something destructive (no binding can skip it).
@@ -112,6 +118,24 @@ pub enum Overlay {
     Scroll(ScrollView),
     /// The focused workspace's changes against HEAD.
     Diff(crate::diff::DiffView),
+    /// The focused pane's pending decision, focused: only now do keys answer it.
+    Decision {
+        /// Its pane.
+        pane_id: String,
+        /// The decision (the box closes when it is answered or withdrawn).
+        decision_id: String,
+        /// The highlighted option (1-based): Enter answers it.
+        selected: u8,
+    },
+    /// Workspaces, tabs and panes, filtered as one types.
+    Picker(crate::picker::Picker),
+    /// Pane numbers over the panes until a key or `until`: a digit focuses that pane.
+    PaneNumbers {
+        /// When they go away.
+        until: Instant,
+    },
+    /// The command prompt (`:`).
+    Prompt(Field),
 }
 
 /// A short message in the status line.
@@ -211,6 +235,8 @@ pub struct App {
     pub active_pane: HashMap<String, String>,
     /// Whether the sidebar shows.
     pub sidebar_visible: bool,
+    /// Whether the user showed or hid the sidebar (else it follows the terminal's width).
+    pub sidebar_chosen: bool,
     /// The highlighted sidebar row.
     pub highlight: usize,
     /// Collapsed workspaces.
@@ -238,6 +264,15 @@ pub struct App {
     pub last_click: Option<(Instant, u16, u16)>,
     /// The pane the user was last shown focused (to mark a newly focused pane seen once).
     pub looked_at: Option<String>,
+    /// Per tab, its zoomed pane (client-side: see `crate::moves`).
+    pub zoomed: HashMap<String, String>,
+    /// What was shown before, for the "last pane / tab / workspace" actions.
+    pub history: crate::moves::History,
+    /// The last ratio a resize key asked for (tab, split, ratio, when): the next key within a
+    /// second starts from it (see `actions::resize`).
+    pub last_ratio: Option<(String, SplitPath, f32, Instant)>,
+    /// The last text copied (a mouse selection): `PasteBuffer` types it into a pane.
+    pub paste_buffer: Option<String>,
     /// The decision last answered from here (a double click or a repeated key must not send
     /// a second answer that the server would refuse).
     pub answered: Option<String>,
@@ -245,6 +280,8 @@ pub struct App {
     pub bootstrapped: bool,
     /// Set by Quit.
     pub quit: bool,
+    /// Set by Redraw: the runtime forgets what the terminal shows and draws every cell.
+    pub redraw_all: bool,
     /// Something besides pane output changed since the last frame: the next frame is drawn
     /// whole.
     pub dirty: bool,
@@ -259,14 +296,19 @@ impl App {
         App {
             catalog: Catalog::default(),
             link: Link::Connecting,
-            mode: Mode::Normal,
+            // tmux's model types into the pane from the first key.
+            mode: match keymap.preset {
+                crate::keymap::Preset::Tmux => Mode::Insert,
+                crate::keymap::Preset::Modal => Mode::Normal,
+            },
             focus: Focus::Panes,
             overlay: None,
             workspace: None,
             start_dir,
             active_tab: HashMap::new(),
             active_pane: HashMap::new(),
-            sidebar_visible: true,
+            sidebar_visible: size.0 >= SIDEBAR_MIN_COLS,
+            sidebar_chosen: false,
             highlight: 0,
             collapsed: HashSet::new(),
             screens: HashMap::new(),
@@ -281,8 +323,13 @@ impl App {
             last_click: None,
             looked_at: None,
             answered: None,
+            zoomed: HashMap::new(),
+            history: crate::moves::History::default(),
+            paste_buffer: None,
+            last_ratio: None,
             bootstrapped: false,
             quit: false,
+            redraw_all: false,
             dirty: true,
             damaged: HashSet::new(),
         }
@@ -361,7 +408,11 @@ impl App {
         let chord = self.keymap.deadline(&self.chord);
         let toast = self.toasts.iter().map(|t| t.until).min();
         let clock = self.timer_visible().then(|| now + Duration::from_secs(1));
-        [chord, toast, clock].into_iter().flatten().min()
+        let numbers = match &self.overlay {
+            Some(Overlay::PaneNumbers { until }) => Some(*until),
+            _ => None,
+        };
+        [chord, toast, clock, numbers].into_iter().flatten().min()
     }
 
     /// Whether a "working for 2m" timer is on screen (it needs the clock to tick).
@@ -569,6 +620,13 @@ pub enum Request {
     },
     /// A git request (diff view, worktrees, "new agent in a worktree").
     Git(crate::git::GitRequest),
+    /// SetLayout: the tab's panes in other places (swap, rotate).
+    SetLayout {
+        /// Tab.
+        tab_id: String,
+        /// The whole new tree.
+        layout: pb::Layout,
+    },
 }
 
 /// What `update` asks the runtime to do.
@@ -603,6 +661,8 @@ pub enum Effect {
     Request(Request),
     /// Copy text to the outer terminal's clipboard (OSC 52).
     Copy(String),
+    /// Draw the whole screen again, from nothing (the outer terminal may hold garbage).
+    Redraw,
     /// Leave.
     Quit,
 }

@@ -1,36 +1,40 @@
-//! The TUI's part of the user's config file: `$XDG_CONFIG_HOME/signaltty/config.toml` (else
-//! `~/.config/signaltty/config.toml`), section `[tui]`. Other sections belong to other parts of
-//! signaltty and are ignored here. A missing file means the shipped defaults.
+//! The TUI's part of the user's config file, read through `signaltty-config` like every other
+//! part of signaltty: the file is `--config PATH`, else `$SIGNALTTY_CONFIG`, else
+//! `$XDG_CONFIG_HOME/signaltty/config.toml` (else `~/.config/signaltty/config.toml`). The whole
+//! file is checked (a mistake in another section is reported as `signaltty config check`
+//! would), then the TUI reads its own `[tui]` section from the same text with its spanned types,
+//! so its errors carry their lines too. A missing file at the default place means the shipped
+//! defaults; a path named with `--config` must exist.
 
 use std::path::{Path, PathBuf};
 
+use signaltty_config::Missing;
+
 use crate::keymap::{ConfigError, Keymap};
 
-/// The config file's path.
-pub fn path() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-    Some(base.join("signaltty").join("config.toml"))
+/// The config file's default path (`$SIGNALTTY_CONFIG`, else the XDG place).
+pub fn path() -> PathBuf {
+    signaltty_config::default_path()
 }
 
-/// The keymap from the file at `path` (the defaults when it does not exist).
-pub fn load_keymap(path: Option<&Path>) -> Result<Keymap, Vec<ConfigError>> {
-    let Some(path) = path else {
-        return Ok(Keymap::default());
+/// Why the config cannot be used: every problem, ready to print.
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+/// The keymap from the config file: `explicit` (from `--config`, which must exist) or the
+/// default path (the shipped keymap when there is no file).
+pub fn load(explicit: Option<&Path>) -> Result<(Keymap, Option<PathBuf>), Refused> {
+    let (path, missing) = match explicit {
+        Some(path) => (path.to_path_buf(), Missing::Required),
+        None => (path(), Missing::Default),
     };
-    match std::fs::read_to_string(path) {
-        Ok(text) => Keymap::from_config(&text),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(Keymap::default()),
-        Err(err) => Err(vec![ConfigError {
-            line: 0,
-            message: format!("cannot read the file: {err}"),
-        }]),
-    }
+    let loaded = signaltty_config::load(&path, missing).map_err(|p| Refused(p.to_string()))?;
+    let keymap =
+        Keymap::from_config(&loaded.source).map_err(|errors| Refused(report(&path, &errors)))?;
+    Ok((keymap, loaded.path))
 }
 
-/// The report printed for a bad config: one line per error, `path:line: message`.
+/// The report printed for a bad `[tui]` section: one line per error, `path:line: message`.
 pub fn report(path: &Path, errors: &[ConfigError]) -> String {
     errors
         .iter()

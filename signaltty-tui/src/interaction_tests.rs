@@ -66,7 +66,11 @@ fn left_click(app: &mut App, x: u16, y: u16, now: Instant) -> Vec<Effect> {
 }
 
 fn loaded(catalog: Catalog) -> (App, Vec<Effect>) {
-    let mut app = App::new(Keymap::default(), (100, 30), "/proj".into());
+    let mut app = App::new(
+        Keymap::preset(crate::keymap::Preset::Modal),
+        (100, 30),
+        "/proj".into(),
+    );
     let fx = update(
         &mut app,
         Msg::Feed(FeedMsg::Loaded(Box::new(catalog))),
@@ -97,7 +101,7 @@ fn clicking_an_option_on_the_pane_answers_it_once() {
     // Focus b first: a click answers a's decision without a's being focused.
     left_click(&mut app, 70, 10, now);
     assert_eq!(app.focused_pane().map(|p| p.id.as_str()), Some("b"));
-    let fx = left_click(&mut app, 46, 27, now);
+    let fx = left_click(&mut app, 46, 26, now);
     assert_eq!(answers(&fx), ["a:always"]);
     assert_eq!(
         app.focused_pane().map(|p| p.id.as_str()),
@@ -109,27 +113,27 @@ fn clicking_an_option_on_the_pane_answers_it_once() {
         "a click on a button selects nothing"
     );
     // The second click of a double click sends nothing more.
-    let fx = left_click(&mut app, 46, 27, now);
+    let fx = left_click(&mut app, 46, 26, now);
     assert!(answers(&fx).is_empty());
     // A gap between two buttons, and the detail row, are not options.
     let mut app = crate::test_fixture::app();
-    assert!(answers(&left_click(&mut app, 44, 27, now)).is_empty());
-    assert!(answers(&left_click(&mut app, 30, 26, now)).is_empty());
-    assert_eq!(answers(&left_click(&mut app, 30, 28, now)), ["a:deny"]);
+    assert!(answers(&left_click(&mut app, 44, 26, now)).is_empty());
+    assert!(answers(&left_click(&mut app, 30, 25, now)).is_empty());
+    assert_eq!(answers(&left_click(&mut app, 30, 27, now)), ["a:deny"]);
 }
 
 #[test]
 fn a_refused_answer_can_be_given_again() {
     let mut app = app();
     let now = Instant::now();
-    assert_eq!(answers(&press(&mut app, "1", now)), ["a:once"]);
-    assert!(answers(&press(&mut app, "1", now)).is_empty());
+    assert_eq!(answers(&press(&mut app, "a 1", now)), ["a:once"]);
+    assert!(answers(&press(&mut app, "a 1", now)).is_empty());
     update(
         &mut app,
         Msg::Reply(Reply::Failed("the agent stopped waiting".into())),
         now,
     );
-    assert_eq!(answers(&press(&mut app, "1", now)), ["a:once"]);
+    assert_eq!(answers(&press(&mut app, "a 1", now)), ["a:once"]);
 }
 
 #[test]
@@ -138,9 +142,9 @@ fn the_sidebar_lists_the_options_clickable_and_answerable_with_enter() {
     let now = Instant::now();
     // Row y 6 is a's third option.
     assert_eq!(answers(&left_click(&mut app, 10, 6, now)), ["a:deny"]);
-    // By keys: the highlight on the first option, then Enter.
+    // By keys: the highlight (on the focused pane, a) moved to its first option, then Enter.
     let mut app = crate::test_fixture::app();
-    press(&mut app, "<tab> j j j", now);
+    press(&mut app, "<tab> j", now);
     assert_eq!(
         app.sidebar_rows().get(app.highlight),
         Some(&crate::app::Row::Option("a".into(), 1))
@@ -161,7 +165,7 @@ fn an_option_click_is_not_passed_to_a_program_that_wants_the_mouse() {
     let now = Instant::now();
     snapshot(&mut app, "a", b"\x1b[?1000h\x1b[?1006h");
     press(&mut app, "i", now);
-    let fx = left_click(&mut app, 30, 27, now);
+    let fx = left_click(&mut app, 30, 26, now);
     assert_eq!(answers(&fx), ["a:once"]);
     assert_eq!(inputs(&fx), "", "the program does not see the click");
     // Above the box, the click is the program's.

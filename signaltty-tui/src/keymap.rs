@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::action::{Action, Target};
+use crate::action::Action;
 use crate::keys::{canonical_chord, canonical_token};
-use signaltty_client::geometry::Dir;
+pub use crate::presets::Preset;
 
 /// Which table a key is looked up in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,10 +29,16 @@ pub enum Table {
 /// A resolved keymap.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Keymap {
-    /// The leader token (default `ctrl-a`).
+    /// The shipped keymap the user's bindings were merged over.
+    pub preset: Preset,
+    /// The leader token: the tmux preset's prefix (default `ctrl-b`), the modal preset's
+    /// Insert-mode escape (default `ctrl-a`).
     pub leader: String,
-    /// How long a chord prefix waits for its next key.
+    /// How long a chord prefix waits for its next key (a chord that begins with the leader
+    /// waits for ever, as tmux's prefix does).
     pub chord_timeout: Duration,
+    /// How long after a repeatable leader binding the next needs no leader.
+    pub repeat_time: Duration,
     /// Normal-mode bindings: chord tokens → action.
     pub normal: BTreeMap<Vec<String>, Action>,
     /// Insert-mode bindings.
@@ -41,85 +47,11 @@ pub struct Keymap {
     pub warnings: Vec<String>,
 }
 
-/// The shipped Normal-mode bindings.
-pub const DEFAULT_NORMAL: &[(&str, Action)] = &[
-    ("i", Action::EnterInsert),
-    ("enter", Action::EnterInsert),
-    ("<leader>", Action::SendLeader),
-    ("tab", Action::FocusSidebar),
-    ("h", Action::FocusPane(Dir::Left)),
-    ("j", Action::FocusPane(Dir::Down)),
-    ("k", Action::FocusPane(Dir::Up)),
-    ("l", Action::FocusPane(Dir::Right)),
-    ("left", Action::FocusPane(Dir::Left)),
-    ("down", Action::FocusPane(Dir::Down)),
-    ("up", Action::FocusPane(Dir::Up)),
-    ("right", Action::FocusPane(Dir::Right)),
-    ("ctrl-w h", Action::FocusPane(Dir::Left)),
-    ("ctrl-w j", Action::FocusPane(Dir::Down)),
-    ("ctrl-w k", Action::FocusPane(Dir::Up)),
-    ("ctrl-w l", Action::FocusPane(Dir::Right)),
-    ("%", Action::SplitHorizontal),
-    ("\"", Action::SplitVertical),
-    ("ctrl-w v", Action::SplitHorizontal),
-    ("ctrl-w s", Action::SplitVertical),
-    ("ctrl-w c", Action::ClosePane),
-    ("x", Action::KillHighlighted),
-    ("H", Action::ResizePane(Dir::Left, 4)),
-    ("J", Action::ResizePane(Dir::Down, 2)),
-    ("K", Action::ResizePane(Dir::Up, 2)),
-    ("L", Action::ResizePane(Dir::Right, 4)),
-    ("s", Action::OpenSpawnModal),
-    ("t", Action::NewTab),
-    ("X", Action::CloseTab),
-    ("g t", Action::NextTab),
-    ("g T", Action::PrevTab),
-    ("1", Action::GotoTab(1)),
-    ("2", Action::GotoTab(2)),
-    ("3", Action::GotoTab(3)),
-    ("4", Action::GotoTab(4)),
-    ("5", Action::GotoTab(5)),
-    ("6", Action::GotoTab(6)),
-    ("7", Action::GotoTab(7)),
-    ("8", Action::GotoTab(8)),
-    ("9", Action::GotoTab(9)),
-    ("n", Action::NextAttention),
-    ("m", Action::MarkSeen),
-    ("N", Action::ShowNotifications),
-    ("/", Action::ScrollBack),
-    ("r", Action::Rename(Target::Pane)),
-    ("g r", Action::Rename(Target::Tab)),
-    ("g w", Action::Rename(Target::Workspace)),
-    ("R", Action::ResumePane),
-    ("M", Action::MovePane),
-    ("d", Action::ShowDiff),
-    ("b", Action::ToggleSidebar),
-    ("?", Action::ShowHelp),
-    ("q", Action::Quit),
-    ("mouse:click(pane)", Action::FocusPaneAtCursor),
-    ("mouse:click(tab)", Action::GotoTabAtCursor),
-    ("mouse:click(sidebar-row)", Action::HighlightSidebarRow),
-    ("mouse:click(decision-option)", Action::AnswerAtCursor),
-    ("mouse:dblclick(sidebar-row)", Action::AttachHighlighted),
-    ("mouse:drag(split-divider)", Action::ResizePaneByDrag),
-    ("mouse:wheel-up(pane)", Action::ScrollBack),
-];
-
-/// The shipped Insert-mode bindings (sparse: everything else goes to the pane).
-pub const DEFAULT_INSERT: &[(&str, Action)] = &[
-    ("<leader>", Action::LeaveInsert),
-    ("mouse:click(pane)", Action::FocusPaneAtCursor),
-    ("mouse:click(decision-option)", Action::AnswerAtCursor),
-    ("mouse:click(tab)", Action::GotoTabAtCursor),
-    ("mouse:click(sidebar-row)", Action::HighlightSidebarRow),
-    ("mouse:drag(split-divider)", Action::ResizePaneByDrag),
-    ("mouse:wheel-up(pane)", Action::ScrollBack),
-];
-
-/// The shipped leader.
-pub const DEFAULT_LEADER: &str = "ctrl-a";
 /// The shipped chord timeout.
 pub const DEFAULT_CHORD_TIMEOUT: Duration = Duration::from_millis(1000);
+/// How long after a repeatable prefix binding (focus or resize by arrows) the next one needs
+/// no prefix (tmux's `repeat-time`).
+pub const DEFAULT_REPEAT_TIME: Duration = Duration::from_millis(500);
 
 /// One problem in the config file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -148,28 +80,30 @@ struct File {
 #[derive(Deserialize, Default)]
 struct TuiSection {
     #[serde(default)]
+    keys: Option<Spanned<String>>,
+    #[serde(default)]
     keymap: Option<KeymapSection>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct KeymapSection {
+    #[serde(alias = "prefix")]
     leader: Option<Spanned<String>>,
     chord_timeout_ms: Option<Spanned<u64>>,
+    repeat_time_ms: Option<Spanned<u64>>,
     #[serde(default)]
     normal: Bindings,
     #[serde(default)]
     insert: Bindings,
+    /// Keys after the leader, bound in both tables (`"|" = "SplitHorizontal"`).
+    #[serde(default)]
+    prefixed: Bindings,
 }
 
 impl Default for Keymap {
     fn default() -> Self {
-        Self::from_parts(
-            DEFAULT_LEADER.to_owned(),
-            DEFAULT_CHORD_TIMEOUT,
-            Vec::new(),
-            Vec::new(),
-        )
+        Self::preset(Preset::default())
     }
 }
 
@@ -184,8 +118,19 @@ impl Keymap {
                 message: err.message().to_owned(),
             }]
         })?;
-        let section = file.tui.and_then(|t| t.keymap).unwrap_or_default();
+        let tui = file.tui.unwrap_or_default();
         let mut errors = Vec::new();
+        let preset = match &tui.keys {
+            Some(keys) => keys.get_ref().parse::<Preset>().unwrap_or_else(|message| {
+                errors.push(ConfigError {
+                    line: line_of(keys.span().start),
+                    message,
+                });
+                Preset::default()
+            }),
+            None => Preset::default(),
+        };
+        let section = tui.keymap.unwrap_or_default();
         // Pass 1: lex every key.
         let leader = match &section.leader {
             Some(leader) => match canonical_token(leader.get_ref()) {
@@ -195,17 +140,17 @@ impl Keymap {
                         line: line_of(leader.span().start),
                         message: "the leader must be a key".into(),
                     });
-                    DEFAULT_LEADER.to_owned()
+                    preset.leader().to_owned()
                 }
                 Err(message) => {
                     errors.push(ConfigError {
                         line: line_of(leader.span().start),
                         message,
                     });
-                    DEFAULT_LEADER.to_owned()
+                    preset.leader().to_owned()
                 }
             },
-            None => DEFAULT_LEADER.to_owned(),
+            None => preset.leader().to_owned(),
         };
         fn lex<'a>(
             bindings: &'a Bindings,
@@ -226,6 +171,13 @@ impl Keymap {
         }
         let normal = lex(&section.normal, &line_of, &mut errors);
         let insert = lex(&section.insert, &line_of, &mut errors);
+        let prefixed: Vec<_> = lex(&section.prefixed, &line_of, &mut errors)
+            .into_iter()
+            .map(|(mut tokens, action)| {
+                tokens.insert(0, "<leader>".to_owned());
+                (tokens, action)
+            })
+            .collect();
         // Pass 2: resolve every action.
         let resolve = |lexed: Vec<(Vec<String>, &Spanned<String>)>,
                        errors: &mut Vec<ConfigError>| {
@@ -241,30 +193,54 @@ impl Keymap {
             }
             out
         };
-        let normal = resolve(normal, &mut errors);
-        let insert = resolve(insert, &mut errors);
+        let mut normal = resolve(normal, &mut errors);
+        let mut insert = resolve(insert, &mut errors);
+        let prefixed = resolve(prefixed, &mut errors);
         if !errors.is_empty() {
             errors.sort_by_key(|e| e.line);
             return Err(errors);
         }
-        let timeout = section
-            .chord_timeout_ms
-            .map(|t| Duration::from_millis(*t.get_ref()))
-            .unwrap_or(DEFAULT_CHORD_TIMEOUT);
-        Ok(Self::from_parts(leader, timeout, normal, insert))
+        normal.extend(prefixed.iter().cloned());
+        insert.extend(prefixed);
+        let millis = |ms: &Option<Spanned<u64>>, default| {
+            ms.as_ref()
+                .map(|t| Duration::from_millis(*t.get_ref()))
+                .unwrap_or(default)
+        };
+        let timing = Timing {
+            chord_timeout: millis(&section.chord_timeout_ms, DEFAULT_CHORD_TIMEOUT),
+            repeat_time: millis(&section.repeat_time_ms, DEFAULT_REPEAT_TIME),
+        };
+        Ok(Self::from_parts(preset, leader, timing, normal, insert))
+    }
+
+    /// A shipped keymap as it is, with its own leader.
+    pub fn preset(preset: Preset) -> Keymap {
+        let timing = Timing {
+            chord_timeout: DEFAULT_CHORD_TIMEOUT,
+            repeat_time: DEFAULT_REPEAT_TIME,
+        };
+        Self::from_parts(
+            preset,
+            preset.leader().to_owned(),
+            timing,
+            Vec::new(),
+            Vec::new(),
+        )
     }
 
     fn from_parts(
+        preset: Preset,
         leader: String,
-        chord_timeout: Duration,
+        timing: Timing,
         normal: Vec<(Vec<String>, Action)>,
         insert: Vec<(Vec<String>, Action)>,
     ) -> Keymap {
         let mut warnings = Vec::new();
-        let table = |defaults: &[(&str, Action)], user: Vec<(Vec<String>, Action)>| {
+        let table = |defaults: Vec<(String, Action)>, user: Vec<(Vec<String>, Action)>| {
             let mut map = BTreeMap::new();
-            let defaults = defaults.iter().filter_map(|(key, action)| {
-                canonical_chord(key).ok().map(|tokens| (tokens, *action))
+            let defaults = defaults.into_iter().filter_map(|(key, action)| {
+                canonical_chord(&key).ok().map(|tokens| (tokens, action))
             });
             for (tokens, action) in defaults.chain(user) {
                 let tokens: Vec<String> = tokens
@@ -279,8 +255,8 @@ impl Keymap {
             }
             map
         };
-        let normal = table(DEFAULT_NORMAL, normal);
-        let insert = table(DEFAULT_INSERT, insert);
+        let normal = table(preset.normal(), normal);
+        let insert = table(preset.insert(), insert);
         for (name, map) in [("normal", &normal), ("insert", &insert)] {
             for short in map.keys() {
                 for long in map.keys() {
@@ -295,12 +271,20 @@ impl Keymap {
             }
         }
         Keymap {
+            preset,
             leader,
-            chord_timeout,
+            chord_timeout: timing.chord_timeout,
+            repeat_time: timing.repeat_time,
             normal,
             insert,
             warnings,
         }
+    }
+
+    /// Whether a held chord waits for its next key for ever: one that begins with the leader
+    /// (tmux's prefix has no timeout).
+    fn waits_forever(&self, chord: &Chord) -> bool {
+        chord.held.first() == Some(&self.leader)
     }
 
     fn table(&self, table: Table) -> &BTreeMap<Vec<String>, Action> {
@@ -341,7 +325,10 @@ impl Keymap {
     /// When a held chord times out: its exact binding, or its keys as unbound.
     pub fn expire(&self, table: Table, chord: &mut Chord, now: Instant) -> Option<Resolved> {
         let since = chord.since?;
-        if chord.held.is_empty() || now.duration_since(since) < self.chord_timeout {
+        if chord.held.is_empty()
+            || self.waits_forever(chord)
+            || now.duration_since(since) < self.chord_timeout
+        {
             return None;
         }
         chord.since = None;
@@ -354,10 +341,11 @@ impl Keymap {
 
     /// When a held chord must be decided, if one is held.
     pub fn deadline(&self, chord: &Chord) -> Option<Instant> {
-        (!chord.held.is_empty())
+        let held = (!chord.held.is_empty() && !self.waits_forever(chord))
             .then_some(chord.since)
             .flatten()
-            .map(|since| since + self.chord_timeout)
+            .map(|since| since + self.chord_timeout);
+        held.into_iter().chain(chord.repeat_until).min()
     }
 
     /// Bindings of a table as (`keys`, action) for the help overlay, sorted by action.
@@ -372,6 +360,12 @@ impl Keymap {
     }
 }
 
+/// The two timings a keymap has.
+struct Timing {
+    chord_timeout: Duration,
+    repeat_time: Duration,
+}
+
 /// Keys held while a chord is incomplete.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Chord {
@@ -379,6 +373,9 @@ pub struct Chord {
     pub held: Vec<String>,
     /// When the last one came.
     pub since: Option<Instant>,
+    /// After a repeatable leader binding: until when the next key is tried after the leader
+    /// first (tmux's `-r`: `prefix ← ← ←` moves three times).
+    pub repeat_until: Option<Instant>,
 }
 
 /// What a key resolved to.

@@ -1,12 +1,97 @@
 use super::*;
+use crate::action::Target;
+use signaltty_client::geometry::Dir;
 
 fn keys(s: &str) -> Vec<String> {
     canonical_chord(s).expect("valid chord")
 }
 
+/// A config text with the modal preset chosen first.
+fn modal(text: &str) -> String {
+    format!("[tui]\nkeys = \"modal\"\n{text}")
+}
+
 #[test]
-fn the_defaults_bind_every_documented_key() {
+fn the_tmux_preset_is_the_default_and_binds_tmux_keys_after_ctrl_b() {
     let km = Keymap::default();
+    assert_eq!(km.preset, Preset::Tmux);
+    assert_eq!(km.leader, "ctrl-b");
+    for (key, action) in [
+        ("ctrl-b %", Action::SplitHorizontal),
+        ("ctrl-b \"", Action::SplitVertical),
+        ("ctrl-b ctrl-b", Action::SendLeader),
+        ("ctrl-b z", Action::ToggleZoom),
+        ("ctrl-b c", Action::NewTab),
+        ("ctrl-b 0", Action::GotoTab(10)),
+        ("ctrl-b ,", Action::Rename(Target::Tab)),
+        ("ctrl-b $", Action::Rename(Target::Workspace)),
+        ("ctrl-b ctrl-up", Action::ResizePane(Dir::Up, 1)),
+        ("ctrl-b alt-left", Action::ResizePane(Dir::Left, 5)),
+        ("ctrl-b a", Action::FocusDecision),
+        ("ctrl-b d", Action::Quit),
+    ] {
+        assert_eq!(km.insert.get(&keys(key)), Some(&action), "{key}");
+        assert_eq!(
+            km.normal.get(&keys(key)),
+            Some(&action),
+            "{key} in the sidebar"
+        );
+    }
+    // Nothing but the prefix (and the mouse) is taken from the pane.
+    for chord in km.insert.keys() {
+        assert!(
+            chord[0] == "ctrl-b" || chord[0].starts_with("mouse:"),
+            "{chord:?} is taken from the pane"
+        );
+    }
+    assert!(km.warnings.is_empty(), "{:?}", km.warnings);
+    // A prefix binding of one's own, and another prefix.
+    let km = Keymap::from_config(
+        "[tui.keymap]\nprefix = \"ctrl-a\"\n[tui.keymap.prefixed]\n\"|\" = \"SplitHorizontal\"\n",
+    )
+    .expect("valid");
+    assert_eq!(
+        km.insert.get(&keys("ctrl-a |")),
+        Some(&Action::SplitHorizontal)
+    );
+    assert_eq!(
+        km.insert.get(&keys("ctrl-a %")),
+        Some(&Action::SplitHorizontal)
+    );
+    assert_eq!(km.insert.get(&keys("ctrl-b %")), None);
+}
+
+#[test]
+fn the_prefix_waits_for_ever_and_a_digit_is_a_tab_in_both_presets() {
+    let km = Keymap::default();
+    let mut chord = Chord::default();
+    let t0 = Instant::now();
+    assert_eq!(
+        km.resolve(Table::Insert, &mut chord, "ctrl-b".into(), t0),
+        Resolved::Pending
+    );
+    assert_eq!(km.deadline(&chord), None);
+    assert_eq!(
+        km.expire(Table::Insert, &mut chord, t0 + Duration::from_secs(60)),
+        None
+    );
+    assert_eq!(
+        km.resolve(
+            Table::Insert,
+            &mut chord,
+            "1".into(),
+            t0 + Duration::from_secs(60)
+        ),
+        Resolved::Action(Action::GotoTab(1))
+    );
+    let modal = Keymap::preset(Preset::Modal);
+    assert_eq!(modal.normal.get(&keys("1")), Some(&Action::GotoTab(1)));
+    assert_eq!(modal.normal.get(&keys("a")), Some(&Action::FocusDecision));
+}
+
+#[test]
+fn the_modal_preset_binds_every_documented_key() {
+    let km = Keymap::preset(Preset::Modal);
     for (key, action) in [
         ("i", Action::EnterInsert),
         ("g t", Action::NextTab),
@@ -23,7 +108,7 @@ fn the_defaults_bind_every_documented_key() {
 
 #[test]
 fn a_partial_table_merges_over_the_defaults_and_noop_unbinds() {
-    let km = Keymap::from_config(
+    let km = Keymap::from_config(&modal(
         r#"
 [server]
 whatever = 1
@@ -40,7 +125,7 @@ chord_timeout_ms = 250
 [tui.keymap.insert]
 "alt-h" = "FocusPane(Left)"
 "#,
-    )
+    ))
     .expect("valid");
     assert_eq!(km.leader, "ctrl-b");
     assert_eq!(km.chord_timeout, Duration::from_millis(250));
@@ -94,7 +179,7 @@ fn a_toml_syntax_or_type_error_has_a_line_too() {
 
 #[test]
 fn prefix_conflicts_are_warnings() {
-    let km = Keymap::from_config("[tui.keymap.normal]\n\"g\" = \"Quit\"\n").expect("valid");
+    let km = Keymap::from_config(&modal("[tui.keymap.normal]\n\"g\" = \"Quit\"\n")).expect("valid");
     assert!(
         km.warnings
             .iter()
@@ -108,7 +193,7 @@ fn prefix_conflicts_are_warnings() {
 /// lists what each step yields.
 #[test]
 fn chords_resolve_wait_drop_and_time_out() {
-    let km = Keymap::from_config("[tui.keymap.normal]\n\"g\" = \"Quit\"\n").expect("valid");
+    let km = Keymap::from_config(&modal("[tui.keymap.normal]\n\"g\" = \"Quit\"\n")).expect("valid");
     let t0 = Instant::now();
     type Row = (
         &'static str,
@@ -166,7 +251,7 @@ fn chords_resolve_wait_drop_and_time_out() {
 
 #[test]
 fn a_chord_before_its_timeout_does_not_expire() {
-    let km = Keymap::default();
+    let km = Keymap::preset(Preset::Modal);
     let mut chord = Chord::default();
     let t0 = Instant::now();
     assert_eq!(
@@ -189,9 +274,17 @@ fn a_chord_before_its_timeout_does_not_expire() {
 #[test]
 fn the_user_guide_lists_every_default_binding() {
     let guide = include_str!("../../docs/tui.md");
-    for (key, action) in DEFAULT_NORMAL.iter().chain(DEFAULT_INSERT) {
-        let key = if *key == "<leader>" { "ctrl-a" } else { key };
-        let shown = key.split(' ').next().unwrap_or(key);
+    let all = [Preset::Tmux, Preset::Modal]
+        .into_iter()
+        .flat_map(|p| p.normal().into_iter().chain(p.insert()));
+    for (key, action) in all {
+        let key = key.replace("<leader> ", "");
+        let key = if key == "<leader>" {
+            "ctrl-a".to_owned()
+        } else {
+            key
+        };
+        let shown = key.split(' ').next().unwrap_or(&key);
         assert!(
             guide.contains(&format!("`{shown}")),
             "docs/tui.md lacks the key {key:?}"

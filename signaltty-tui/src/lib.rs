@@ -20,9 +20,13 @@ pub mod git;
 pub mod input;
 pub mod keymap;
 pub mod keys;
+pub mod moves;
 pub mod overlay_keys;
 pub mod pacing;
 pub mod paint;
+pub mod picker;
+pub mod presets;
+pub mod prompt;
 pub mod regions;
 pub mod runtime;
 pub mod spawn;
@@ -30,6 +34,7 @@ pub mod styled;
 pub mod terminal;
 pub mod update;
 pub mod view;
+pub mod zoom_file;
 
 #[cfg(test)]
 mod test_fixture;

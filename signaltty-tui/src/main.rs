@@ -14,7 +14,7 @@ struct Args {
     /// The server's socket (default: $SIGNALTTY_SOCKET, else the per-user default).
     #[arg(long)]
     socket: Option<PathBuf>,
-    /// The config file (default: $XDG_CONFIG_HOME/signaltty/config.toml).
+    /// The config file (default: $SIGNALTTY_CONFIG, else $XDG_CONFIG_HOME/signaltty/config.toml).
     #[arg(long)]
     config: Option<PathBuf>,
     /// Validate the config's [tui.keymap] and exit: 0 when valid, 2 with every error.
@@ -24,12 +24,10 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let path = args.config.clone().or_else(signaltty_tui::config::path);
-    let keymap = match signaltty_tui::config::load_keymap(path.as_deref()) {
-        Ok(keymap) => keymap,
-        Err(errors) => {
-            let shown = path.clone().unwrap_or_else(|| PathBuf::from("config.toml"));
-            eprintln!("{}", signaltty_tui::config::report(&shown, &errors));
+    let (keymap, path) = match signaltty_tui::config::load(args.config.as_deref()) {
+        Ok(loaded) => loaded,
+        Err(refused) => {
+            eprintln!("{}", refused.0);
             return ExitCode::from(2);
         }
     };
@@ -37,7 +35,9 @@ fn main() -> ExitCode {
         eprintln!("warning: {warning}");
     }
     if args.keymap_check {
-        let shown = path.map(|p| p.display().to_string()).unwrap_or_default();
+        let shown = path
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "no config file: the defaults".to_owned());
         println!("keymap ok ({shown})");
         return ExitCode::SUCCESS;
     }

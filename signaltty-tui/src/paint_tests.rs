@@ -255,7 +255,7 @@ fn run(seed: u64, steps: usize) -> (usize, usize) {
             }
             70..=73 => {
                 app.overlay = match app.overlay {
-                    None => Some(Overlay::Help),
+                    None => Some(Overlay::Help { offset: 0 }),
                     Some(_) => None,
                 };
                 app.dirty = true;

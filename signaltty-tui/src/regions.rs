@@ -60,8 +60,21 @@ pub fn sidebar_row_at(app: &App, y: u16) -> Option<usize> {
     (offset < visible && row < app.sidebar_rows().len()).then_some(row)
 }
 
-/// The current tab's placement, if it has a layout.
+/// The current tab's placement as drawn: its layout, or its zoomed pane alone over the whole
+/// pane area.
 pub fn placement(app: &App) -> Option<(&pb::Tab, Placement)> {
+    let tab = app.current_tab()?;
+    if let Some(pane) = crate::moves::zoomed(app) {
+        let leaf = pb::Layout {
+            node: Some(pb::layout::Node::PaneId(pane.to_owned())),
+        };
+        return Some((tab, Placement::compute(&leaf, regions(app).panes)));
+    }
+    layout_placement(app)
+}
+
+/// The current tab's placement by its layout, zoom or not (neighbours and dividers).
+pub fn layout_placement(app: &App) -> Option<(&pb::Tab, Placement)> {
     let tab = app.current_tab()?;
     let layout = signaltty_client::layout_tree::held(tab)?;
     Some((tab, Placement::compute(layout, regions(app).panes)))
@@ -88,10 +101,24 @@ pub fn tab_cells(app: &App) -> Vec<(String, String, u16, u16)> {
     if tabs.is_empty() {
         return Vec::new();
     }
+    let current = app.current_tab().map(|t| t.id.as_str());
+    let last = app.history.tab.get(&ws.id).map(String::as_str);
+    // tmux's window flags: `*` the current tab, `-` the last one, `Z` zoomed.
     let labels: Vec<String> = tabs
         .iter()
         .enumerate()
-        .map(|(i, t)| format!("{}:{}", i + 1, t.title))
+        .map(|(i, t)| {
+            let mut flags = String::new();
+            if Some(t.id.as_str()) == current {
+                flags.push('*');
+            } else if Some(t.id.as_str()) == last {
+                flags.push('-');
+            }
+            if app.zoomed.contains_key(&t.id) {
+                flags.push('Z');
+            }
+            format!("{}:{}{flags}", i + 1, t.title)
+        })
         .collect();
     let available = usize::from(bar.width.saturating_sub(2));
     let natural: usize = labels.iter().map(|l| l.chars().count() + 3).sum();
@@ -100,11 +127,30 @@ pub fn tab_cells(app: &App) -> Vec<(String, String, u16, u16)> {
     } else {
         (available / tabs.len()).saturating_sub(3).max(6)
     };
+    let labels: Vec<String> = labels.iter().map(|l| truncate(l, cap)).collect();
+    let widths: Vec<u16> = labels
+        .iter()
+        .map(|l| u16::try_from(l.chars().count() + 3).unwrap_or(u16::MAX))
+        .collect();
+    // The current tab is always shown: the tabs before it give way when they do not all fit.
+    let room = u32::from(bar.width.saturating_sub(1));
+    let at = tabs
+        .iter()
+        .position(|t| Some(t.id.as_str()) == current)
+        .unwrap_or(0);
+    let mut first = 0;
+    while first < at
+        && widths[first..=at]
+            .iter()
+            .map(|w| u32::from(*w))
+            .sum::<u32>()
+            > room
+    {
+        first += 1;
+    }
     let mut out = Vec::new();
     let mut x = bar.x;
-    for (tab, label) in tabs.iter().zip(labels) {
-        let label = truncate(&label, cap);
-        let width = u16::try_from(label.chars().count() + 3).unwrap_or(u16::MAX);
+    for ((tab, label), width) in tabs.iter().zip(labels).zip(widths).skip(first) {
         if u32::from(x) + u32::from(width) > bar.right().saturating_sub(1) {
             break;
         }

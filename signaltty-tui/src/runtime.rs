@@ -130,6 +130,10 @@ async fn run_here(options: Options) -> Result<(), String> {
     let mut painter = Painter::new(frames.clone());
     let size = crossterm::terminal::size().unwrap_or((80, 24));
     let mut app = App::new(options.keymap, size, options.start_dir);
+    let zoom_file = crate::zoom_file::path();
+    if let Some(path) = &zoom_file {
+        app.zoomed = crate::zoom_file::load(path);
+    }
 
     let (feed_tx, mut feed_rx) = mpsc::unbounded_channel();
     let feed_slot = slot.clone();
@@ -257,6 +261,9 @@ async fn run_here(options: Options) -> Result<(), String> {
             effects.extend(update(&mut app, msg, Instant::now()));
         }
         carry_out_all(effects, &mut app, &slot, &msg_tx, &mut attachments);
+        if std::mem::take(&mut app.redraw_all) {
+            forget(&mut painter, &mut app, Redraw::All);
+        }
         if app.quit {
             break;
         }
@@ -269,6 +276,10 @@ async fn run_here(options: Options) -> Result<(), String> {
             };
             drawing.draw(&mut app, &attachments, &slot).await;
         }
+    }
+    // Zoom is this client's own: kept for the next start (a failure costs only the zoom).
+    if let Some(path) = &zoom_file {
+        let _ = crate::zoom_file::save(path, &app.zoomed);
     }
     // Nothing may be painted into the terminal once it is given back.
     let _ = server_paint.settle(None, || None).await;
@@ -412,6 +423,10 @@ fn carry_out_all(
             app.quit = true;
             continue;
         }
+        if effect == Effect::Redraw {
+            app.redraw_all = true;
+            continue;
+        }
         carry_out(effect, app, slot, tx, attachments);
     }
 }
@@ -460,7 +475,7 @@ fn carry_out(
             let _ = write!(out, "\x1b]52;c;{}\x07", base64(text.as_bytes()));
             let _ = out.flush();
         }
-        Effect::Quit => {}
+        Effect::Quit | Effect::Redraw => {}
     }
 }
 

@@ -131,7 +131,12 @@ pub fn catalog() -> Catalog {
 
 /// An app of 100×30 that has loaded the fixture catalog (effects of the load dropped).
 pub fn app() -> App {
-    let mut app = App::new(Keymap::default(), (100, 30), "/proj".into());
+    app_with(crate::keymap::Preset::Modal, (100, 30))
+}
+
+/// An app with a preset's keymap, of a size, that has loaded the fixture catalog.
+pub fn app_with(preset: crate::keymap::Preset, size: (u16, u16)) -> App {
+    let mut app = App::new(Keymap::preset(preset), size, "/proj".into());
     update(
         &mut app,
         Msg::Feed(FeedMsg::Loaded(Box::new(catalog()))),

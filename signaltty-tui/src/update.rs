@@ -18,7 +18,7 @@ use crate::app::{
 };
 use crate::encode;
 use crate::focus;
-use crate::keymap::{Resolved, Table};
+use crate::keymap::{Preset, Resolved, Table};
 use crate::keys::{event_of, token_of};
 use crate::overlay_keys;
 use crate::regions::{self, content};
@@ -76,19 +76,30 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
                 passthrough = app.overlay.is_none() && app.chord.held.is_empty();
             }
         }
-        Msg::Resize(cols, rows) => app.size = (cols, rows),
+        Msg::Resize(cols, rows) => {
+            app.size = (cols, rows);
+            if !app.sidebar_chosen {
+                app.sidebar_visible = cols >= crate::app::SIDEBAR_MIN_COLS;
+            }
+        }
         Msg::FocusGained => fx.extend(focus::outer(app, true)),
         Msg::FocusLost => fx.extend(focus::outer(app, false)),
         Msg::Feed(feed) => on_feed(app, feed, &mut fx),
         Msg::Pane { pane_id, event } => on_pane(app, pane_id, event),
         Msg::Reply(reply) => on_reply(app, reply, now, &mut fx),
         Msg::Tick => {
+            if app.chord.repeat_until.is_some_and(|until| now >= until) {
+                app.chord.repeat_until = None;
+            }
             let table = table(app);
             if let Some(resolved) = app.keymap.expire(table, &mut app.chord, now) {
                 resolved_keys(app, resolved, now, None, &mut fx);
             }
         }
     }
+    typing_by_default(app);
+    close_stale_overlays(app, now);
+    crate::moves::follow(app);
     fx.extend(reconcile(app));
     fx.extend(focus::look(app));
     if fx.contains(&Effect::Quit) {
@@ -104,12 +115,48 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
     fx
 }
 
+/// A focused decision that was answered or withdrawn (from here or elsewhere) closes, and pane
+/// numbers go away after their time.
+fn close_stale_overlays(app: &mut App, now: Instant) {
+    let stale = match &app.overlay {
+        Some(crate::app::Overlay::Decision {
+            pane_id,
+            decision_id,
+            ..
+        }) => app
+            .catalog
+            .panes
+            .get(pane_id)
+            .and_then(|p| p.pending_decision.as_ref())
+            .is_none_or(|d| &d.id != decision_id || !d.answerable),
+        Some(crate::app::Overlay::PaneNumbers { until }) => now >= *until,
+        _ => false,
+    };
+    if stale {
+        app.overlay = None;
+    }
+}
+
+/// In the tmux preset, keys go to the focused pane whenever the panes have the focus: after a
+/// split, a tab switch, a closed overlay or the sidebar, typing goes on where it left off.
+fn typing_by_default(app: &mut App) {
+    if app.keymap.preset == Preset::Tmux && app.focus == Focus::Panes {
+        app.mode = Mode::Insert;
+    }
+}
+
 fn table(app: &App) -> Table {
     if app.mode == Mode::Insert && app.focus == Focus::Panes {
         Table::Insert
     } else {
         Table::Normal
     }
+}
+
+/// A key an overlay gave up (the leader in a focused decision box) handled as if no overlay
+/// had been open.
+pub fn on_key_again(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) {
+    on_key(app, key, now, fx);
 }
 
 /// Returns whether the key only went to the focused pane (nothing on screen changed).
@@ -133,11 +180,43 @@ fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) -> b
         }
         return false;
     };
+    if repeated(app, &token, now, fx) {
+        return false;
+    }
     let inserting = table(app) == Table::Insert && app.chord.held.is_empty();
+    let after_leader = app.chord.held.len() == 1 && app.chord.held[0] == app.keymap.leader;
     let resolved = app.keymap.resolve(table(app), &mut app.chord, token, now);
     let alone = matches!(&resolved, Resolved::Unbound(tokens) if tokens.len() == 1);
+    if after_leader && let Resolved::Action(action) = resolved {
+        app.chord.repeat_until = action.repeats().then(|| now + app.keymap.repeat_time);
+    }
     resolved_keys(app, resolved, now, Some(key), fx);
     inserting && alone && app.chord.held.is_empty() && app.overlay.is_none()
+}
+
+/// tmux's `-r`: within the repeat time of a repeatable leader binding (focus or resize by
+/// arrows), a key that is itself a repeatable binding after the leader acts without it. Any
+/// other key ends the repeat and is handled as usual. Returns whether the key was used.
+fn repeated(app: &mut App, token: &str, now: Instant, fx: &mut Vec<Effect>) -> bool {
+    let Some(until) = app.chord.repeat_until.take() else {
+        return false;
+    };
+    if now >= until || !app.chord.held.is_empty() {
+        return false;
+    }
+    let chord = vec![app.keymap.leader.clone(), token.to_owned()];
+    let action = match table(app) {
+        Table::Insert => app.keymap.insert.get(&chord),
+        Table::Normal => app.keymap.normal.get(&chord),
+    }
+    .copied()
+    .filter(|a| a.repeats());
+    let Some(action) = action else {
+        return false;
+    };
+    perform(app, action, None, now, fx);
+    app.chord.repeat_until = Some(now + app.keymap.repeat_time);
+    true
 }
 
 fn resolved_keys(
@@ -150,6 +229,10 @@ fn resolved_keys(
     match resolved {
         Resolved::Action(action) => perform(app, action, None, now, fx),
         Resolved::Pending => {}
+        Resolved::Unbound(tokens) if tokens.len() > 1 && tokens[0] == app.keymap.leader => {
+            // An unbound key after the leader goes nowhere (as after tmux's prefix).
+            app.toast(format!("{} is not bound", tokens.join(" ")), now);
+        }
         Resolved::Unbound(tokens) => {
             if table(app) == Table::Insert {
                 // The held keys go to the pane as typed; the last one as the event itself (it
@@ -355,6 +438,7 @@ fn select(app: &mut App, mouse: &MouseEvent, now: Instant, fx: &mut Vec<Effect>)
             {
                 let text = selected_text(screen, &sel);
                 app.toast(format!("copied {} characters", text.chars().count()), now);
+                app.paste_buffer = Some(text.clone());
                 fx.push(Effect::Copy(text));
             }
             true
@@ -717,3 +801,7 @@ mod tests;
 #[cfg(test)]
 #[path = "interaction_tests.rs"]
 mod interaction_tests;
+
+#[cfg(test)]
+#[path = "prefix_tests.rs"]
+mod prefix_tests;

@@ -48,7 +48,11 @@ fn click(kind: MouseEventKind, x: u16, y: u16) -> Msg {
 
 #[test]
 fn the_load_attaches_the_current_tab_interactively_and_watches_the_rest() {
-    let mut app = App::new(Keymap::default(), (100, 30), "/proj".into());
+    let mut app = App::new(
+        Keymap::preset(crate::keymap::Preset::Modal),
+        (100, 30),
+        "/proj".into(),
+    );
     let fx = update(
         &mut app,
         Msg::Feed(FeedMsg::Loaded(Box::new(catalog()))),
@@ -77,7 +81,11 @@ fn the_load_attaches_the_current_tab_interactively_and_watches_the_rest() {
 
 #[test]
 fn a_start_directory_without_a_workspace_creates_one_once() {
-    let mut app = App::new(Keymap::default(), (100, 30), "/elsewhere".into());
+    let mut app = App::new(
+        Keymap::preset(crate::keymap::Preset::Modal),
+        (100, 30),
+        "/elsewhere".into(),
+    );
     let fx = update(
         &mut app,
         Msg::Feed(FeedMsg::Loaded(Box::default())),
@@ -155,10 +163,20 @@ fn focus_moves_geometrically_and_tabs_switch_with_their_attachments() {
 }
 
 #[test]
-fn digits_answer_the_focused_decision_and_an_answer_elsewhere_removes_it() {
+fn a_decision_is_answered_only_in_its_focused_box_and_an_answer_elsewhere_removes_it() {
     let mut app = app();
     let now = Instant::now();
+    // A digit is a tab, even with a decision on the focused pane.
     let fx = press(&mut app, "2", now);
+    assert!(
+        requests(&fx)
+            .iter()
+            .all(|r| !matches!(r, Request::Answer { .. }))
+    );
+    assert_eq!(app.current_tab().map(|t| t.id.as_str()), Some("t2"));
+    press(&mut app, "1", now);
+    // `a` focuses the box; then the digit answers.
+    let fx = press(&mut app, "a 2", now);
     assert_eq!(
         requests(&fx),
         vec![Request::Answer {
@@ -167,12 +185,19 @@ fn digits_answer_the_focused_decision_and_an_answer_elsewhere_removes_it() {
             option_id: "always".into()
         }]
     );
-    assert_eq!(
-        app.current_tab().map(|t| t.id.as_str()),
-        Some("t1"),
-        "2 answered, did not switch tabs"
+    assert_eq!(app.overlay, None, "answering closes the box");
+    // Esc leaves a focused box unanswered; arrows and Enter answer the highlighted option.
+    let mut app = crate::test_fixture::app();
+    assert!(requests(&press(&mut app, "a <esc>", now)).is_empty());
+    assert_eq!(app.overlay, None);
+    let fx = press(&mut app, "a <right> <right> <enter>", now);
+    assert!(
+        matches!(&requests(&fx)[..], [Request::Answer { option_id, .. }] if option_id == "deny")
     );
-    // Answered by another client: gone at once.
+    // Answered by another client: gone at once, and a focused box with it.
+    let mut app = crate::test_fixture::app();
+    press(&mut app, "a", now);
+    assert!(app.overlay.is_some());
     let event = pb::Event {
         seq: 11,
         at: None,
@@ -187,9 +212,7 @@ fn digits_answer_the_focused_decision_and_an_answer_elsewhere_removes_it() {
         app.focused_pane()
             .is_some_and(|p| p.pending_decision.is_none())
     );
-    // Now a digit goes to the tab again.
-    press(&mut app, "2", now);
-    assert_eq!(app.current_tab().map(|t| t.id.as_str()), Some("t2"));
+    assert_eq!(app.overlay, None);
 }
 
 #[test]

@@ -5,6 +5,7 @@
 mod diff;
 mod overlays;
 mod panes;
+mod picker;
 mod sidebar;
 mod spawn;
 
@@ -133,6 +134,29 @@ pub fn agent_name(pane: &pb::Pane) -> Option<&'static str> {
     })
 }
 
+/// What a pane is called in lists: its title, with its agent's kind in front when the title
+/// does not say it (`claude · fix the tests`).
+pub fn label(pane: &pb::Pane) -> String {
+    match agent_name(pane) {
+        Some(agent) if pane.title.is_empty() => agent.to_owned(),
+        Some(agent) if !pane.title.contains(agent) => format!("{agent} · {}", pane.title),
+        _ => pane.title.clone(),
+    }
+}
+
+/// How a pane's process ended: `exited 1`, or `killed by SIGSEGV` for 128 + a signal's number
+/// (the server's code for a death by signal).
+pub fn exit_text(code: i32) -> String {
+    let signal = code
+        .checked_sub(128)
+        .filter(|n| (1..=64).contains(n))
+        .and_then(|n| nix::sys::signal::Signal::try_from(n).ok());
+    match signal {
+        Some(signal) => format!("killed by {}", signal.as_str()),
+        None => format!("exited {code}"),
+    }
+}
+
 fn tab_bar(app: &App, area: Rect, buf: &mut Buffer) {
     if area.height == 0 {
         return;
@@ -167,10 +191,41 @@ fn tab_bar(app: &App, area: Rect, buf: &mut Buffer) {
             buf,
             area.x + 1,
             area.y,
-            "no tabs — t: new tab, s: spawn",
+            match app.keymap.preset {
+                crate::keymap::Preset::Tmux => "no tabs — prefix c: new tab, prefix A: spawn",
+                crate::keymap::Preset::Modal => "no tabs — t: new tab, s: spawn",
+            },
             area.width.saturating_sub(2),
             bar,
         );
+    }
+}
+
+/// The left end of the status line: the modal preset's mode; in tmux's model the workspace
+/// (as tmux shows its session), `PREFIX` while the prefix waits for its key, and what has the
+/// keys when it is not the pane (the sidebar, a focused decision).
+fn mode_label(app: &App) -> (String, Style) {
+    let bold = |bg: Color, fg: Color| Style::default().bg(bg).fg(fg).add_modifier(Modifier::BOLD);
+    if matches!(app.overlay, Some(crate::app::Overlay::Decision { .. })) {
+        return (" DECISION ".into(), bold(Color::Yellow, Color::Black));
+    }
+    if app.keymap.preset == crate::keymap::Preset::Tmux {
+        if app.focus == Focus::Sidebar {
+            return (" SIDEBAR ".into(), bold(Color::Magenta, Color::Black));
+        }
+        if app.chord.held.first() == Some(&app.keymap.leader) || app.chord.repeat_until.is_some() {
+            return (" PREFIX ".into(), bold(Color::Yellow, Color::Black));
+        }
+        let name = app.current_workspace().map_or("", |w| w.name.as_str());
+        return (
+            format!("[{}] ", crate::regions::truncate(name, 20)),
+            bold(Color::DarkGray, Color::White),
+        );
+    }
+    match (app.mode, app.focus) {
+        (Mode::Insert, _) => (" INSERT ".into(), bold(Color::Green, Color::Black)),
+        (Mode::Normal, Focus::Sidebar) => (" SIDEBAR ".into(), bold(Color::Magenta, Color::Black)),
+        (Mode::Normal, Focus::Panes) => (" NORMAL ".into(), bold(Color::Blue, Color::White)),
     }
 }
 
@@ -180,36 +235,20 @@ fn status(app: &App, area: Rect, buf: &mut Buffer) {
     }
     let base = Style::default().bg(Color::DarkGray).fg(Color::White);
     buf.set_style(tui(area), base);
-    let (mode, mode_style) = match (app.mode, app.focus) {
-        (Mode::Insert, _) => (
-            " INSERT ",
-            Style::default()
-                .bg(Color::Green)
-                .fg(Color::Black)
-                .add_modifier(Modifier::BOLD),
-        ),
-        (Mode::Normal, Focus::Sidebar) => (
-            " SIDEBAR ",
-            Style::default()
-                .bg(Color::Magenta)
-                .fg(Color::Black)
-                .add_modifier(Modifier::BOLD),
-        ),
-        (Mode::Normal, Focus::Panes) => (
-            " NORMAL ",
-            Style::default()
-                .bg(Color::Blue)
-                .fg(Color::White)
-                .add_modifier(Modifier::BOLD),
-        ),
-    };
-    let mut x = area.x + put(buf, area.x, area.y, mode, area.width, mode_style);
+    let (mode, mode_style) = mode_label(app);
+    let mut x = area.x + put(buf, area.x, area.y, &mode, area.width, mode_style);
     if !app.chord.held.is_empty() {
+        let held = app
+            .chord
+            .held
+            .join(" ")
+            .replace("ctrl-", "C-")
+            .replace("alt-", "M-");
         x += put(
             buf,
             x + 1,
             area.y,
-            &app.chord.held.join(" "),
+            &held,
             20,
             base.add_modifier(Modifier::BOLD),
         ) + 1;

@@ -59,9 +59,9 @@ fn the_server_paints_the_focused_pane_while_the_tui_is_stopped() {
     // The TUI carries on: an overlay over the pane takes the grant back (stopped and confirmed
     // before the overlay is drawn), and closing it draws the pane again from the TUI's model.
     world.keys(&["?"]);
-    world.wait("the help overlay", |s| s.contains("any key closes"));
+    world.wait("the help overlay", |s| s.contains("ClosePane"));
     world.keys(&["Escape"]);
-    world.wait("the help closed", |s| !s.contains("any key closes"));
+    world.wait("the help closed", |s| !s.contains("ClosePane"));
     world.keys(&["i"]);
     world.literal("echo af''ter");
     world.keys(&["Enter"]);

@@ -311,12 +311,12 @@ async fn busy(bench: &Bench) -> anyhow::Result<(Window, Latencies)> {
     Ok((window, lat))
 }
 
-/// Waits until both clients show their `cat` pane, puts the TUI in Insert mode, and types a few
-/// keys into each (which also proves that the keys reach `cat`).
+/// Waits until both clients show their `cat` pane and types a few keys into each (which also
+/// proves that the keys reach `cat`; the TUI's default, tmux-like keymap types into the pane
+/// from the first key).
 fn ready(tui: &Pumped, tmux: &Pumped) -> anyhow::Result<()> {
     tui.wait_ready()?;
     tmux.wait_ready()?;
-    tui.type_bytes(b"i")?;
     let warmup = keystrokes(20);
     tui.echo(&warmup, awaited)?;
     tmux.echo(&warmup, awaited)?;

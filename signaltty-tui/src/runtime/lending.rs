@@ -58,7 +58,8 @@ pub fn settle(
     Ok(Vec::new())
 }
 
-/// Whether the keys may be lent now: Insert mode on the focused pane, no chord held, no overlay,
+/// Whether the keys may be lent now: Insert mode on the focused pane, no chord held (nor a
+/// prefix binding's repeat time running: its next key may be ours), no overlay,
 /// the server painting that pane (`painting`), everything typed into it written (`typed_all`),
 /// a program that takes plain keys as plain bytes, and nothing that typing there would clear
 /// (its unread marks are cleared by the keys we see).
@@ -67,6 +68,7 @@ pub fn may_lend(app: &App, painting: Option<&str>, typed_all: impl Fn(&str) -> b
         || app.focus != Focus::Panes
         || app.overlay.is_some()
         || !app.chord.held.is_empty()
+        || app.chord.repeat_until.is_some()
     {
         return false;
     }

@@ -129,7 +129,10 @@ fn keys_are_lent_only_while_we_would_send_them_to_the_painted_pane() {
     let cases: Vec<Case> = vec![
         ("normal mode", Box::new(|a| a.mode = Mode::Normal)),
         ("the sidebar", Box::new(|a| a.focus = Focus::Sidebar)),
-        ("an overlay", Box::new(|a| a.overlay = Some(Overlay::Help))),
+        (
+            "an overlay",
+            Box::new(|a| a.overlay = Some(Overlay::Help { offset: 0 })),
+        ),
         (
             "a chord held",
             Box::new(|a| a.chord.held.push("ctrl-a".into())),
@@ -163,4 +166,24 @@ fn keys_are_lent_only_while_we_would_send_them_to_the_painted_pane() {
         !may_lend(&app, Some("b"), |id| id != "b"),
         "typed bytes still on their way"
     );
+}
+
+/// In the tmux preset the prefix is the only key taken from typing: `ctrl-b` is never a byte
+/// the server may write to the pane (it hands it back with the rest of its read), every plain
+/// byte is the pane's, and the keys are not lent while the prefix waits for its key.
+#[test]
+fn the_tmux_prefix_is_handed_back_and_nothing_else_is_kept() {
+    let mut app = crate::test_fixture::app_with(crate::keymap::Preset::Tmux, (100, 30));
+    let kept = excluded(&app);
+    assert_eq!(kept, "", "no plain key is the TUI's in the tmux preset");
+    assert!(!signaltty_tty::keys::plain(0x02));
+    assert_eq!(signaltty_tty::keys::taken(b"ls\x02%", &kept, 0), 2);
+    for p in app.catalog.panes.values_mut() {
+        p.pending_decision = None;
+        p.attention = pb::Attention::None as i32;
+    }
+    let pane = app.focused_pane().map(|p| p.id.clone()).expect("pane");
+    assert!(may_lend(&app, Some(&pane), |_| true));
+    crate::dsl::press(&mut app, "ctrl-b", Instant::now());
+    assert!(!may_lend(&app, Some(&pane), |_| true), "the prefix waits");
 }

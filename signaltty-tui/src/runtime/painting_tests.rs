@@ -44,7 +44,10 @@ fn the_focused_pane_s_content_is_the_target() {
 fn nothing_is_painted_under_what_the_tui_draws_over_the_pane() {
     let base = app_on("b");
     let cases: Vec<Case> = vec![
-        ("an overlay", Box::new(|a| a.overlay = Some(Overlay::Help))),
+        (
+            "an overlay",
+            Box::new(|a| a.overlay = Some(Overlay::Help { offset: 0 })),
+        ),
         (
             "reconnecting",
             Box::new(|a| {

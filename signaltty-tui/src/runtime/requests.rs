@@ -142,6 +142,14 @@ async fn run(
             tabs.close_tab(pb::CloseTabRequest { tab_id }).await?;
             vec![Reply::Done]
         }
+        Request::SetLayout { tab_id, layout } => {
+            tabs.set_layout(pb::SetLayoutRequest {
+                tab_id,
+                layout: Some(layout),
+            })
+            .await?;
+            vec![Reply::Done]
+        }
         Request::SetRatio {
             tab_id,
             path,

@@ -15,7 +15,28 @@ use crate::keymap::Table;
 pub fn draw(app: &App, buf: &mut Buffer) {
     match &app.overlay {
         None => {}
-        Some(Overlay::Help) => help(app, buf),
+        Some(Overlay::Help { offset }) => help(app, *offset, buf),
+        // Drawn on the box itself (`panes::decision_box`) and in the status line.
+        Some(Overlay::Decision { .. }) => {}
+        Some(Overlay::Picker(picker)) => super::picker::draw(app, picker, buf),
+        Some(Overlay::PaneNumbers { .. }) => pane_numbers(app, buf),
+        Some(Overlay::Prompt(field)) => {
+            let status = crate::regions::regions(app).status;
+            for x in status.x..status.x + status.width {
+                if let Some(cell) = buf.cell_mut((x, status.y)) {
+                    cell.reset();
+                }
+            }
+            put(buf, status.x, status.y, ":", 1, Style::default());
+            text_field(
+                buf,
+                status.x + 1,
+                status.y,
+                status.width.saturating_sub(1),
+                field,
+                true,
+            );
+        }
         Some(Overlay::Spawn(form)) => super::spawn::draw(app, form, buf),
         Some(Overlay::Diff(view)) => super::diff::draw(app, view, buf),
         Some(Overlay::Confirm(what)) => {
@@ -141,47 +162,120 @@ pub(super) fn text_field(
     put(buf, x, y, &shown, width, style);
 }
 
-fn help(app: &App, buf: &mut Buffer) {
-    let normal = app.keymap.listing(Table::Normal);
-    let insert = app.keymap.listing(Table::Insert);
-    let rows =
-        u16::try_from(normal.len().div_ceil(2) + insert.len().div_ceil(2) + 4).unwrap_or(u16::MAX);
-    let inner = boxed(buf, "help — any key closes", 96, rows.saturating_add(2));
+/// The bindings in two columns, scrolled by `offset` rows when they do not fit (j/k, PgDn).
+fn help(app: &App, offset: usize, buf: &mut Buffer) {
+    let mut lines: Vec<HelpLine> = Vec::new();
+    let tables = match app.keymap.preset {
+        crate::keymap::Preset::Tmux => [
+            ("Typing (prefix first)", Table::Insert),
+            ("Sidebar", Table::Normal),
+        ],
+        crate::keymap::Preset::Modal => [("Normal", Table::Normal), ("Insert", Table::Insert)],
+    };
+    for (name, table) in tables {
+        let mut rows = app.keymap.listing(table);
+        if app.keymap.preset == crate::keymap::Preset::Tmux && table == Table::Normal {
+            // The sidebar has the prefix bindings too: list only its own keys.
+            rows.retain(|(keys, _)| !keys.starts_with(&app.keymap.leader));
+        }
+        lines.push(HelpLine::Heading(name));
+        for pair in rows.chunks(2) {
+            lines.push(HelpLine::Pair(pair.to_vec()));
+        }
+        lines.push(HelpLine::Blank);
+    }
+    let area = buf.area;
+    let height = u16::try_from(lines.len() + 2)
+        .unwrap_or(u16::MAX)
+        .min(area.height.saturating_sub(1));
+    let visible = usize::from(height.saturating_sub(2));
+    let offset = offset.min(lines.len().saturating_sub(visible));
+    let title = if lines.len() > visible {
+        format!(
+            "keys {}-{} of {} — j/k PgDn scroll, q closes",
+            offset + 1,
+            (offset + visible).min(lines.len()),
+            lines.len()
+        )
+    } else {
+        "keys — any key closes".to_owned()
+    };
+    let inner = boxed(buf, &title, 96, height);
     let col_w = inner.width / 2;
-    let mut y = inner.y;
-    for (name, table) in [("Normal", normal), ("Insert", insert)] {
-        put(
-            buf,
-            inner.x,
-            y,
-            name,
-            inner.width,
-            Style::default().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
-        );
-        y += 1;
-        for pair in table.chunks(2) {
-            for (i, (keys, action)) in pair.iter().enumerate() {
-                let x = inner.x + col_w * u16::try_from(i).unwrap_or(0);
-                let w = put(
-                    buf,
-                    x,
-                    y,
-                    &format!("{keys:>14} "),
-                    col_w,
-                    Style::default().fg(Color::Cyan),
-                );
+    let key_w: u16 = if col_w < 40 { 10 } else { 16 };
+    for (i, line) in lines.iter().skip(offset).take(visible).enumerate() {
+        let y = inner.y + u16::try_from(i).unwrap_or(0);
+        match line {
+            HelpLine::Heading(name) => {
                 put(
                     buf,
-                    x + w,
+                    inner.x,
                     y,
-                    &action.to_string(),
-                    col_w.saturating_sub(w + 1),
-                    Style::default(),
+                    name,
+                    inner.width,
+                    Style::default().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
                 );
             }
-            y += 1;
+            HelpLine::Blank => {}
+            HelpLine::Pair(pair) => {
+                for (j, (keys, action)) in pair.iter().enumerate() {
+                    let x = inner.x + col_w * u16::try_from(j).unwrap_or(0);
+                    let keys = keys.replace("ctrl-", "C-").replace("alt-", "M-");
+                    let w = put(
+                        buf,
+                        x,
+                        y,
+                        &format!("{keys:>width$} ", width = usize::from(key_w)),
+                        col_w,
+                        Style::default().fg(Color::Cyan),
+                    );
+                    put(
+                        buf,
+                        x + w,
+                        y,
+                        &action.to_string(),
+                        col_w.saturating_sub(w + 1),
+                        Style::default(),
+                    );
+                }
+            }
         }
-        y += 1;
+    }
+}
+
+/// One row of the help overlay.
+enum HelpLine {
+    Heading(&'static str),
+    Pair(Vec<(String, crate::action::Action)>),
+    Blank,
+}
+
+/// Each visible pane's number (from 0, in layout order, as tmux's `display-panes`) in the
+/// middle of the pane, large enough to spot.
+fn pane_numbers(app: &App, buf: &mut Buffer) {
+    let Some((tab, placement)) = crate::regions::placement(app) else {
+        return;
+    };
+    let focused = app.focused_pane().map(|p| p.id.as_str());
+    for p in &placement.panes {
+        let Some(n) = tab.pane_ids.iter().position(|id| *id == p.pane_id) else {
+            continue;
+        };
+        let text = format!("  {n}  ");
+        let style = if focused == Some(p.pane_id.as_str()) {
+            Style::default().bg(Color::Red).fg(Color::White)
+        } else {
+            Style::default().bg(Color::Blue).fg(Color::White)
+        }
+        .add_modifier(Modifier::BOLD);
+        let w = u16::try_from(text.len()).unwrap_or(5);
+        let x = p.rect.x + p.rect.width.saturating_sub(w) / 2;
+        let y = p.rect.y + p.rect.height / 2;
+        for dy in 0..3u16 {
+            let row = y.saturating_sub(1) + dy;
+            let shown = if dy == 1 { text.as_str() } else { "     " };
+            put(buf, x, row, shown, w.min(p.rect.width), style);
+        }
     }
 }
 

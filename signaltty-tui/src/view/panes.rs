@@ -63,7 +63,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             }
         }
         if let Some(decision) = &pane.pending_decision {
-            decision_box(decision, body, buf);
+            decision_box(app, decision, body, buf);
         }
     }
 }
@@ -96,7 +96,7 @@ pub fn draw_rows(app: &App, pane_id: &str, body: Rect, rows: &[u16], buf: &mut B
         }
     }
     if let Some(decision) = &pane.pending_decision {
-        decision_box(decision, body, buf);
+        decision_box(app, decision, body, buf);
     }
 }
 
@@ -156,7 +156,10 @@ fn title(app: &App, pane: &signaltty_proto::v1::Pane, rect: Rect, focused: bool,
         text.push_str(&format!("  [{b}]"));
     }
     if pane.status == signaltty_proto::v1::PaneStatus::Exited as i32 {
-        text.push_str(&format!("  (exited {})", pane.exit_code.unwrap_or(0)));
+        text.push_str(&format!(
+            "  ({})",
+            super::exit_text(pane.exit_code.unwrap_or(0))
+        ));
     }
     let max = (rect.right() as u16).saturating_sub(x);
     put(buf, x, rect.y, &text, max, base);
@@ -257,11 +260,17 @@ fn color(c: VtColor) -> Color {
 
 /// The decision over the bottom of its pane, laid out by [`crate::decision_box`] (where clicks
 /// on its options are hit-tested too); options are drawn as buttons.
-fn decision_box(decision: &signaltty_proto::v1::Decision, area: Rect, buf: &mut Buffer) {
-    let Some(laid) = crate::decision_box::layout(decision, area) else {
+fn decision_box(app: &App, decision: &signaltty_proto::v1::Decision, area: Rect, buf: &mut Buffer) {
+    let Some(laid) = crate::decision_box::layout_in(app, decision, area) else {
         return;
     };
-    let style = Style::default().bg(Color::Yellow).fg(Color::Black);
+    let selected = crate::decision_box::focused(app, decision);
+    // A focused box is drawn brighter, its highlighted option reversed.
+    let style = if selected.is_some() {
+        Style::default().bg(Color::LightYellow).fg(Color::Black)
+    } else {
+        Style::default().bg(Color::Yellow).fg(Color::Black)
+    };
     buf.set_style(tui(laid.area), style);
     let text_width = laid.area.width.saturating_sub(2);
     for (i, line) in laid.lines.iter().enumerate() {
@@ -278,19 +287,27 @@ fn decision_box(decision: &signaltty_proto::v1::Decision, area: Rect, buf: &mut 
                     style.add_modifier(Modifier::BOLD),
                 );
             }
-            Line::Detail(text) | Line::Note(text) => {
+            Line::Tool(text) | Line::Detail(text) | Line::Note(text) => {
                 put(buf, x, y, text, text_width, style);
             }
+            Line::Hint(text) => {
+                put(
+                    buf,
+                    x,
+                    y,
+                    text,
+                    text_width,
+                    style.add_modifier(Modifier::ITALIC),
+                );
+            }
             Line::Options(items) => {
-                for (_, text, rect) in items {
-                    put(
-                        buf,
-                        rect.x,
-                        rect.y,
-                        text,
-                        rect.width,
-                        style.add_modifier(Modifier::UNDERLINED),
-                    );
+                for (n, text, rect) in items {
+                    let option = if selected == Some(*n) {
+                        style.add_modifier(Modifier::REVERSED | Modifier::BOLD)
+                    } else {
+                        style.add_modifier(Modifier::UNDERLINED)
+                    };
+                    put(buf, rect.x, rect.y, text, rect.width, option);
                 }
             }
         }

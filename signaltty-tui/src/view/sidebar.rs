@@ -5,7 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier, Style};
 use signaltty_client::geometry::Rect;
 
-use super::{agent_name, badge, glyph, put, timer};
+use super::{badge, glyph, put, timer};
 use crate::app::{App, Focus, Row};
 
 /// Draws the sidebar into `area` (its last column is the border).
@@ -159,9 +159,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                 };
                 let mut x = area.x + put(buf, area.x, y, &format!("   {mark}"), width, style);
                 x += put(buf, x, y, g, 1, style.fg(color).add_modifier(bold));
-                let name = agent_name(pane)
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| pane.title.clone());
+                let name = super::label(pane);
                 let tail = match badge(pane) {
                     Some(b) => b.to_owned(),
                     None => timer(pane, now),

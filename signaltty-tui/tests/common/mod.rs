@@ -32,11 +32,23 @@ pub struct World {
 }
 
 impl World {
+    /// A world whose TUI uses the modal keymap (`[tui] keys = "modal"`): the tests written for
+    /// it drive Normal and Insert modes.
     pub fn new() -> World {
+        World::with_keys("modal")
+    }
+
+    /// A world whose TUI uses the keys preset `keys` (`tmux`, the default, or `modal`).
+    pub fn with_keys(keys: &str) -> World {
         let dir = tempfile::tempdir().unwrap();
-        for sub in ["proj", "home", "cfg"] {
+        for sub in ["proj", "home", "cfg/signaltty"] {
             std::fs::create_dir_all(dir.path().join(sub)).unwrap();
         }
+        std::fs::write(
+            dir.path().join("cfg/signaltty/config.toml"),
+            format!("[tui]\nkeys = \"{keys}\"\n"),
+        )
+        .unwrap();
         World {
             tmux_socket: dir.path().join("tmux.sock"),
             socket: dir.path().join("run/s.sock"),
