@@ -47,6 +47,12 @@ pub fn held(tab: &pb::Tab) -> Option<&pb::Layout> {
     tab.layout.as_ref()
 }
 
+/// The held tree, to edit in place (a client's optimistic copy until the server's event).
+#[allow(deprecated)] // see `hold`.
+pub fn held_mut(tab: &mut pb::Tab) -> Option<&mut pb::Layout> {
+    tab.layout.as_mut()
+}
+
 /// Gives a tab the tree `layout` as a server would send it (both forms); for tests and tools
 /// that build tabs themselves.
 #[allow(deprecated)] // both forms, as a server sends a small tab.

@@ -420,7 +420,7 @@ fn resize(
         .catalog
         .tabs
         .get_mut(&tab_id)
-        .and_then(|t| t.layout.as_mut())
+        .and_then(signaltty_client::layout_tree::held_mut)
     {
         set_ratio(layout, &path, ratio);
     }

@@ -208,7 +208,7 @@ pub fn shuffle(app: &mut App, how: Shuffle, fx: &mut Vec<Effect>) {
     let Some(tab) = app.current_tab() else {
         return;
     };
-    let Some(layout) = tab.layout.as_ref() else {
+    let Some(layout) = signaltty_client::layout_tree::held(tab) else {
         return;
     };
     let order = signaltty_client::geometry::pane_ids(layout);

@@ -145,7 +145,9 @@ async fn run(
         Request::SetLayout { tab_id, layout } => {
             tabs.set_layout(pb::SetLayoutRequest {
                 tab_id,
-                layout: Some(layout),
+                // The flat form: a deep nested tree is refused by generated decoders.
+                flat_layout: Some(signaltty_client::layout_tree::flatten(&layout)),
+                ..Default::default()
             })
             .await?;
             vec![Reply::Done]
