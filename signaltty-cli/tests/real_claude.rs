@@ -309,8 +309,7 @@ fn exit_ends_the_pane() {
 fn exit_back_to_the_shell_drops_the_agent() {
     with_world(script(), Trust::Accepted, |world| {
         let pane = world.spawn(&["/bin/sh"]);
-        let bin = world.claude.to_str().expect("utf-8").to_owned();
-        world.prompt(&pane, &bin);
+        world.prompt(&pane, &world.claude_argv().join(" "));
         world.wait_screen(&pane, "for shortcuts");
         world.expect(&pane, "claude runs", HOOK_BUDGET, |v| {
             v.lifecycle == "idle" && v.agent.as_deref() == Some("claude")
@@ -344,8 +343,8 @@ fn print_mode_reports_the_answer() {
 #[test]
 fn the_trust_dialog_is_not_unknown() {
     with_world(script(), Trust::Ask, |world| {
-        let bin = world.claude.to_str().expect("utf-8").to_owned();
-        let pane = world.spawn(&[&bin]);
+        let argv = world.claude_argv();
+        let pane = world.spawn(&argv.iter().map(String::as_str).collect::<Vec<_>>());
         world.wait_screen(&pane, "trust");
         let (view, _) = world.expect(&pane, "the trust dialog", HOOK_BUDGET, |v| {
             v.lifecycle != "unknown"

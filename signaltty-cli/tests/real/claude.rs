@@ -1,7 +1,6 @@
 //! The real Claude Code in a real signaltty pane, offline: a private HOME whose `~/.claude.json`
 //! marks onboarding done, the fake API key approved and the project folder trusted (or not, for
-//! the trust-dialog scenario), `~/.claude/settings.json` with the default permission mode (2.1.x
-//! defaults to "auto", which asks no one) and signaltty's hooks installed by
+//! the trust-dialog scenario), `~/.claude/settings.json` with signaltty's hooks installed by
 //! `signaltty integration install`, and `ANTHROPIC_BASE_URL` pointing at [`FakeApi`].
 //!
 //! The test drives Claude's own TUI through `signaltty pane send` as a user types, reads the pane
@@ -14,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::anthropic::{FakeApi, Script};
 use super::npm::{self, Pinned, Unavailable};
-use crate::common::{TestEnv, wait_for};
+use crate::common::TestEnv;
 
 /// The Claude Code release this suite pins and was checked against.
 pub const CLAUDE: Pinned = Pinned {
@@ -81,11 +80,7 @@ impl World {
         std::fs::write(env.home.join(".claude.json"), state.to_string()).expect(".claude.json");
         let settings = env.home.join(".claude");
         std::fs::create_dir_all(&settings).expect("~/.claude");
-        std::fs::write(
-            settings.join("settings.json"),
-            json!({"permissions": {"defaultMode": "default"}}).to_string(),
-        )
-        .expect("settings.json");
+        std::fs::write(settings.join("settings.json"), "{}").expect("settings.json");
         let install = env.run(&["integration", "install"]);
         assert!(install.success(), "integration install: {install:?}");
         let workspace = env.workspace_at(&project);
@@ -125,10 +120,22 @@ impl World {
         out["pane"]["id"].as_str().expect("pane id").to_owned()
     }
 
+    /// The command line of Claude's interactive TUI: in the default permission mode, which
+    /// asks before each command (2.1.x defaults to "auto", which asks no one; setting
+    /// `defaultMode` in settings.json instead makes Claude ask whether to keep it).
+    pub fn claude_argv(&self) -> Vec<String> {
+        vec![
+            self.claude.to_str().expect("utf-8").to_owned(),
+            "--permission-mode".to_owned(),
+            "default".to_owned(),
+        ]
+    }
+
     /// Claude's interactive TUI in a new pane, waited for until it takes input.
     pub fn start_claude(&self) -> String {
-        let bin = self.claude.to_str().expect("utf-8").to_owned();
-        let pane = self.spawn(&[&bin]);
+        let argv = self.claude_argv();
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let pane = self.spawn(&argv);
         self.wait_screen(&pane, "for shortcuts");
         pane
     }
@@ -199,13 +206,21 @@ impl World {
         self.env.run(&["pane", "read", pane]).stdout
     }
 
-    /// Waits until the screen shows `needle`.
+    /// Waits until the screen shows `needle`; fails with the screen after a minute.
     pub fn wait_screen(&self, pane: &str, needle: &str) {
-        wait_for(
-            &format!("{needle:?} on the screen of pane {pane}"),
-            Duration::from_secs(60),
-            || self.screen(pane).contains(needle).then_some(()),
-        );
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut delay = Duration::from_millis(5);
+        loop {
+            let screen = self.screen(pane);
+            if screen.contains(needle) {
+                return;
+            }
+            if Instant::now() >= deadline {
+                panic!("{needle:?} never showed on pane {pane}; the screen:\n{screen}");
+            }
+            std::thread::sleep(delay);
+            delay = (delay * 2).min(Duration::from_millis(50));
+        }
     }
 
     /// Types `text` and presses Enter, as a user does.
