@@ -60,7 +60,14 @@ pub enum Trust {
 impl World {
     /// Installs the pinned Claude (cached) and sets up a world, or says why it cannot run.
     pub fn new(script: Script, trust: Trust) -> Result<World, Unavailable> {
-        let claude = npm::install(&CLAUDE)?;
+        // A short path without `..` (it is typed into a shell in one scenario); the link's own
+        // name is kept, since signaltty recognises the agent by it.
+        let installed = npm::install(&CLAUDE)?;
+        let claude = installed
+            .parent()
+            .and_then(|d| d.canonicalize().ok())
+            .map(|d| d.join(CLAUDE.bin))
+            .expect("the installed claude");
         let env = TestEnv::new();
         let api = FakeApi::start(script);
         let project = env.dir.path().join("project");
@@ -212,7 +219,8 @@ impl World {
         let mut delay = Duration::from_millis(5);
         loop {
             let screen = self.screen(pane);
-            if screen.contains(needle) {
+            // A long line wraps at the pane's width.
+            if screen.contains(needle) || screen.replace('\n', "").contains(needle) {
                 return;
             }
             if Instant::now() >= deadline {

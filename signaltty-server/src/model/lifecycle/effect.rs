@@ -104,6 +104,8 @@ pub struct HookEffect {
     /// Only a restatement when the pane already finished (`SessionEnd` after `Stop`): then it
     /// changes neither lifecycle nor attention.
     pub skip_if_finished: bool,
+    /// Only a reminder of a dialog already shown: on a `blocked` pane it changes nothing.
+    pub reminder: bool,
 }
 
 impl HookEffect {
@@ -212,7 +214,10 @@ pub fn apply_hook(
 ) -> HookOutcome {
     let current = state.lifecycle();
     let finished = matches!(current, Lifecycle::Done | Lifecycle::Failed);
-    if current == Lifecycle::Exited || (effect.skip_if_finished && finished) {
+    if current == Lifecycle::Exited
+        || (effect.skip_if_finished && finished)
+        || (effect.reminder && current == Lifecycle::Blocked)
+    {
         return HookOutcome::default();
     }
     let mut outcome = HookOutcome::default();

@@ -247,7 +247,8 @@ impl State {
         let finished = matches!(lifecycle_before, Lifecycle::Done | Lifecycle::Failed);
         let applies = pane.status.is_live()
             && lifecycle_before != Lifecycle::Exited
-            && !(effect.skip_if_finished && finished);
+            && !(effect.skip_if_finished && finished)
+            && !(effect.reminder && lifecycle_before == Lifecycle::Blocked);
         let mut events = Vec::new();
         let mut applied = HookApplied {
             applied: applies,
