@@ -156,7 +156,7 @@ fn yes_in_claude_clears_the_decision() {
             "echo signaltty-ok > done.txt",
         );
         // "Yes" is the dialog's first option; its digit picks it.
-        world.keys(&pane, b"1");
+        world.press_in_dialog(&pane, "Do you want to proceed?", b"1");
         world.expect(&pane, "decision cleared after Yes", HOOK_BUDGET, |v| {
             v.decision.is_none() && v.lifecycle != "blocked"
         });

@@ -239,6 +239,24 @@ impl World {
         self.keys(pane, b"\r");
     }
 
+    /// Presses `key` in Claude's open dialog until the dialog (recognised by `dialog` on the
+    /// screen) closes: a dialog ignores keys for a moment after it opens, so that a key typed
+    /// ahead does not answer it.
+    pub fn press_in_dialog(&self, pane: &str, dialog: &str, key: &[u8]) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while self.screen(pane).contains(dialog) {
+            assert!(
+                Instant::now() < deadline,
+                "the dialog {dialog:?} never took {key:?}"
+            );
+            self.keys(pane, key);
+            let settle = Instant::now() + Duration::from_millis(500);
+            while Instant::now() < settle && self.screen(pane).contains(dialog) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    }
+
     /// Sends raw key bytes (e.g. `b"\x1b"` for Esc, `b"\r"` for Enter).
     pub fn keys(&self, pane: &str, bytes: &[u8]) {
         let run = self

@@ -96,6 +96,10 @@ pub(super) fn map(
         "SessionEnd" => {
             let mut e = HookEffect::state(Lifecycle::Done, Some(Attention::Unread));
             e.skip_if_finished = true;
+            // `/clear` ends a session but not the process; any other reason (`/exit`, Ctrl-D,
+            // logout) ends Claude.
+            e.agent_ends =
+                is_claude && !matches!(str_field(obj, "reason")?, Some("clear") | Some("resume"));
             e.message = Some(
                 match str_field(obj, "reason")?.map(|r| sanitize_text(r, 80)) {
                     Some(r) if !r.is_empty() => format!("session ended ({r})"),

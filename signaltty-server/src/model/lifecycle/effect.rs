@@ -106,6 +106,9 @@ pub struct HookEffect {
     pub skip_if_finished: bool,
     /// Only a reminder of a dialog already shown: on a `blocked` pane it changes nothing.
     pub reminder: bool,
+    /// The agent's process is ending (Claude's `SessionEnd` other than `/clear`): in a pane
+    /// whose own command is something else (a shell), the pane is no longer the agent's.
+    pub agent_ends: bool,
 }
 
 impl HookEffect {
