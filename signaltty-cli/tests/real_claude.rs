@@ -166,7 +166,6 @@ fn yes_in_claude_clears_the_decision() {
 }
 
 #[test]
-#[ignore = "finding 2, not fixed: Claude fires no hook when the user says No; the pane stays blocked (docs/agents.md)"]
 fn no_in_claude_leaves_the_pane_idle() {
     with_world(script(), Trust::Accepted, |world| {
         let pane = world.start_claude();
@@ -186,7 +185,6 @@ fn no_in_claude_leaves_the_pane_idle() {
 }
 
 #[test]
-#[ignore = "finding 2, not fixed: Claude fires no hook on Esc in its dialog; the pane stays blocked (docs/agents.md)"]
 fn esc_in_claudes_dialog_leaves_the_pane_idle() {
     with_world(script(), Trust::Accepted, |world| {
         let pane = world.start_claude();
@@ -204,7 +202,6 @@ fn esc_in_claudes_dialog_leaves_the_pane_idle() {
 }
 
 #[test]
-#[ignore = "finding 2, not fixed: Claude fires no hook on Esc; the pane stays working (docs/agents.md)"]
 fn esc_while_the_model_answers_leaves_the_pane_idle() {
     with_world(script(), Trust::Accepted, |world| {
         let pane = world.start_claude();
@@ -229,7 +226,6 @@ fn esc_while_the_model_answers_leaves_the_pane_idle() {
 }
 
 #[test]
-#[ignore = "finding 2, not fixed: Claude fires no hook on Esc; the pane stays working (docs/agents.md)"]
 fn esc_during_an_allowed_command_leaves_the_pane_idle() {
     with_world(script(), Trust::Accepted, |world| {
         let pane = world.start_claude();

@@ -15,6 +15,7 @@ pub mod resume;
 mod saving;
 pub mod spawning;
 mod tabs;
+mod transcript_watch;
 pub mod wait;
 mod workspaces;
 
