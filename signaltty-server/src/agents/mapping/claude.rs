@@ -272,3 +272,6 @@ pub(super) fn tool_ref(obj: Option<&Map<String, Value>>) -> Result<ToolRef, Hook
             .map(|t| t.chars().take(200).collect()),
     })
 }
+
+#[cfg(test)]
+mod real_findings;
