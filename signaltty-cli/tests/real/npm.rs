@@ -78,6 +78,8 @@ pub fn install(pinned: &Pinned) -> Result<PathBuf, Unavailable> {
             "ECONNREFUSED",
             "ETIMEDOUT",
             "ENETUNREACH",
+            "EHOSTUNREACH",
+            "ECONNRESET",
             "network",
         ]
         .iter()
