@@ -176,7 +176,7 @@ fn no_in_claude_leaves_the_pane_idle() {
             "echo signaltty-ok > done.txt",
         );
         // "No" is the dialog's last option; its digit picks it.
-        world.keys(&pane, b"4");
+        world.press_in_dialog(&pane, "Do you want to proceed?", b"4");
         world.wait_screen(&pane, "Interrupted");
         let (view, _) = world.expect(&pane, "idle after No", INTERRUPT_BUDGET, interrupted);
         assert_eq!(view.message.as_deref(), Some("interrupted"));
@@ -194,7 +194,7 @@ fn esc_in_claudes_dialog_leaves_the_pane_idle() {
             "please write the file",
             "echo signaltty-ok > done.txt",
         );
-        world.keys(&pane, ESC);
+        world.press_in_dialog(&pane, "Do you want to proceed?", ESC);
         world.wait_screen(&pane, "Interrupted");
         let (view, _) = world.expect(&pane, "idle after Esc", INTERRUPT_BUDGET, interrupted);
         assert_eq!(view.message.as_deref(), Some("interrupted"));
@@ -266,7 +266,7 @@ fn a_question_is_shown_as_a_question_not_a_permission() {
             );
         }
         // The user answers in Claude: Red is first.
-        world.keys(&pane, ENTER);
+        world.press_in_dialog(&pane, "Enter to select", ENTER);
         let (view, _) = world.expect(&pane, "the turn ended", HOOK_BUDGET, is("done", "unread"));
         assert!(view.decision.is_none());
         let told = format!("{:?}", world.api.turns());
@@ -355,7 +355,7 @@ fn the_trust_dialog_is_not_unknown() {
             v.lifecycle != "unknown"
         });
         assert_eq!(view.attention, "input_required", "{view:?}");
-        world.keys(&pane, ENTER);
+        world.press_in_dialog(&pane, "Quick safety check", ENTER);
         world.wait_screen(&pane, "for shortcuts");
         world.expect(&pane, "ready", HOOK_BUDGET, is("idle", "none"));
     });
