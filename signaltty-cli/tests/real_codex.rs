@@ -5,6 +5,7 @@
 //! reach its registry. Run alone: `cargo test -p signaltty-cli --test real_codex`.
 
 mod common;
+#[allow(dead_code)] // each suite uses only its own agent's support modules.
 mod real;
 
 use std::time::Instant;

@@ -4,6 +4,7 @@
 //! `cargo test -p signaltty-cli --test real_opencode`.
 
 mod common;
+#[allow(dead_code)] // each suite uses only its own agent's support modules.
 mod real;
 
 use std::time::Instant;

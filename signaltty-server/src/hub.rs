@@ -16,6 +16,7 @@ mod saving;
 mod shared_hooks;
 pub mod spawning;
 mod tabs;
+mod transcript_watch;
 pub mod wait;
 mod workspaces;
 

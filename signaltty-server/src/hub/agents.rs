@@ -182,6 +182,16 @@ impl Hub {
         let Some(pane) = pane else {
             return Ok(HookOutcome::default());
         };
+        // A sub-agent's hooks (`agent_id`) may name its own transcript; the main one counts.
+        if call.kind == AgentKind::Claude
+            && payload.get("agent_id").is_none()
+            && let Some(path) = payload
+                .get("transcript_path")
+                .and_then(|p| p.as_str())
+                .filter(|p| !p.is_empty())
+        {
+            self.watch_transcript(&pane, PathBuf::from(path));
+        }
         let hold = match (&effect.permission, call.wait) {
             (Some(ask), Some(wait)) => self.hold_for(&pane, call.kind, ask.kind, wait),
             _ => None,

@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | SessionStart | idle | `source: compact` (a restart mid-turn) changes nothing; `source: clear` (`/clear`) is idle / none |
 //! | UserPromptSubmit | working / none | settles anything pending |
-//! | PermissionRequest | blocked / permission_required | a permission ask: raced by Claude's main session, awaited first by Codex and by Claude's sub-agents (`agent_id` in the payload) |
+//! | PermissionRequest | blocked / permission_required | a permission ask: raced by Claude's main session, awaited first by Codex and by Claude's sub-agents (`agent_id` in the payload); Claude's `AskUserQuestion` is a question instead: blocked / input_required, no decision |
 //! | PreToolUse | – | settles a request about another tool call |
 //! | PostToolUse, PostToolUseFailure | – | settle a request about the same tool call |
 //! | PermissionDenied (claude) | – | the request was refused without a prompt: settled |
@@ -106,6 +106,10 @@ pub(super) fn map(
         "SessionEnd" => {
             let mut e = HookEffect::state(Lifecycle::Done, Some(Attention::Unread));
             e.skip_if_finished = true;
+            // `/clear` ends a session but not the process; any other reason (`/exit`, Ctrl-D,
+            // logout) ends Claude.
+            e.agent_ends =
+                is_claude && !matches!(str_field(obj, "reason")?, Some("clear") | Some("resume"));
             e.message = Some(
                 match str_field(obj, "reason")?.map(|r| sanitize_text(r, 80)) {
                     Some(r) if !r.is_empty() => format!("session ended ({r})"),
@@ -144,6 +148,9 @@ fn permission_request(
         e.settles = Settle::No;
         return Ok(e);
     };
+    if kind == AgentKind::Claude && tool_name == "AskUserQuestion" {
+        return question(obj);
+    }
     let detail = tool_detail(obj.and_then(|o| o.get("tool_input")));
     // Claude's main session shows its dialog while the hook runs; a sub-agent (its hooks carry
     // `agent_id`) and Codex wait for the hook before showing anything.
@@ -154,6 +161,48 @@ fn permission_request(
         _ => ("Codex", AskKind::AwaitedFirst),
     };
     let mut e = ask(agent, tool_name, detail, ask_kind);
+    e.tool = Some(tool_ref(obj)?);
+    Ok(e)
+}
+
+/// Claude's AskUserQuestion reaches the PermissionRequest hook like a tool, but it is a question:
+/// allowing it without answers makes Claude tell the model "the user did not answer". So it is
+/// shown as a question (`input_required`, its text and options as the message) with no decision
+/// and no waiting: the user answers in Claude's own dialog, whose tool result settles it.
+fn question(obj: Option<&Map<String, Value>>) -> Result<HookEffect, HookError> {
+    let mut e = HookEffect::state(Lifecycle::Blocked, Some(Attention::InputRequired));
+    e.settles = Settle::No;
+    let asked: Vec<String> = obj
+        .and_then(|o| o.get("tool_input"))
+        .and_then(|i| i.get("questions"))
+        .and_then(Value::as_array)
+        .map(|qs| {
+            qs.iter()
+                .filter_map(|q| {
+                    let text = q.get("question")?.as_str()?;
+                    let labels: Vec<&str> = q
+                        .get("options")
+                        .and_then(Value::as_array)
+                        .map(|os| {
+                            os.iter()
+                                .filter_map(|o| o.get("label").and_then(Value::as_str))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    Some(if labels.is_empty() {
+                        text.to_owned()
+                    } else {
+                        format!("{text} ({})", labels.join(" / "))
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    e.message = if asked.is_empty() {
+        Some("Claude asks a question".to_owned())
+    } else {
+        summary(&format!("Claude asks: {}", asked.join(" · ")))
+    };
     e.tool = Some(tool_ref(obj)?);
     Ok(e)
 }
@@ -197,15 +246,26 @@ fn notification(obj: Option<&Map<String, Value>>) -> Result<HookEffect, HookErro
         _ => return Ok(HookEffect::default()),
     };
     e.settles = Settle::No;
+    // Claude repeats a dialog that is already shown (6 s later, "Claude needs your permission"):
+    // on a blocked pane it must not replace the ask's own text (or raise a question to a
+    // permission).
+    e.reminder = true;
     e.message = message.and_then(summary);
     Ok(e)
 }
 
 /// The text of a StopFailure: the error details, else the error type, else a generic line.
 fn stop_failure_text(obj: Option<&Map<String, Value>>) -> Result<String, HookError> {
-    for key in ["error_details", "error_message", "message"] {
+    // Claude 2.1.x sends `error: "unknown"` and its own text ("API Error: 400 …") as
+    // `last_assistant_message`.
+    for key in [
+        "error_details",
+        "error_message",
+        "message",
+        "last_assistant_message",
+    ] {
         if let Some(t) = str_field(obj, key)?.filter(|t| !t.trim().is_empty()) {
-            let kind = error_kind(obj)?;
+            let kind = error_kind(obj)?.filter(|k| k != "unknown");
             return Ok(match kind {
                 Some(k) => format!("{k}: {t}"),
                 None => t.to_owned(),
@@ -245,3 +305,6 @@ pub(super) fn tool_ref(obj: Option<&Map<String, Value>>) -> Result<ToolRef, Hook
             .map(|t| t.chars().take(200).collect()),
     })
 }
+
+#[cfg(test)]
+mod real_findings;

@@ -110,6 +110,11 @@ pub struct HookEffect {
     /// proves an interrupted turn only while the pane still says `working`); on any other it
     /// changes nothing.
     pub only_if: Option<Lifecycle>,
+    /// Only a reminder of a dialog already shown: on a `blocked` pane it changes nothing.
+    pub reminder: bool,
+    /// The agent's process is ending (Claude's `SessionEnd` other than `/clear`): in a pane
+    /// whose own command is something else (a shell), the pane is no longer the agent's.
+    pub agent_ends: bool,
 }
 
 impl HookEffect {
@@ -229,6 +234,7 @@ pub fn apply_hook(
     if current == Lifecycle::Exited
         || (effect.skip_if_finished && finished)
         || effect.only_if.is_some_and(|l| l != current)
+        || (effect.reminder && current == Lifecycle::Blocked)
     {
         return HookOutcome::default();
     }

@@ -248,7 +248,8 @@ impl State {
         let applies = pane.status.is_live()
             && lifecycle_before != Lifecycle::Exited
             && !(effect.skip_if_finished && finished)
-            && effect.only_if.is_none_or(|l| l == lifecycle_before);
+            && effect.only_if.is_none_or(|l| l == lifecycle_before)
+            && !(effect.reminder && lifecycle_before == Lifecycle::Blocked);
         let mut events = Vec::new();
         let mut applied = HookApplied {
             applied: applies,
@@ -318,6 +319,9 @@ impl State {
                     now,
                 ));
             }
+        }
+        if effect.agent_ends && pane.status.is_live() {
+            events.extend(agent_left(pane, kind, argv0.as_deref(), now));
         }
         if visible(pane) != before {
             events.push(Event::PaneUpdated(Box::new(pane.clone())));
@@ -476,6 +480,39 @@ fn store_notice(
 }
 
 /// Makes sure the pane has agent info of (at least) `kind`, and records a session id.
+/// The agent ended in a pane that outlives it (`claude` run from the pane's shell, then `/exit`):
+/// the pane is the shell's again — no agent, lifecycle `unknown` (signaltty knows nothing of a
+/// shell's state), any pending decision gone. Unread attention stays: the last answer is unread.
+/// A pane whose own command is the agent exits with it instead.
+fn agent_left(
+    pane: &mut Pane,
+    kind: AgentKind,
+    argv0: Option<&str>,
+    now: SystemTime,
+) -> Vec<Event> {
+    if argv0.and_then(AgentKind::detect) == Some(kind) {
+        return Vec::new();
+    }
+    let mut events = Vec::new();
+    pane.agent = None;
+    if let Some(d) = pane.pending_decision.take() {
+        events.push(cleared_event(&d, ClearReason::AgentMovedOn));
+    }
+    let changes = StateChanges {
+        lifecycle: pane
+            .state
+            .set_lifecycle(Lifecycle::Unknown, ChangeSource::Hook, now),
+        attention: if pane.state.attention().is_required() {
+            pane.state.clear_attention(false, now)
+        } else {
+            None
+        },
+    };
+    events.extend(change_events(&pane.id, changes, ChangeSource::Hook));
+    pane.last_message = format!("{} exited", kind.as_str());
+    events
+}
+
 fn adopt_agent(pane: &mut Pane, kind: AgentKind, session: Option<SessionId>, argv0: Option<&str>) {
     let agent = pane
         .agent
