@@ -5,6 +5,7 @@ pub mod anthropic;
 pub mod chat;
 pub mod claude;
 pub mod codex;
+pub mod loopback;
 pub mod npm;
 pub mod npm_codex;
 pub mod opencode;

@@ -7,12 +7,13 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Condvar, Mutex};
+use std::io::Write;
+use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+use super::loopback::{Recorded, Server, read_request, write_error, write_json, write_stream_head};
 
 /// What the model answers to one request.
 #[derive(Clone, Debug)]
@@ -39,130 +40,55 @@ pub struct Seen {
     pub body: Value,
 }
 
-type Script = dyn Fn(&Seen) -> Reply + Send + Sync;
-
 /// The server; it stops serving (accepting) when dropped.
 pub struct FakeResponses {
-    pub port: u16,
-    seen: Arc<(Mutex<Vec<Seen>>, Condvar)>,
-    listener: Arc<TcpListener>,
+    server: Server,
+    seen: Recorded<Seen>,
 }
 
 impl FakeResponses {
     /// Starts serving `script` on a free loopback port.
     pub fn start(script: impl Fn(&Seen) -> Reply + Send + Sync + 'static) -> FakeResponses {
-        let listener = Arc::new(TcpListener::bind("127.0.0.1:0").expect("bind loopback"));
-        let port = listener.local_addr().expect("local addr").port();
-        let seen = Arc::new((Mutex::new(Vec::new()), Condvar::new()));
-        let script: Arc<Script> = Arc::new(script);
-        let (l, s) = (listener.clone(), seen.clone());
-        std::thread::spawn(move || {
-            for stream in l.incoming() {
-                let Ok(stream) = stream else { break };
-                let (script, seen) = (script.clone(), s.clone());
-                std::thread::spawn(move || {
-                    let _ = serve(stream, &*script, &seen);
-                });
-            }
+        let seen = Recorded::new();
+        let recorded = seen.clone();
+        let server = Server::start(move |stream| {
+            let _ = serve(stream, &script, &recorded);
         });
-        FakeResponses {
-            port,
-            seen,
-            listener,
-        }
+        FakeResponses { server, seen }
     }
 
-    /// The base URL Codex's provider points at.
+    /// The base URL the agent's provider points at.
     pub fn base_url(&self) -> String {
-        format!("http://127.0.0.1:{}/v1", self.port)
+        self.server.base_url()
     }
 
     /// Every request so far.
     pub fn seen(&self) -> Vec<Seen> {
-        self.seen.0.lock().expect("lock").clone()
+        self.seen.all()
     }
 
     /// Waits until a request satisfies `what`, and returns it.
     pub fn wait_for(&self, label: &str, timeout: Duration, what: impl Fn(&Seen) -> bool) -> Seen {
-        let deadline = Instant::now() + timeout;
-        let (lock, cond) = &*self.seen;
-        let mut seen = lock.lock().expect("lock");
-        loop {
-            if let Some(s) = seen.iter().find(|s| what(s)) {
-                return s.clone();
-            }
-            let left = deadline
-                .checked_duration_since(Instant::now())
-                .unwrap_or_else(|| panic!("timed out waiting for the model to see {label}"));
-            seen = cond.wait_timeout(seen, left).expect("lock").0;
-        }
-    }
-}
-
-impl Drop for FakeResponses {
-    fn drop(&mut self) {
-        // Wake the accept loop so that it ends: it fails on the next accept once we connect.
-        let _ = self.listener.set_nonblocking(true);
-        let _ = TcpStream::connect(("127.0.0.1", self.port));
+        self.seen.wait_for(label, timeout, what)
     }
 }
 
 fn serve(
-    stream: TcpStream,
-    script: &Script,
-    seen: &(Mutex<Vec<Seen>>, Condvar),
+    mut out: TcpStream,
+    script: &(impl Fn(&Seen) -> Reply + ?Sized),
+    seen: &Recorded<Seen>,
 ) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut request_line = String::new();
-    reader.read_line(&mut request_line)?;
-    let mut length = 0usize;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line)? == 0 || line == "\r\n" || line == "\n" {
-            break;
-        }
-        if let Some((k, v)) = line.split_once(':')
-            && k.eq_ignore_ascii_case("content-length")
-        {
-            length = v.trim().parse().unwrap_or(0);
-        }
+    let request = read_request(&out)?;
+    if !request.post {
+        return write_json(&mut out, 200, r#"{"object":"list","data":[],"models":[]}"#);
     }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body)?;
-    let mut out = stream;
-    if !request_line.starts_with("POST") {
-        let text = r#"{"object":"list","data":[],"models":[]}"#;
-        write!(
-            out,
-            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
-            text.len()
-        )?;
-        return Ok(());
-    }
-    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let request = read_seen(body);
+    let request = read_seen(request.body);
     let reply = script(&request);
-    {
-        let (lock, cond) = seen;
-        lock.lock().expect("lock").push(request);
-        cond.notify_all();
-    }
+    seen.push(request);
     match reply {
-        Reply::Error { status, message } => {
-            let text = json!({"error": {"message": message, "type": "server_error", "code": "server_error"}})
-                .to_string();
-            write!(
-                out,
-                "HTTP/1.1 {status} Error\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
-                text.len()
-            )?;
-        }
+        Reply::Error { status, message } => write_error(&mut out, status, &message)?,
         reply => {
-            write!(
-                out,
-                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n"
-            )?;
+            write_stream_head(&mut out)?;
             for event in events(&reply) {
                 let kind = event["type"].as_str().unwrap_or_default().to_owned();
                 write!(out, "event: {kind}\ndata: {event}\n\n")?;
