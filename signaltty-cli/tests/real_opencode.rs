@@ -15,8 +15,6 @@ use real::opencode::OpencodeWorld;
 /// `opencode run` rejects a permission it cannot ask about: once it exited, the pane must not
 /// still offer "Allow bash? …", and must not look like an ordinary finished turn.
 #[test]
-#[ignore = "issue 35 finding 5, not fixed yet: the pane keeps \"Allow bash? rm -rf victim\" as its \
-            message through the end of the run and its exit (this test fails today)"]
 fn opencode_run_rejecting_a_permission_leaves_no_stale_request() {
     let Some(world) = OpencodeWorld::new(|seen| match &seen.tool_output {
         None => Reply::Shell {
