@@ -329,3 +329,64 @@ async fn a_refused_workspace_name_leaves_no_checkout_and_no_branch() {
     assert!(created.created_branch);
     assert_eq!(created.workspace.unwrap().name, "feature work");
 }
+
+/// Installs `.git/hooks/post-checkout` with `body`: git runs it once `worktree add` has made the
+/// checkout, so it can make the request fail after the disk was touched.
+fn post_checkout_hook(repo: &Repo, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let hook = repo.path.join(".git/hooks/post-checkout");
+    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    std::fs::write(&hook, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[tokio::test]
+async fn a_failure_after_git_made_the_checkout_leaves_no_checkout_and_no_branch() {
+    let srv = TestServer::start().await;
+    let repo = Repo::with_commit(&srv.dir_path().join("proj"));
+    let ws = repo.workspace(&srv).await;
+    let path = srv.dir_path().join("elsewhere/late");
+    // Two late failures: git itself fails after the checkout (its hook exits 1), and the
+    // checkout vanishes before the server opens a workspace on it (the hook removes it).
+    for hook in ["exit 1", "rm -rf \"$PWD\""] {
+        post_checkout_hook(&repo, hook);
+        let workspaces_before = srv
+            .workspaces()
+            .list_workspaces(pb::ListWorkspacesRequest::default())
+            .await
+            .unwrap()
+            .into_inner()
+            .workspaces
+            .len();
+        let err = srv
+            .git()
+            .create_worktree(pb::CreateWorktreeRequest {
+                workspace_id: ws.id.clone(),
+                path: path.display().to_string(),
+                branch: "late".into(),
+                ..Default::default()
+            })
+            .await
+            .expect_err(&format!("a post-checkout hook `{hook}` fails the request"));
+        assert!(!err.message().is_empty(), "{err:?}");
+        assert!(!path.exists(), "no checkout is left after `{hook}`");
+        assert!(
+            repo.git(&["branch", "--list", "late"]).trim().is_empty(),
+            "no branch is left after `{hook}`"
+        );
+        assert_eq!(
+            list(&srv, &ws.id).await.len(),
+            1,
+            "git lists the main checkout only after `{hook}`"
+        );
+        let workspaces_after = srv
+            .workspaces()
+            .list_workspaces(pb::ListWorkspacesRequest::default())
+            .await
+            .unwrap()
+            .into_inner()
+            .workspaces
+            .len();
+        assert_eq!(workspaces_before, workspaces_after, "no workspace is left");
+    }
+}

@@ -3,11 +3,17 @@
 //! scratch directory renamed into place when complete, so two test processes never see half an
 //! install.
 //!
+//! npm runs *in* that scratch directory (which holds a one-line `package.json`), never with
+//! `--prefix`: `--prefix` also moves where npm reads its machine-wide config (`<prefix>/etc/npmrc`),
+//! so a user whose registry access depends on it (a proxy, a custom CA, a mirror) saw every request
+//! fail and be retried for over a minute each — an install of ten minutes. Root escaped it only
+//! because its environment happened to carry `NODE_EXTRA_CA_CERTS`.
+//!
 //! When npm is missing or the registry unreachable the suite is skipped with a loud message
 //! (`Err` of [`install`]); any other failure is a test failure.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 /// Why the real-agent tests cannot run here.
 #[derive(Debug)]
@@ -54,6 +60,8 @@ pub fn install(pinned: &Pinned) -> Result<PathBuf, Unavailable> {
         "real agents: installing {spec} from npm into {}",
         dir.display()
     );
+    std::fs::write(scratch.join("package.json"), "{\"private\": true}\n")
+        .expect("write the scratch package.json");
     let output = Command::new("npm")
         .args([
             "install",
@@ -61,10 +69,10 @@ pub fn install(pinned: &Pinned) -> Result<PathBuf, Unavailable> {
             "--no-fund",
             "--no-save",
             "--loglevel=error",
-            "--prefix",
         ])
-        .arg(&scratch)
         .arg(&spec)
+        .current_dir(&scratch)
+        .stdin(Stdio::null())
         .output();
     let output = match output {
         Ok(o) => o,

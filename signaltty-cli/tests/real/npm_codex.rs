@@ -1,129 +1,51 @@
-//! Installs a pinned agent CLI from npm into `target/agents-cache/<package>-<version>/` once
-//! (later runs reuse it), for the suites that drive the real agents. When npm cannot reach its
-//! registry the suite is skipped with a loud message on stderr; any other install failure fails
-//! the test.
+//! The pinned Codex and OpenCode CLIs, installed (once per process; the cache is kept across runs)
+//! by [`super::npm::install`], the one installer of every real-agent suite. When npm cannot reach
+//! its registry the suite is skipped with the installer's loud message; any other install failure
+//! fails the test.
 
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::{Mutex, OnceLock};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use super::npm::{self, Pinned};
 
 /// The Codex CLI the suite pins.
-pub const CODEX_PACKAGE: &str = "@openai/codex";
-/// Its version.
-pub const CODEX_VERSION: &str = "0.171.0";
+pub const CODEX: Pinned = Pinned {
+    package: "@openai/codex",
+    version: "0.171.0",
+    bin: "codex",
+};
 
 /// The OpenCode CLI the suite pins.
-pub const OPENCODE_PACKAGE: &str = "opencode-ai";
-/// Its version.
-pub const OPENCODE_VERSION: &str = "1.18.33";
-
-/// The `opencode` launcher of the pinned version, installed on first use; `None` (after a loud
-/// message) when npm cannot reach its registry.
-pub fn opencode() -> Option<PathBuf> {
-    static OPENCODE: OnceLock<Option<PathBuf>> = OnceLock::new();
-    OPENCODE
-        .get_or_init(|| install(OPENCODE_PACKAGE, OPENCODE_VERSION, "opencode"))
-        .clone()
-}
-
-/// The cache directory for the real agents.
-pub fn cache_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/agents-cache")
-}
+pub const OPENCODE: Pinned = Pinned {
+    package: "opencode-ai",
+    version: "1.18.33",
+    bin: "opencode",
+};
 
 /// The `codex` launcher of the pinned version, installed on first use; `None` (after a loud
 /// message) when npm cannot reach its registry.
 pub fn codex() -> Option<PathBuf> {
-    static CODEX: OnceLock<Option<PathBuf>> = OnceLock::new();
-    CODEX
-        .get_or_init(|| install(CODEX_PACKAGE, CODEX_VERSION, "codex"))
+    static INSTALLED: OnceLock<Option<PathBuf>> = OnceLock::new();
+    INSTALLED.get_or_init(|| installed("Codex", &CODEX)).clone()
+}
+
+/// The `opencode` launcher of the pinned version, installed on first use; `None` (after a loud
+/// message) when npm cannot reach its registry.
+pub fn opencode() -> Option<PathBuf> {
+    static INSTALLED: OnceLock<Option<PathBuf>> = OnceLock::new();
+    INSTALLED
+        .get_or_init(|| installed("OpenCode", &OPENCODE))
         .clone()
 }
 
-/// Installs `package@version` (once per process; the directory is reused across runs) and
-/// returns `node_modules/.bin/<bin>`.
-pub fn install(package: &str, version: &str, bin: &str) -> Option<PathBuf> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    let _one_at_a_time = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let name = package.trim_start_matches('@').replace('/', "-");
-    let dir = cache_root().join(format!("{name}-{version}"));
-    let launcher = dir.join("node_modules/.bin").join(bin);
-    if launcher.is_file() && dir.join(".complete").is_file() {
-        return Some(launcher);
-    }
-    if Command::new("npm")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .status()
-        .is_err()
-    {
-        skip(&format!(
-            "npm is not installed, so {package}@{version} cannot be installed"
-        ));
-        return None;
-    }
-    let staging = cache_root().join(format!(".{name}-{version}.{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&staging);
-    std::fs::create_dir_all(&staging).expect("create the npm staging directory");
-    let out = Command::new("npm")
-        .args([
-            "install",
-            "--no-audit",
-            "--no-fund",
-            "--no-save",
-            "--prefix",
-        ])
-        .arg(&staging)
-        .arg(format!("{package}@{version}"))
-        .stdin(Stdio::null())
-        .output()
-        .expect("run npm");
-    if !out.status.success() {
-        let _ = std::fs::remove_dir_all(&staging);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if unreachable(&stderr) {
-            skip(&format!(
-                "npm cannot reach its registry ({})",
-                first_error(&stderr)
-            ));
-            return None;
+fn installed(agent: &str, pinned: &Pinned) -> Option<PathBuf> {
+    match npm::install(pinned) {
+        Ok(bin) => Some(bin),
+        Err(why) => {
+            npm::skip(agent, &why);
+            None
         }
-        panic!("npm install {package}@{version} failed:\n{stderr}");
     }
-    std::fs::write(staging.join(".complete"), version).expect("mark the install complete");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::rename(&staging, &dir).expect("move the install into the cache");
-    assert!(launcher.is_file(), "{} has no {bin}", dir.display());
-    Some(launcher)
-}
-
-fn unreachable(stderr: &str) -> bool {
-    [
-        "ENOTFOUND",
-        "EAI_AGAIN",
-        "ECONNREFUSED",
-        "ECONNRESET",
-        "ETIMEDOUT",
-        "ENETUNREACH",
-        "network",
-    ]
-    .iter()
-    .any(|s| stderr.contains(s))
-}
-
-fn first_error(stderr: &str) -> &str {
-    stderr
-        .lines()
-        .find(|l| l.contains("ERR"))
-        .unwrap_or("no detail")
-}
-
-fn skip(why: &str) {
-    eprintln!(
-        "\n################################################################\n\
-         ## SKIPPED: the real-agent scenarios did not run: {why}.\n\
-         ################################################################\n"
-    );
 }
