@@ -210,7 +210,21 @@ impl Hub {
                 args.push(OsStr::new(&req.start_point));
             }
         }
-        cli::run(&cwd, &args).await?;
+        if let Err(e) = cli::run(&cwd, &args).await {
+            // git can fail after it made the checkout (a `post-checkout` hook that fails runs
+            // once the files are out): take back the checkout if git registered it.
+            let registered = match (
+                std::fs::canonicalize(&path),
+                self.read_worktrees(cwd.clone()).await,
+            ) {
+                (Ok(real), Ok(now)) => now.list.iter().any(|t| t.path == real),
+                _ => false,
+            };
+            if registered {
+                rollback_worktree(&cwd, &path, (!exists).then_some(branch.as_str())).await;
+            }
+            return Err(e.into());
+        }
         self.store().publish([Event::WorktreeChanged {
             repo_root: trees.main.clone(),
         }]);
@@ -516,6 +530,10 @@ async fn rollback_worktree(repo: &std::path::Path, path: &std::path::Path, branc
     ];
     if let Err(e) = cli::run(repo, &remove).await {
         tracing::warn!("cannot take back the checkout {}: {e}", path.display());
+        // Its directory may be gone already (git refuses to remove it then): forget it.
+        if let Err(e) = cli::run(repo, &[OsStr::new("worktree"), OsStr::new("prune")]).await {
+            tracing::warn!("cannot prune the checkout {}: {e}", path.display());
+        }
     }
     if let Some(branch) = branch {
         let delete = [
