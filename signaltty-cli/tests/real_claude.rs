@@ -16,6 +16,7 @@ use serde_json::json;
 
 const ESC: &[u8] = b"\x1b";
 const ENTER: &[u8] = b"\r";
+const DOWN: &[u8] = b"\x1b[B";
 
 /// How long the pane may take to show an interruption, which Claude reports through no hook
 /// (signaltty reads it from Claude's transcript).
@@ -162,6 +163,17 @@ fn yes_in_claude_clears_the_decision() {
         });
         world.expect(&pane, "the turn ended", HOOK_BUDGET, is("done", "unread"));
         assert!(world.project.join("done.txt").exists());
+        // The request was settled in Claude: its "needs approval" notice needs no one now.
+        let unread = world
+            .env
+            .json(&["notifications", "--unread", "--pane", &pane]);
+        let stale: Vec<_> = unread
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|n| n["title"].as_str().unwrap_or_default().contains("approval"))
+            .collect();
+        assert!(stale.is_empty(), "{stale:?}");
     });
 }
 
@@ -240,6 +252,25 @@ fn esc_during_an_allowed_command_leaves_the_pane_idle() {
         world.wait_screen(&pane, "Interrupted");
         let (view, _) = world.expect(&pane, "idle after Esc", INTERRUPT_BUDGET, interrupted);
         assert_eq!(view.message.as_deref(), Some("interrupted"));
+    });
+}
+
+/// "Yes" in Claude's own dialog: while the allowed command runs, the pane is working and no
+/// longer says "Allow Bash? …" (docs/agents.md listed this as stale).
+#[test]
+fn a_command_allowed_in_claude_no_longer_asks_while_it_runs() {
+    with_world(script(), Trust::Accepted, |world| {
+        let pane = world.start_claude();
+        ask_for_bash(world, &pane, "run the slow command", "tail -f /dev/null");
+        world.press_in_dialog(&pane, "Do you want to proceed?", b"1");
+        world.wait_screen(&pane, "esc to interrupt");
+        let (view, _) = world.expect(&pane, "the command runs", HOOK_BUDGET, |v| {
+            v.lifecycle == "working" && v.decision.is_none()
+        });
+        let said = view.message.unwrap_or_default();
+        assert!(!said.starts_with("Allow"), "{said:?}");
+        world.keys(&pane, ESC);
+        world.expect(&pane, "idle after Esc", INTERRUPT_BUDGET, interrupted);
     });
 }
 
@@ -344,8 +375,9 @@ fn print_mode_reports_the_answer() {
     });
 }
 
+/// No hook runs before the folder-trust dialog is answered: the pane reads it from Claude's
+/// screen (issue 35, finding 4).
 #[test]
-#[ignore = "finding 4, not fixed: no hook runs before the folder-trust dialog is answered (docs/agents.md)"]
 fn the_trust_dialog_is_not_unknown() {
     with_world(script(), Trust::Ask, |world| {
         let argv = world.claude_argv();
@@ -355,6 +387,16 @@ fn the_trust_dialog_is_not_unknown() {
             v.lifecycle != "unknown"
         });
         assert_eq!(view.attention, "input_required", "{view:?}");
+        assert_eq!(view.lifecycle, "blocked", "{view:?}");
+        assert!(
+            view.message
+                .as_deref()
+                .unwrap_or_default()
+                .contains("trust"),
+            "{view:?}"
+        );
+        // The dialog opens on "No, exit": move to "Yes, I trust this folder" first.
+        world.press_until(&pane, "❯ Yes, I trust", DOWN);
         world.press_in_dialog(&pane, "Quick safety check", ENTER);
         world.wait_screen(&pane, "for shortcuts");
         world.expect(&pane, "ready", HOOK_BUDGET, is("idle", "none"));

@@ -192,9 +192,9 @@ fn codex_permission_denied_in_signaltty_does_not_run_the_command() {
 }
 
 /// The model's API fails: the pane must not stay `working` as if the turn went on.
+/// Codex 0.171 runs no hook when a turn fails (no StopFailure): the pane reads the error Codex
+/// draws and fails with its text (issue 29, point 13; docs/agents.md).
 #[test]
-#[ignore = "Codex 0.171 runs no hook when a turn fails (it has no StopFailure event): the pane \
-            stays working; see docs/agents.md"]
 fn codex_api_error_ends_the_turn() {
     let Some(world) = CodexWorld::new(|_| Reply::Error {
         status: 400,
@@ -215,6 +215,9 @@ fn codex_api_error_ends_the_turn() {
         state(&got),
         got["last_message"]
     );
+    assert_eq!(state(&got), ("failed".into(), "error".into()), "{got}");
+    let said = got["last_message"].as_str().unwrap_or_default();
+    assert!(said.contains("the fake model refuses"), "{got}");
     assert!(got["pending_decision"].is_null(), "{got}");
 }
 
@@ -411,4 +414,39 @@ fn codex_exec_reports_to_its_own_pane() {
     );
     assert_ne!(idle["lifecycle"], "working", "{idle}");
     assert_ne!(idle["lifecycle"], "done", "{idle}");
+}
+
+/// Codex's "Hooks need review" dialog comes before any hook can run: the pane must say that
+/// Codex waits on the user (read from Codex's own screen), and once the hooks are trusted and
+/// the composer shows, that Codex is ready (idle) — before the first prompt, which is Codex's
+/// first hook (issue 35, finding 4).
+#[test]
+fn the_hook_review_dialog_and_the_ready_composer_are_not_unknown() {
+    let Some(world) = CodexWorld::new(|_| Reply::Text("hi".into())) else {
+        return;
+    };
+    assert!(!world.hooks_trusted(), "a fresh world has untrusted hooks");
+    let started = Instant::now();
+    let pane = world.start_codex(&world.project);
+    wait_for_screen(&world, &pane, "Hooks need review");
+    let (got, _) = world.until(&pane, "blocked on the hook review", started, |p| {
+        state(p) == ("blocked".into(), "input_required".into())
+    });
+    let said = got["last_message"].as_str().unwrap_or_default();
+    assert!(said.contains("review its hooks"), "{got}");
+    assert!(got["pending_decision"].is_null(), "{got}");
+    let trusting = Instant::now();
+    world.until_ready(&pane);
+    let (got, _) = world.until(&pane, "idle at the composer", trusting, |p| {
+        state(p) == ("idle".into(), "none".into())
+    });
+    assert_eq!(
+        got["last_message"].as_str().unwrap_or_default(),
+        "",
+        "{got}"
+    );
+    // The first prompt is Codex's own first hook: from then on its hooks speak.
+    let asked = Instant::now();
+    world.prompt(&pane, "say hi");
+    world.until(&pane, "the turn's end", asked, |p| p["lifecycle"] == "done");
 }

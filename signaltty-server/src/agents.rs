@@ -12,6 +12,7 @@ pub mod hook_output;
 pub mod install;
 pub mod mapping;
 pub mod payload;
+pub mod screen_signs;
 pub mod session;
 
 #[cfg(test)]

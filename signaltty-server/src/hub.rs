@@ -13,10 +13,12 @@ pub mod notifications;
 pub mod panes;
 pub mod resume;
 mod saving;
+mod screen_watch;
 mod shared_hooks;
 pub mod spawning;
 mod tabs;
 mod transcript_watch;
+mod turn_watch;
 pub mod wait;
 mod workspaces;
 

@@ -257,6 +257,20 @@ impl World {
         }
     }
 
+    /// Presses `key` until `wanted` is on the screen (a dialog ignores keys for a moment after
+    /// it opens, so one press may not be enough; presses are half a second apart).
+    pub fn press_until(&self, pane: &str, wanted: &str, key: &[u8]) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !self.screen(pane).contains(wanted) {
+            assert!(Instant::now() < deadline, "{key:?} never showed {wanted:?}");
+            self.keys(pane, key);
+            let settle = Instant::now() + Duration::from_millis(500);
+            while Instant::now() < settle && !self.screen(pane).contains(wanted) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    }
+
     /// Sends raw key bytes (e.g. `b"\x1b"` for Esc, `b"\r"` for Enter).
     pub fn keys(&self, pane: &str, bytes: &[u8]) {
         let run = self

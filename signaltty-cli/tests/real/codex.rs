@@ -119,6 +119,14 @@ trust_level = "trusted"
     /// id once Codex is ready for a prompt (trusting the new hooks in its review dialog when it
     /// asks, as a user does).
     pub fn spawn_codex(&self, cwd: &Path) -> String {
+        let pane = self.start_codex(cwd);
+        self.until_ready(&pane);
+        pane
+    }
+
+    /// Starts the Codex TUI in a new pane of the world's workspace, in `cwd`, and returns at
+    /// once with the pane id.
+    pub fn start_codex(&self, cwd: &Path) -> String {
         let spawned = self.env.json(&[
             "pane",
             "spawn",
@@ -128,7 +136,13 @@ trust_level = "trusted"
             "--",
             self.codex.to_str().expect("utf-8"),
         ]);
-        let pane = spawned["pane"]["id"].as_str().expect("pane id").to_owned();
+        spawned["pane"]["id"].as_str().expect("pane id").to_owned()
+    }
+
+    /// Takes a Codex just started in `pane` to its prompt, trusting the new hooks in its review
+    /// dialog when it asks, as a user does.
+    pub fn until_ready(&self, pane: &str) {
+        let pane = pane.to_owned();
         if !self.hooks_trusted() {
             // Codex shows its composer first and the review a moment later: wait for the review.
             wait_for("Codex's hook review", STEP, || {
@@ -173,7 +187,6 @@ trust_level = "trusted"
             let screen = self.screen(&pane);
             (screen.contains("Ask Codex") && !screen.contains("Hooks need review")).then_some(())
         });
-        pane
     }
 
     /// Whether Codex has saved its trust in our hooks (`[hooks.state]` in `config.toml`).

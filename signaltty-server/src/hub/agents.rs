@@ -223,6 +223,12 @@ impl Hub {
             };
             Ok(((applied.created, rx), events))
         })?;
+        if let Some(d) = &created {
+            self.watch_permission_dialog(&pane, call.kind, d.id.clone());
+        }
+        if call.kind == AgentKind::Codex && self.working_since(&pane).is_some() {
+            self.watch_codex_turn(&pane);
+        }
         let mut outcome = HookOutcome {
             pane: Some(pane),
             decision: created.as_ref().map(|d| d.id.clone()),

@@ -277,6 +277,10 @@ impl Hub {
             }
         };
         self.start_actor(id.clone(), pty, events, size, bytes::Bytes::new());
+        if let Some(agent) = &pane.agent {
+            // Until its hooks speak, its own start-up screens say what it waits for.
+            self.watch_start_screen(&id, agent.kind);
+        }
         if let Some(notice) = hook_notice {
             // What the user must do in the agent (trust new hooks) reaches them on the pane.
             self.notify_pane_of_hooks(&id, &notice);

@@ -287,6 +287,9 @@ impl Hub {
             tokio::spawn(async move { old.pty().hangup(grace).await });
         }
         self.dormant().forget(std::slice::from_ref(id));
+        if let Some(agent) = &pane.agent {
+            self.watch_start_screen(id, agent.kind);
+        }
         if let Some(notice) = hook_notice {
             self.notify_pane_of_hooks(id, &notice);
         }

@@ -305,6 +305,24 @@ impl Notifications {
         Ok(was_unread)
     }
 
+    /// Marks read the notifications an agent's hooks gave `pane` from `since` on: those of a
+    /// request that has just been settled (the "needs approval" notice, Claude's reminder),
+    /// which no longer need anyone. Returns how many changed.
+    pub fn settle_since(&mut self, pane: &PaneId, since: SystemTime) -> usize {
+        let mut changed = 0;
+        for n in self.items.iter_mut().filter(|n| {
+            n.pane_id.as_ref() == Some(pane)
+                && n.source == NotificationSource::Hook
+                && n.created_at >= since
+        }) {
+            if !n.read {
+                n.read = true;
+                changed += 1;
+            }
+        }
+        changed
+    }
+
     /// Marks every notification of `pane` read (the user looked at the pane). Returns how many
     /// changed.
     pub fn mark_pane_read(&mut self, pane: &PaneId) -> usize {
@@ -500,6 +518,28 @@ mod tests {
             store.mark_read(&ghost),
             Err(NotificationError::NotFound(ghost.clone()))
         );
+    }
+
+    #[test]
+    fn settling_a_request_reads_only_its_pane_hook_notices_since_it() {
+        let (a, b) = (PaneId::new(), PaneId::new());
+        let mut store = Notifications::new();
+        let hook = |pane: &PaneId, at: u64| {
+            let mut n = note(Some(pane), "claude needs approval", at);
+            n.source = NotificationSource::Hook;
+            n
+        };
+        store.push(hook(&a, 1)); // an earlier turn's: stays unread
+        let asked = hook(&a, 5);
+        let asked_id = asked.id.clone();
+        store.push(asked);
+        store.push(hook(&a, 6)); // the reminder
+        store.push(note(Some(&a), "osc", 7)); // the program's own: stays unread
+        store.push(hook(&b, 8)); // another pane's: stays unread
+        assert_eq!(store.settle_since(&a, t(5)), 2);
+        assert!(store.get(&asked_id).expect("kept").read);
+        assert_eq!(store.unread_count(Some(&a)), 2);
+        assert_eq!(store.unread_count(Some(&b)), 1);
     }
 
     #[test]

@@ -218,6 +218,9 @@ impl State {
         let changes = pane.state.exit(rule.lifecycle, rule.attention, now);
         events.extend(change_events(pane_id, changes, ChangeSource::Exit));
         events.push(Event::PaneUpdated(Box::new(pane.clone())));
+        if let Some(d) = &cleared {
+            self.notifications.settle_since(pane_id, d.received_at);
+        }
         Ok((cleared, events))
     }
 
@@ -260,6 +263,7 @@ impl State {
             if let Some(reason) = outcome.clear_decision
                 && let Some(d) = pane.pending_decision.take()
             {
+                self.notifications.settle_since(pane_id, d.received_at);
                 events.push(cleared_event(&d, reason));
                 applied.cleared.push((d.id, reason));
             }
@@ -277,6 +281,7 @@ impl State {
             events.extend(change_events(pane_id, outcome.changes, ChangeSource::Hook));
             if let Some(ask) = &effect.permission {
                 if let Some(old) = pane.pending_decision.take() {
+                    self.notifications.settle_since(pane_id, old.received_at);
                     events.push(cleared_event(&old, ClearReason::Superseded));
                     applied.cleared.push((old.id, ClearReason::Superseded));
                 }
@@ -421,7 +426,10 @@ impl State {
             return Ok((false, Vec::new()));
         };
         match pane.pending_decision.take_if(|d| &d.id == decision_id) {
-            Some(d) => Ok((true, vec![cleared_event(&d, reason)])),
+            Some(d) => {
+                self.notifications.settle_since(pane_id, d.received_at);
+                Ok((true, vec![cleared_event(&d, reason)]))
+            }
             None => Ok((false, Vec::new())),
         }
     }
