@@ -45,8 +45,8 @@ fn opencode_run_rejecting_a_permission_leaves_no_stale_request() {
 
 /// The model's API fails: the pane says so with the agent's own error text.
 #[test]
-#[ignore = "issue 35 finding 5, not fixed yet: OpenCode retries the failing API for a while and \
-            the pane shows no error text (this test fails today)"]
+#[ignore = "opencode run 1.18.33 retries a refusing API for ~80 s and no event of its reaches \
+            signaltty meanwhile: the pane shows no error text (docs/agents.md); fails today"]
 fn opencode_run_api_error_shows_the_error() {
     let Some(world) = OpencodeWorld::new(|_| Reply::Error {
         status: 400,

@@ -617,10 +617,11 @@ await send("session.idle", { sessionID: "ses_main" });
                 Some(Lifecycle::Working),
                 Some(Attention::None)
             ),
+            // A retry: still working, with a warning that says why (the retry's text).
             (
                 "session.status".to_owned(),
                 Some(Lifecycle::Working),
-                Some(Attention::None)
+                Some(Attention::Warning)
             ),
             (
                 "session.error".to_owned(),

@@ -55,6 +55,8 @@ if (which === "v2") {
     blocked(t0, type);
   };
   emit("session.execution.started", { sessionID: sid });
+  emit("session.status", { sessionID: sid, status: { type: "retry", attempt: 1, message: "Cannot connect to API: refused", next: 0 } });
+  emit("session.status", { sessionID: sid, status: { type: "busy" } });
   emit("session.execution.started", { sessionID: "ses_elsewhere" });
   emit("session.execution.failed", { sessionID: "ses_child", error: { name: "APIError" } });
   emit("permission.asked", { id: "per_1", sessionID: "ses_child", permission: "bash", patterns: ["git push"] });
@@ -79,10 +81,18 @@ if (which === "v2") {
 }
 "#;
 
-async fn run_plugin(srv: &TestServer, which: &str, file: &std::path::Path) -> Vec<pb::Lifecycle> {
+/// What the pane went through: its lifecycles, and every message it showed on the way.
+struct Seen {
+    lifecycles: Vec<pb::Lifecycle>,
+    messages: Vec<String>,
+}
+
+async fn run_plugin(srv: &TestServer, which: &str, file: &std::path::Path) -> Seen {
     let ws = srv.workspace(which).await;
     let pane = spawn(srv, &ws.id, &["sleep", "600"]).await;
-    let mut events = srv.subscribe(&[pb::EventKind::Lifecycle]).await;
+    let mut events = srv
+        .subscribe(&[pb::EventKind::Lifecycle, pb::EventKind::Pane])
+        .await;
     let harness = srv.dir_path().join("harness.mjs");
     std::fs::write(&harness, HARNESS).unwrap();
     let sid = format!("ses_{which}_node");
@@ -109,13 +119,24 @@ async fn run_plugin(srv: &TestServer, which: &str, file: &std::path::Path) -> Ve
     );
     // Node exits once every report finished; the pane saw them in order.
     let mut seen = Vec::new();
+    let mut messages: Vec<String> = Vec::new();
     while seen.last() != Some(&pb::Lifecycle::Done) {
         let new = until_event(&mut events, |k| match k {
-            pb::event::Kind::LifecycleChanged(c) if c.pane_id == pane.id => Some(c.new),
+            pb::event::Kind::LifecycleChanged(c) if c.pane_id == pane.id => Some(Some(c.new)),
+            pb::event::Kind::PaneUpdated(u) => {
+                let p = u.pane.as_ref().filter(|p| p.id == pane.id)?;
+                let said = p.last_message.clone();
+                if messages.last() != Some(&said) {
+                    messages.push(said);
+                }
+                Some(None)
+            }
             _ => None,
         })
         .await;
-        seen.push(pb::Lifecycle::try_from(new).unwrap());
+        if let Some(new) = new {
+            seen.push(pb::Lifecycle::try_from(new).unwrap());
+        }
     }
     let p = srv.pane(&pane.id).await;
     assert_eq!(
@@ -123,7 +144,10 @@ async fn run_plugin(srv: &TestServer, which: &str, file: &std::path::Path) -> Ve
         Some(format!("ses_{which}_node"))
     );
     assert!(p.pending_decision.is_none());
-    seen
+    Seen {
+        lifecycles: seen,
+        messages,
+    }
 }
 
 #[tokio::test]
@@ -144,9 +168,24 @@ async fn the_installed_plugins_load_in_node_and_report_state() {
     use pb::Lifecycle as L;
     let v2 = run_plugin(&srv, "v2", &dir.join("plugins/signaltty/tui.js")).await;
     assert_eq!(
-        v2,
+        v2.lifecycles,
         [L::Working, L::Blocked, L::Working, L::Done],
-        "V2: {v2:?}"
+        "V2: {:?}",
+        v2.lifecycles
+    );
+    // A retry shows OpenCode's error text; the next busy takes it away (issue 35, finding 5).
+    let retrying = v2
+        .messages
+        .iter()
+        .position(|m| m == "retrying: Cannot connect to API: refused");
+    assert!(retrying.is_some(), "V2 messages: {:?}", v2.messages);
+    assert_eq!(
+        v2.messages
+            .get(retrying.unwrap_or(0) + 1)
+            .map(String::as_str),
+        Some(""),
+        "V2 messages: {:?}",
+        v2.messages
     );
     // No `opencode` on this test's PATH: the install wrote V2 only. The V1 plugin as an install
     // for OpenCode 1 writes it:
@@ -159,8 +198,9 @@ async fn the_installed_plugins_load_in_node_and_report_state() {
     .unwrap();
     let v1 = run_plugin(&srv, "v1", &v1_file).await;
     assert_eq!(
-        v1,
+        v1.lifecycles,
         [L::Idle, L::Working, L::Blocked, L::Working, L::Done],
-        "V1: {v1:?}"
+        "V1: {:?}",
+        v1.lifecycles
     );
 }

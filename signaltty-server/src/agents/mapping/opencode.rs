@@ -4,7 +4,7 @@
 //! | event | lifecycle / attention |
 //! |---|---|
 //! | session.created | idle |
-//! | session.status `busy`/`retry` · `idle` | working / none · done / unread |
+//! | session.status `busy` · `retry` · `idle` | working / none · working / warning, "retrying: <OpenCode's error>" · done / unread |
 //! | session.execution.started (V2) | working / none |
 //! | session.idle, session.execution.succeeded (V2) | done / unread |
 //! | session.execution.interrupted (V2) | idle / none (a shutdown interruption changes nothing) |
@@ -27,7 +27,20 @@ pub(super) fn map(event: &str, obj: Option<&Map<String, Value>>) -> Result<HookE
             ..HookEffect::state(Lifecycle::Idle, None)
         },
         "session.status" => match field_type(obj, "status")? {
-            Some("busy" | "retry") => HookEffect::state(Lifecycle::Working, Some(Attention::None)),
+            Some("busy") => {
+                // Working has no message of its own: a retry's or an answered ask's goes.
+                let mut e = HookEffect::state(Lifecycle::Working, Some(Attention::None));
+                e.message = Some(String::new());
+                e
+            }
+            // OpenCode retries a failing API for a while ("Cannot connect to API … retrying"):
+            // still working, but the user should see why nothing comes.
+            Some("retry") => {
+                let mut e = HookEffect::state(Lifecycle::Working, Some(Attention::Warning));
+                let why = field(obj, "message")?.unwrap_or("the model's API failed");
+                e.message = summary(&format!("retrying: {why}"));
+                e
+            }
             Some("idle") => HookEffect::state(Lifecycle::Done, Some(Attention::Unread)),
             _ => HookEffect::default(),
         },

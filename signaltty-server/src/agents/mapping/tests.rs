@@ -410,3 +410,41 @@ fn generic_events_named_after_states() {
         HookEffect::default()
     );
 }
+
+#[test]
+fn an_opencode_retry_says_why_it_waits_and_the_next_busy_clears_it() {
+    let retry = map(
+        AgentKind::Opencode,
+        "session.status",
+        json!({"session_id": "s1", "status": "retry",
+               "message": "Cannot connect to API: connection refused"}),
+    );
+    assert_eq!(retry.lifecycle, Some(Lifecycle::Working));
+    assert_eq!(retry.attention, Some(Attention::Warning));
+    assert_eq!(
+        retry.message.as_deref(),
+        Some("retrying: Cannot connect to API: connection refused")
+    );
+    let bare = map(
+        AgentKind::Opencode,
+        "session.status",
+        json!({"session_id": "s1", "status": {"type": "retry"}}),
+    );
+    assert_eq!(
+        bare.message.as_deref(),
+        Some("retrying: the model's API failed")
+    );
+    let busy = map(
+        AgentKind::Opencode,
+        "session.status",
+        json!({"session_id": "s1", "status": "busy"}),
+    );
+    let mut s = PaneState::new(t(0));
+    apply_hook(&mut s, &retry, None, t(1));
+    assert_eq!(s.attention(), Attention::Warning);
+    apply_hook(&mut s, &busy, None, t(2));
+    assert_eq!(
+        (s.lifecycle(), s.attention()),
+        (Lifecycle::Working, Attention::None)
+    );
+}

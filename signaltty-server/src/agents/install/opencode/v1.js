@@ -29,7 +29,9 @@ export const SignalttyPlugin = async () => ({
     if (event.type === "session.status") {
       const status = p.status?.type;
       if (status !== "busy" && status !== "idle" && status !== "retry") return;
-      report(event.type, { session_id, status });
+      // A retry carries OpenCode's error text ("Cannot connect to API …").
+      const message = status === "retry" ? p.status?.message : undefined;
+      report(event.type, { session_id, status, message });
       return;
     }
     report(event.type, payload(session_id, p));

@@ -49,7 +49,9 @@ export default {
         if (type === "session.status") {
           const status = d.status?.type ?? d.status;
           if (status !== "busy" && status !== "idle" && status !== "retry") return;
-          report(type, { session_id: root(id), status });
+          // A retry carries OpenCode's error text ("Cannot connect to API …").
+          const message = status === "retry" ? d.status?.message : undefined;
+          report(type, { session_id: root(id), status, message });
           return;
         }
         report(type, payload(root(id), d));
