@@ -37,7 +37,18 @@ pub(super) fn map(event: &str, obj: Option<&Map<String, Value>>) -> Result<HookE
             // still working, but the user should see why nothing comes.
             Some("retry") => {
                 let mut e = HookEffect::state(Lifecycle::Working, Some(Attention::Warning));
-                let why = field(obj, "message")?.unwrap_or("the model's API failed");
+                // The raw event carries the text inside `status`; our plugins lift it to the top.
+                let status = holder(obj, "status")?
+                    .and_then(|o| o.get("status"))
+                    .and_then(Value::as_object);
+                let why = match status
+                    .and_then(|s| s.get("message"))
+                    .and_then(Value::as_str)
+                {
+                    Some(m) => Some(m),
+                    None => field(obj, "message")?,
+                }
+                .unwrap_or("the model's API failed");
                 e.message = summary(&format!("retrying: {why}"));
                 e
             }
