@@ -311,11 +311,12 @@ pub fn key_modes(app: &App, pane_id: &str) -> (signaltty_term::vt::Modes, encode
 
 fn on_mouse(app: &mut App, mouse: MouseEvent, now: Instant, fx: &mut Vec<Effect>) {
     let (x, y) = (mouse.column, mouse.row);
-    if let Some(crate::app::Overlay::Scroll(view)) = &mut app.overlay {
-        match mouse.kind {
-            MouseEventKind::ScrollUp => view.offset = (view.offset + 3).min(view.lines.len()),
-            MouseEventKind::ScrollDown => view.offset = view.offset.saturating_sub(3),
-            _ => {}
+    if matches!(app.overlay, Some(crate::app::Overlay::Copy(_)))
+        && let Some(crate::app::Overlay::Copy(mut mode)) = app.overlay.take()
+    {
+        if crate::copy_mode::on_mouse(app, &mut mode, &mouse, fx) == crate::copy_mode::Outcome::Stay
+        {
+            app.overlay = Some(crate::app::Overlay::Copy(mode));
         }
         return;
     }
@@ -671,12 +672,11 @@ fn on_reply(app: &mut App, reply: Reply, now: Instant, fx: &mut Vec<Effect>) {
             lines,
             styled,
         } => {
-            if let Some(crate::app::Overlay::Scroll(view)) = &mut app.overlay
-                && view.pane_id == pane_id
+            let height = crate::copy_mode::height(app, &pane_id);
+            if let Some(crate::app::Overlay::Copy(mode)) = &mut app.overlay
+                && mode.pane_id == pane_id
             {
-                view.lines = lines;
-                view.styled = styled;
-                view.loaded = true;
+                mode.load(lines, styled, height);
             }
         }
     }

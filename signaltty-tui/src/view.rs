@@ -2,6 +2,7 @@
 //! the overlays have their own files. Glyphs carry meaning without colour (`○ ● ⚠ ✓ ✗ · ↻`);
 //! colour only reinforces.
 
+mod copy_mode;
 mod diff;
 mod overlays;
 mod panes;
