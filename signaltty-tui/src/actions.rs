@@ -251,7 +251,10 @@ pub fn perform(
             }
         }
         Action::ShowHelp => app.overlay = Some(Overlay::Help { offset: 0 }),
-        Action::ShowNotifications => app.overlay = Some(Overlay::Notifications),
+        Action::ShowNotifications => {
+            app.outer.selected = 0;
+            app.overlay = Some(Overlay::Notifications);
+        }
         Action::Quit => fx.push(Effect::Quit),
         Action::NextAttention => next_attention(app, now, fx),
         Action::MarkSeen => {

@@ -270,6 +270,8 @@ pub struct App {
     /// Visible panes whose models took output since they were last drawn: a frame redraws
     /// only the rows of these that changed (`crate::paint`), unless `dirty`.
     pub damaged: HashSet<String>,
+    /// Alerts and the title on the outer terminal, tab activity (`crate::outer_notify`).
+    pub outer: crate::outer_notify::Outer,
 }
 
 impl App {
@@ -314,6 +316,7 @@ impl App {
             redraw_all: false,
             dirty: true,
             damaged: HashSet::new(),
+            outer: Default::default(),
         }
     }
 
@@ -643,6 +646,8 @@ pub enum Effect {
     Request(Request),
     /// Copy text to the outer terminal's clipboard (OSC 52).
     Copy(String),
+    /// Bytes for the outer terminal itself: a bell, a desktop notification, its title.
+    Outer(Vec<u8>),
     /// Draw the whole screen again, from nothing (the outer terminal may hold garbage).
     Redraw,
     /// Leave.

@@ -15,7 +15,9 @@ pub fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) 
     };
     app.overlay = match overlay {
         Overlay::Help { offset } => help_key(offset, key),
-        Overlay::Notifications => None,
+        Overlay::Notifications => {
+            crate::outer_notify::list_key(app, key, fx).then_some(Overlay::Notifications)
+        }
         Overlay::Decision {
             pane_id,
             decision_id,

@@ -117,6 +117,7 @@ pub fn tab_cells(app: &App) -> Vec<(String, String, u16, u16)> {
             if app.zoomed.contains_key(&t.id) {
                 flags.push('Z');
             }
+            flags.push_str(&crate::outer_notify::tab_flags(app, t));
             format!("{}:{}{flags}", i + 1, t.title)
         })
         .collect();

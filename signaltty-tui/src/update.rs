@@ -57,6 +57,14 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
     // A key that only goes to the pane (Insert mode, no chord held before or after) changes
     // nothing on screen by itself: its echo is the pane's output.
     let mut passthrough = false;
+    match &msg {
+        Msg::Feed(FeedMsg::Event(event)) => crate::outer_notify::on_event(app, event, &mut fx),
+        Msg::Pane {
+            pane_id,
+            event: PaneEvent::Output(_),
+        } => crate::outer_notify::on_output(app, pane_id),
+        _ => {}
+    }
     match msg {
         Msg::Key(key) => passthrough = on_key(app, key, now, &mut fx),
         Msg::Mouse(mouse) => on_mouse(app, mouse, now, &mut fx),
@@ -100,6 +108,7 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
     typing_by_default(app);
     close_stale_overlays(app, now);
     crate::moves::follow(app);
+    crate::outer_notify::follow(app, &mut fx);
     fx.extend(reconcile(app));
     fx.extend(focus::look(app));
     if fx.contains(&Effect::Quit) {
@@ -108,9 +117,11 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
     if passthrough && !expired {
         redraw = false;
     }
-    let shown = fx
-        .iter()
-        .any(|e| !(passthrough && matches!(e, Effect::Input { .. })));
+    // What goes to the outer terminal itself (a bell, its title) changes nothing drawn.
+    let shown = fx.iter().any(|e| {
+        let typed = passthrough && matches!(e, Effect::Input { .. });
+        !typed && !matches!(e, Effect::Outer(_))
+    });
     app.dirty |= redraw || expired || shown;
     fx
 }

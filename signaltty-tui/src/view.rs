@@ -254,8 +254,8 @@ fn status(app: &App, area: Rect, buf: &mut Buffer) {
             base.add_modifier(Modifier::BOLD),
         ) + 1;
     }
-    let waiting = app.catalog.decisions().len();
-    let unread = app.catalog.unread.len();
+    let waiting = crate::outer_notify::waiting(app);
+    let unread = crate::outer_notify::unread(app);
     let mut right = format!("{} ? help ", app.keymap.leader.replace("ctrl-", "^"));
     if unread > 0 {
         right = format!("⚑ {unread} unread  {right}");

@@ -283,7 +283,12 @@ fn notifications(app: &App, buf: &mut Buffer) {
     let height = u16::try_from(app.catalog.unread.len().min(16) + 2)
         .unwrap_or(18)
         .max(3);
-    let inner = boxed(buf, "unread notifications — any key closes", 80, height + 2);
+    let inner = boxed(
+        buf,
+        "unread notifications — j/k, Enter: go to its pane, any other key closes",
+        80,
+        height + 2,
+    );
     if app.catalog.unread.is_empty() {
         put(
             buf,
@@ -307,12 +312,23 @@ fn notifications(app: &App, buf: &mut Buffer) {
         } else {
             format!("{}: {}", n.title, n.body)
         };
+        let selected = i
+            == app
+                .outer
+                .selected
+                .min(app.catalog.unread.len().saturating_sub(1));
+        let mark = if selected { "›" } else { " " };
+        let row = if selected {
+            Style::default().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::default()
+        };
         let w = put(
             buf,
             inner.x,
             y,
-            &format!("{pane:<12} "),
-            13,
+            &format!("{mark}{pane:<12} "),
+            14,
             Style::default().fg(Color::Cyan),
         );
         put(
@@ -321,7 +337,7 @@ fn notifications(app: &App, buf: &mut Buffer) {
             y,
             text.lines().next().unwrap_or(""),
             inner.width.saturating_sub(w),
-            Style::default(),
+            row,
         );
     }
 }

@@ -183,8 +183,8 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     }
     // Last message of the highlighted (or focused) pane, under the tree when room allows.
     let footer_y = area.y + area.height.saturating_sub(1);
-    let waiting = app.catalog.decisions().len();
-    let unread = app.catalog.unread.len();
+    let waiting = crate::outer_notify::waiting(app);
+    let unread = crate::outer_notify::unread(app);
     let text = format!("⚠ {waiting} waiting  ⚑ {unread} unread");
     let style = if waiting > 0 {
         Style::default()
