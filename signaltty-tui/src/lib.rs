@@ -22,6 +22,7 @@ pub mod input;
 pub mod keymap;
 pub mod keys;
 pub mod moves;
+pub mod names;
 pub mod outer_notify;
 pub mod overlay_keys;
 pub mod pacing;

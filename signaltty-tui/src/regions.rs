@@ -118,7 +118,7 @@ pub fn tab_cells(app: &App) -> Vec<(String, String, u16, u16)> {
                 flags.push('Z');
             }
             flags.push_str(&crate::outer_notify::tab_flags(app, t));
-            format!("{}:{}{flags}", i + 1, t.title)
+            format!("{}:{}{flags}", i + 1, crate::names::tab_name(app, t))
         })
         .collect();
     let available = usize::from(bar.width.saturating_sub(2));

@@ -56,7 +56,7 @@ fn a_bell_and_a_notification_reach_the_outer_terminal_and_the_list_goes_there() 
     world.keys(&["Enter"]);
     let pane = world.panes()[0]["id"].as_str().unwrap().to_owned();
     world.keys(&["C-b", "c"]);
-    world.wait("the second tab", |s| s.contains("2:tab 2*"));
+    world.wait("the second tab", |s| s.contains("2:sh proj*"));
     // The TUI's tmux window is no longer the current one: tmux flags a bell there.
     assert!(
         world
@@ -83,7 +83,7 @@ fn a_bell_and_a_notification_reach_the_outer_terminal_and_the_list_goes_there() 
         let s = screen(&world);
         let logged = std::fs::read(&log).unwrap_or_default();
         let logged = String::from_utf8_lossy(&logged);
-        if s.contains("1:tab 1-!#")
+        if s.contains("1:sh proj-!#")
             && logged.contains("\x1b]9;build: all green\x07")
             && logged.contains("\x1b]777;notify;build;all green\x07")
             && window_bell(&world)
@@ -107,6 +107,6 @@ fn a_bell_and_a_notification_reach_the_outer_terminal_and_the_list_goes_there() 
     });
     world.keys(&["Enter"]);
     world.wait("the pane's tab", |s| {
-        s.contains("1:tab 1*") && !s.contains("Enter: go to")
+        s.contains("1:sh proj*") && !s.contains("Enter: go to")
     });
 }

@@ -118,7 +118,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                     buf,
                     area.x,
                     y,
-                    &format!("  {mark}{}", tab.title),
+                    &format!("  {mark}{}", crate::names::tab_name(app, tab)),
                     width,
                     style.fg(Color::Cyan),
                 );
