@@ -278,6 +278,7 @@ pub fn perform(
                 });
             }
         }
+        Action::ResumeAll => crate::respawn::resume_all(app, now, fx),
         Action::ResumePane => match app.focused_pane() {
             Some(p) if p.status != pb::PaneStatus::Live as i32 => {
                 fx.push(Effect::Request(Request::Resume(p.id.clone())));

@@ -31,6 +31,7 @@ pub mod picker;
 pub mod presets;
 pub mod prompt;
 pub mod regions;
+pub mod respawn;
 pub mod runtime;
 pub mod spawn;
 pub mod styled;

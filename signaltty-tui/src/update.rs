@@ -184,6 +184,9 @@ fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) -> b
         overlay_keys::on_key(app, key, now, fx);
         return false;
     }
+    if crate::respawn::dead_key(app, &key, fx) {
+        return false;
+    }
     let Some(token) = token_of(&key) else {
         if app.mode == Mode::Insert {
             send_keys(app, &[key], fx);
