@@ -33,6 +33,7 @@ pub mod prompt;
 pub mod regions;
 pub mod respawn;
 pub mod runtime;
+pub mod shell_line;
 pub mod spawn;
 pub mod styled;
 pub mod terminal;
