@@ -169,6 +169,11 @@ pub fn tab_flags(app: &App, tab: &pb::Tab) -> String {
     flags
 }
 
+/// Whether a tab of the workspace has the activity flag (the sidebar's `#` on its row).
+pub fn workspace_activity(app: &App, ws: &pb::Workspace) -> bool {
+    ws.tab_ids.iter().any(|t| app.outer.activity.contains(t))
+}
+
 /// The notification list: `j`/`k` (arrows) move, Enter goes to the notification's pane (and
 /// marks it seen there), any other key closes. Returns whether the list stays open.
 pub fn list_key(app: &mut App, key: crossterm::event::KeyEvent, fx: &mut Vec<Effect>) -> bool {

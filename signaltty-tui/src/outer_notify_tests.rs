@@ -139,6 +139,11 @@ fn tabs_carry_activity_and_attention_flags_until_shown() {
         now,
     );
     assert_eq!(labels(&app), ["1:agents*", "2:tests#"]);
+    let frame = crate::test_fixture::render(&app);
+    assert!(
+        frame.lines().nth(1).is_some_and(|l| l.contains("#⚠1")),
+        "the workspace row carries the flag too:\n{frame}"
+    );
     {
         let m = bell(&app, "c");
         update(&mut app, m, now)

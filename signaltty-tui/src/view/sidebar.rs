@@ -91,8 +91,16 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                             && p.attention > signaltty_proto::v1::Attention::None as i32
                     })
                     .count();
-                if needing > 0 {
-                    let count = format!(" ⚠{needing}");
+                // tmux's `#`: a pane of a tab not shown printed since it was last looked at.
+                let activity = crate::outer_notify::workspace_activity(app, ws);
+                if needing > 0 || activity {
+                    let mut count = String::from(" ");
+                    if activity {
+                        count.push('#');
+                    }
+                    if needing > 0 {
+                        count.push_str(&format!("⚠{needing}"));
+                    }
                     let w = u16::try_from(count.chars().count()).unwrap_or(0);
                     let at = (area.x + width).saturating_sub(w).max(x);
                     put(
