@@ -210,6 +210,9 @@ fn mode_label(app: &App) -> (String, Style) {
     if matches!(app.overlay, Some(crate::app::Overlay::Decision { .. })) {
         return (" DECISION ".into(), bold(Color::Yellow, Color::Black));
     }
+    if matches!(app.overlay, Some(crate::app::Overlay::Copy(_))) {
+        return (" COPY ".into(), bold(Color::Yellow, Color::Black));
+    }
     if app.keymap.preset == crate::keymap::Preset::Tmux {
         if app.focus == Focus::Sidebar {
             return (" SIDEBAR ".into(), bold(Color::Magenta, Color::Black));
