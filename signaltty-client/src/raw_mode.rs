@@ -95,6 +95,13 @@ impl Drop for RawMode {
     }
 }
 
+/// The terminal may be on the alternate screen without our knowing (someone else wrote to it:
+/// the server, during a hand-off, and it vanished without saying how it left the terminal):
+/// the restore leaves the alternate screen too.
+pub fn assume_alt_screen() {
+    ALT_SCREEN.store(true, Ordering::SeqCst);
+}
+
 /// Puts the terminal back as it was, if raw mode is on; a no-op otherwise (so it is safe to call
 /// from both the guard and the panic hook).
 pub fn restore() {

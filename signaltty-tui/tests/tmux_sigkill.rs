@@ -92,6 +92,13 @@ fn sigkill_of_signaltty_attach_leaves_the_outer_terminal_restored() {
     let world = World::with_keys("tmux");
     world.start(100, 30, &world.path("proj"), "sh");
     world.wait("the outer shell", |s| s.contains('$'));
+    let attach = fullscreen_attach(&world);
+    killed_client_leaves_the_terminal_as_it_was(&world, &attach, "fullscreen");
+}
+
+/// A pane running a program that takes over the terminal (alternate screen, mouse, no cursor),
+/// and the command line that attaches to it.
+fn fullscreen_attach(world: &World) -> String {
     // A pane running a program that takes over the terminal: alternate screen, mouse, no cursor.
     let proj = world.path("proj");
     let ws = world.cli(&["workspace", "create", "--cwd", proj.to_str().unwrap()]);
@@ -119,5 +126,45 @@ fn sigkill_of_signaltty_attach_leaves_the_outer_terminal_restored() {
         bin("signaltty").display(),
         world.socket.display()
     );
-    killed_client_leaves_the_terminal_as_it_was(&world, &attach, "fullscreen");
+    attach
+}
+
+#[test]
+fn the_server_killed_during_a_hand_off_leaves_the_outer_terminal_restored() {
+    let world = World::with_keys("tmux");
+    world.start(100, 30, &world.path("proj"), "sh");
+    world.wait("the outer shell", |s| s.contains('$'));
+    let attach = fullscreen_attach(&world);
+    let pid = world.cli(&["server", "status"]);
+    let pid = pid["pid"]
+        .as_u64()
+        .or(pid["server"]["pid"].as_u64())
+        .expect("the server's pid")
+        .to_string();
+    world.literal(&format!("{attach}; echo $? > status.txt"));
+    world.keys(&["Enter"]);
+    world.wait("attached", |s| s.contains("fullscreen"));
+    assert_eq!(flag(&world, "alternate_on"), "1");
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-KILL", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let status = world.path("proj/status.txt");
+    let deadline = std::time::Instant::now() + common::WAIT;
+    while !(status.exists() && flag(&world, "alternate_on") == "0") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still on the alternate screen; screen:\n{}",
+            world.screen()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(flag(&world, "mouse_any_flag"), "0", "mouse reporting");
+    assert_eq!(flag(&world, "cursor_flag"), "1", "cursor shown");
+    world.literal("echo af''ter-server");
+    world.keys(&["Enter"]);
+    world.wait("the shell types", |s| s.contains("after-server"));
 }
