@@ -57,12 +57,17 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
     // A key that only goes to the pane (Insert mode, no chord held before or after) changes
     // nothing on screen by itself: its echo is the pane's output.
     let mut passthrough = false;
+    // Pane output (the hot path) changes neither the title nor the current tab: the outer
+    // terminal's title and the activity flags are looked at only after other messages.
+    let pane_msg = matches!(msg, Msg::Pane { .. });
     match &msg {
         Msg::Feed(FeedMsg::Event(event)) => crate::outer_notify::on_event(app, event, &mut fx),
         Msg::Pane {
             pane_id,
             event: PaneEvent::Output(_),
-        } => crate::outer_notify::on_output(app, pane_id),
+        } if app.attached.get(pane_id) == Some(&Attachment::Watching) => {
+            crate::outer_notify::on_output(app, pane_id)
+        }
         _ => {}
     }
     match msg {
@@ -108,7 +113,9 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
     typing_by_default(app);
     close_stale_overlays(app, now);
     crate::moves::follow(app);
-    crate::outer_notify::follow(app, &mut fx);
+    if !pane_msg {
+        crate::outer_notify::follow(app, &mut fx);
+    }
     fx.extend(reconcile(app));
     fx.extend(focus::look(app));
     if fx.contains(&Effect::Quit) {

@@ -101,10 +101,27 @@ fn a_bell_and_a_notification_reach_the_outer_terminal_and_the_list_goes_there() 
     assert!(world.tmux(&["select-window", "-t", "t:0"]).status.success());
 
     // The notification list: Enter goes to the pane it came from.
-    world.keys(&["C-b", "N"]);
-    world.wait("the list", |s| {
-        s.contains("all green") && s.contains("Enter: go to")
-    });
+    // (Once, under a loaded machine, the first `C-b N` after switching tmux windows did not
+    // open the list; the keys are sent again if it is not there within 10 s, and the test
+    // says so on stderr: a lost key would be a bug of its own, not of the list.)
+    let open = |s: &str| s.contains("all green") && s.contains("Enter: go to");
+    let mut tries = 0;
+    loop {
+        world.keys(&["C-b", "N"]);
+        tries += 1;
+        if world
+            .wait_within(std::time::Duration::from_secs(10), open)
+            .is_ok()
+        {
+            break;
+        }
+        assert!(
+            tries < 3,
+            "the list never opened; screen:\n{}",
+            world.screen()
+        );
+        eprintln!("C-b N did not open the list; sending it again");
+    }
     world.keys(&["Enter"]);
     world.wait("the pane's tab", |s| {
         s.contains("1:sh proj*") && !s.contains("Enter: go to")
