@@ -47,6 +47,7 @@ pub mod raw_mode;
 pub mod reconnect;
 pub mod server_lock;
 mod sys;
+pub mod term_guard;
 pub mod trust;
 
 pub use attach::{Attach, AttachEvent, AttachEvents, AttachInput, AttachStart, Cursor, Snapshot};

@@ -69,10 +69,15 @@ impl RawMode {
         let mut raw = original.clone();
         termios::cfmakeraw(&mut raw);
         install_panic_hook();
+        // Should this process be killed outright, a guard puts the terminal back (its saved
+        // settings are read now, before raw mode). Its alternate screen is left blindly then.
+        let reset = [LEAVE_ALT_SCREEN, RESET_MODES, POP_TITLE].concat();
+        crate::term_guard::arm(&reset);
         ALT_SCREEN.store(false, Ordering::SeqCst);
         *lock_saved() = Some(original);
         if let Err(e) = termios::tcsetattr(&stdin, SetArg::TCSANOW, &raw) {
             lock_saved().take();
+            crate::term_guard::disarm();
             return Err(ClientError::Io {
                 context: "cannot switch the terminal to raw mode".into(),
                 source: e.into(),
@@ -90,6 +95,13 @@ impl Drop for RawMode {
     }
 }
 
+/// The terminal may be on the alternate screen without our knowing (someone else wrote to it:
+/// the server, during a hand-off, and it vanished without saying how it left the terminal):
+/// the restore leaves the alternate screen too.
+pub fn assume_alt_screen() {
+    ALT_SCREEN.store(true, Ordering::SeqCst);
+}
+
 /// Puts the terminal back as it was, if raw mode is on; a no-op otherwise (so it is safe to call
 /// from both the guard and the panic hook).
 pub fn restore() {
@@ -105,6 +117,7 @@ pub fn restore() {
     let _ = stdout.flush();
     // TCSADRAIN: our resets reach the terminal before cooked mode returns.
     let _ = termios::tcsetattr(std::io::stdin(), SetArg::TCSADRAIN, &original);
+    crate::term_guard::disarm();
 }
 
 fn lock_saved() -> std::sync::MutexGuard<'static, Option<Termios>> {

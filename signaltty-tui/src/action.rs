@@ -79,6 +79,8 @@ pub enum Action {
     Rename(Target),
     /// Re-spawn a restored pane.
     ResumePane,
+    /// Re-spawn every dead or restored pane of the workspace (`crate::respawn`).
+    ResumeAll,
     /// The scroll view over the pane's history.
     ScrollBack,
     /// Move the focused pane to a new tab.
@@ -160,6 +162,7 @@ const SIMPLE: &[(&str, Action)] = &[
     ("MarkSeen", Action::MarkSeen),
     ("ShowNotifications", Action::ShowNotifications),
     ("ResumePane", Action::ResumePane),
+    ("ResumeAll", Action::ResumeAll),
     ("ScrollBack", Action::ScrollBack),
     ("MovePane", Action::MovePane),
     ("ShowDiff", Action::ShowDiff),

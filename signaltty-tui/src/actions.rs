@@ -7,7 +7,7 @@ use signaltty_client::geometry::{Axis, Dir, MAX_RATIO, MIN_RATIO, enclosing_spli
 use signaltty_proto::v1 as pb;
 
 use crate::action::{Action, Target};
-use crate::app::{App, Confirm, Effect, Field, Focus, Mode, Overlay, Request, Row, ScrollView};
+use crate::app::{App, Confirm, Effect, Field, Focus, Mode, Overlay, Request, Row};
 use crate::moves::Shuffle;
 use crate::regions::{self, tab_cells};
 use crate::update::{go_to, open_row, spawn_shell, start_drag};
@@ -213,7 +213,7 @@ pub fn perform(
                 let bytes = crate::encode::paste(&text, &modes);
                 fx.push(Effect::Input { pane_id, bytes });
             }
-            (_, None) => app.toast("nothing copied yet (select with the mouse)", now),
+            (_, None) => app.toast("nothing copied yet (C-b [ then v … y, or the mouse)", now),
             (None, _) => {}
         },
         Action::Redraw => fx.push(Effect::Redraw),
@@ -251,7 +251,10 @@ pub fn perform(
             }
         }
         Action::ShowHelp => app.overlay = Some(Overlay::Help { offset: 0 }),
-        Action::ShowNotifications => app.overlay = Some(Overlay::Notifications),
+        Action::ShowNotifications => {
+            app.outer.selected = 0;
+            app.overlay = Some(Overlay::Notifications);
+        }
         Action::Quit => fx.push(Effect::Quit),
         Action::NextAttention => next_attention(app, now, fx),
         Action::MarkSeen => {
@@ -275,6 +278,7 @@ pub fn perform(
                 });
             }
         }
+        Action::ResumeAll => crate::respawn::resume_all(app, now, fx),
         Action::ResumePane => match app.focused_pane() {
             Some(p) if p.status != pb::PaneStatus::Live as i32 => {
                 fx.push(Effect::Request(Request::Resume(p.id.clone())));
@@ -289,10 +293,7 @@ pub fn perform(
             };
             if let Some(pane_id) = pane {
                 fx.push(Effect::Request(Request::ReadScrollback(pane_id.clone())));
-                app.overlay = Some(Overlay::Scroll(ScrollView {
-                    pane_id,
-                    ..ScrollView::default()
-                }));
+                app.overlay = Some(Overlay::Copy(crate::copy_mode::open(app, pane_id)));
                 app.mode = Mode::Normal;
             }
         }

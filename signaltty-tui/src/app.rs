@@ -63,25 +63,6 @@ pub struct Field {
 
 pub use crate::spawn::SpawnForm;
 
-/// The scroll view over a pane's history (from `ReadPane`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ScrollView {
-    /// The pane.
-    pub pane_id: String,
-    /// Its lines as plain text (what search matches), oldest first (empty until loaded).
-    pub lines: Vec<String>,
-    /// The same lines with their colours and attributes, as runs.
-    pub styled: Vec<crate::styled::StyledLine>,
-    /// Lines scrolled up from the bottom.
-    pub offset: usize,
-    /// The search being typed, when `/` was pressed.
-    pub search: Option<Field>,
-    /// The last search, for `n`.
-    pub last_search: String,
-    /// Whether the lines arrived.
-    pub loaded: bool,
-}
-
 /// What the confirmation is for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Confirm {
@@ -114,8 +95,8 @@ pub enum Overlay {
     },
     /// Unread notifications.
     Notifications,
-    /// The scroll view.
-    Scroll(ScrollView),
+    /// Copy mode over a pane's history, drawn in the pane's place (`crate::copy_mode`).
+    Copy(crate::copy_mode::CopyMode),
     /// The focused workspace's changes against HEAD.
     Diff(crate::diff::DiffView),
     /// The focused pane's pending decision, focused: only now do keys answer it.
@@ -271,7 +252,8 @@ pub struct App {
     /// The last ratio a resize key asked for (tab, split, ratio, when): the next key within a
     /// second starts from it (see `actions::resize`).
     pub last_ratio: Option<(String, SplitPath, f32, Instant)>,
-    /// The last text copied (a mouse selection): `PasteBuffer` types it into a pane.
+    /// The last text copied (a mouse selection or a copy-mode yank): `PasteBuffer` types it
+    /// into a pane.
     pub paste_buffer: Option<String>,
     /// The decision last answered from here (a double click or a repeated key must not send
     /// a second answer that the server would refuse).
@@ -288,6 +270,8 @@ pub struct App {
     /// Visible panes whose models took output since they were last drawn: a frame redraws
     /// only the rows of these that changed (`crate::paint`), unless `dirty`.
     pub damaged: HashSet<String>,
+    /// Alerts and the title on the outer terminal, tab activity (`crate::outer_notify`).
+    pub outer: crate::outer_notify::Outer,
 }
 
 impl App {
@@ -332,6 +316,7 @@ impl App {
             redraw_all: false,
             dirty: true,
             damaged: HashSet::new(),
+            outer: Default::default(),
         }
     }
 
@@ -509,7 +494,7 @@ pub enum Reply {
     },
     /// A workspace was created for the start directory.
     WorkspaceCreated(String),
-    /// Scrollback lines for the scroll view.
+    /// Scrollback lines for copy mode.
     Lines {
         /// The pane.
         pane_id: String,
@@ -601,7 +586,7 @@ pub enum Request {
     },
     /// MovePane into a new tab at the end of its workspace.
     MoveToNewTab(String),
-    /// ReadPane (scrollback) for the scroll view.
+    /// ReadPane (scrollback) for copy mode.
     ReadScrollback(String),
     /// Tell the server which tab of a workspace is active (FocusTab: persisted, so every client
     /// and a restart agree).
@@ -661,6 +646,8 @@ pub enum Effect {
     Request(Request),
     /// Copy text to the outer terminal's clipboard (OSC 52).
     Copy(String),
+    /// Bytes for the outer terminal itself: a bell, a desktop notification, its title.
+    Outer(Vec<u8>),
     /// Draw the whole screen again, from nothing (the outer terminal may hold garbage).
     Redraw,
     /// Leave.

@@ -562,3 +562,46 @@ fn snapshot_an_unborn_repository_and_a_cut_diff() {
     assert_eq!(view(&app).hunk_rows(), 7);
     insta::assert_snapshot!("diff_unborn_cut", render(&app));
 }
+
+#[test]
+fn a_diff_that_disagrees_with_the_dirty_mark_refreshes_the_git_context() {
+    let refreshes = |fx: &[Effect]| {
+        fx.iter()
+            .filter(|e| {
+                matches!(
+                    e,
+                    Effect::Request(Request::Git(GitRequest::Refresh { workspace_id }))
+                        if workspace_id == "w"
+                )
+            })
+            .count()
+    };
+    // The fixture's workspace is marked dirty; the diff finds nothing: refresh.
+    let mut app = crate::test_fixture::app();
+    press(&mut app, "d", Instant::now());
+    let fx = reply(
+        &mut app,
+        GitReply::WorkspaceDiff {
+            seq: 1,
+            result: Ok(pb::GetWorkspaceDiffResponse::default()),
+        },
+    );
+    assert_eq!(refreshes(&fx), 1);
+    // Marked clean, the diff shows an edit: refresh too; marked dirty with an edit: nothing.
+    let mut app = crate::test_fixture::app();
+    press(&mut app, "d", Instant::now());
+    let edited = || GitReply::WorkspaceDiff {
+        seq: 1,
+        result: Ok(pb::GetWorkspaceDiffResponse {
+            files: vec![change("src/lib.rs", pb::ChangeKind::Modified, 1, 0)],
+            ..Default::default()
+        }),
+    };
+    assert_eq!(refreshes(&reply(&mut app, edited())), 0);
+    let mut app = crate::test_fixture::app();
+    if let Some(git) = app.catalog.workspaces[0].git.as_mut() {
+        git.dirty = false;
+    }
+    press(&mut app, "d", Instant::now());
+    assert_eq!(refreshes(&reply(&mut app, edited())), 1);
+}

@@ -79,6 +79,12 @@ pub enum GitRequest {
     /// the chain made is undone (the workspace it opened closed, the worktree it added removed),
     /// so a failure leaves nothing that looks like a success.
     SpawnInWorktree(WorktreeSpawn),
+    /// RefreshGit: the diff view saw changes the workspace's dirty mark does not say (an edit
+    /// no inotify watch sees), or none where it says dirty; the server re-reads and publishes.
+    Refresh {
+        /// The workspace.
+        workspace_id: String,
+    },
 }
 
 /// What a git request brought back.
@@ -125,6 +131,36 @@ pub fn display(text: &str) -> String {
     signaltty_term::strip(text).replace('\t', "    ")
 }
 
+/// A diff that disagrees with the workspace's dirty mark (changes shown, the mark clean, or the
+/// reverse) asks the server to read the context again, so the mark follows what the view shows.
+/// The refresh's `GitContextChanged` reloads the view once; the second diff then agrees.
+fn stale_dirty_mark(app: &crate::app::App, reply: &GitReply, fx: &mut Vec<crate::app::Effect>) {
+    let (
+        GitReply::WorkspaceDiff {
+            result: Ok(diff), ..
+        },
+        Some(crate::app::Overlay::Diff(view)),
+    ) = (reply, &app.overlay)
+    else {
+        return;
+    };
+    let Some(git) = app
+        .catalog
+        .workspace(&view.workspace_id)
+        .and_then(|w| w.git.as_ref())
+    else {
+        return;
+    };
+    let changed = !diff.files.is_empty();
+    if !git.dirty_unknown && git.dirty != changed {
+        fx.push(crate::app::Effect::Request(crate::app::Request::Git(
+            GitRequest::Refresh {
+                workspace_id: view.workspace_id.clone(),
+            },
+        )));
+    }
+}
+
 /// Routes a git reply to the part of the state it answers.
 pub fn on_reply(
     app: &mut crate::app::App,
@@ -134,6 +170,7 @@ pub fn on_reply(
 ) {
     match reply {
         GitReply::WorkspaceDiff { .. } | GitReply::FileDiff { .. } => {
+            stale_dirty_mark(app, &reply, fx);
             if let Some(crate::app::Overlay::Diff(view)) = &mut app.overlay {
                 crate::diff::on_reply(view, reply, fx);
             }

@@ -190,10 +190,10 @@ fn the_wheel_goes_to_a_program_that_asked_for_the_mouse_in_any_mode() {
     let fx = update(&mut app, wheel(70, 10), now);
     assert_eq!(inputs(&fx), "\x1b[<64;6;9M");
     assert!(app.overlay.is_none());
-    // a did not ask: the wheel opens the scroll view.
+    // a did not ask: the wheel opens copy mode.
     snapshot(&mut app, "a", b"");
     update(&mut app, wheel(30, 10), now);
-    assert!(matches!(app.overlay, Some(crate::app::Overlay::Scroll(_))));
+    assert!(matches!(app.overlay, Some(crate::app::Overlay::Copy(_))));
 }
 
 #[test]

@@ -45,6 +45,8 @@ pub struct Keymap {
     pub insert: BTreeMap<Vec<String>, Action>,
     /// Prefix conflicts found while merging.
     pub warnings: Vec<String>,
+    /// The other `[tui]` settings (copy mode's keys, outer notifications).
+    pub options: crate::tui_options::TuiOptions,
 }
 
 /// The shipped chord timeout.
@@ -196,6 +198,10 @@ impl Keymap {
         let mut normal = resolve(normal, &mut errors);
         let mut insert = resolve(insert, &mut errors);
         let prefixed = resolve(prefixed, &mut errors);
+        let options = crate::tui_options::TuiOptions::from_config(text).unwrap_or_else(|e| {
+            errors.extend(e);
+            Default::default()
+        });
         if !errors.is_empty() {
             errors.sort_by_key(|e| e.line);
             return Err(errors);
@@ -211,7 +217,9 @@ impl Keymap {
             chord_timeout: millis(&section.chord_timeout_ms, DEFAULT_CHORD_TIMEOUT),
             repeat_time: millis(&section.repeat_time_ms, DEFAULT_REPEAT_TIME),
         };
-        Ok(Self::from_parts(preset, leader, timing, normal, insert))
+        let mut keymap = Self::from_parts(preset, leader, timing, normal, insert);
+        keymap.options = options;
+        Ok(keymap)
     }
 
     /// A shipped keymap as it is, with its own leader.
@@ -278,6 +286,7 @@ impl Keymap {
             normal,
             insert,
             warnings,
+            options: Default::default(),
         }
     }
 

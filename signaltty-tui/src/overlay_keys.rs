@@ -6,7 +6,7 @@ use std::time::Instant;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::action::Target;
-use crate::app::{App, Confirm, Effect, Field, Overlay, Request, ScrollView};
+use crate::app::{App, Confirm, Effect, Field, Overlay, Request};
 
 /// Handles a key for the open overlay.
 pub fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) {
@@ -15,7 +15,9 @@ pub fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) 
     };
     app.overlay = match overlay {
         Overlay::Help { offset } => help_key(offset, key),
-        Overlay::Notifications => None,
+        Overlay::Notifications => {
+            crate::outer_notify::list_key(app, key, fx).then_some(Overlay::Notifications)
+        }
         Overlay::Decision {
             pane_id,
             decision_id,
@@ -80,7 +82,17 @@ pub fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) 
         Overlay::Diff(mut view) => {
             crate::diff::on_key(app, &mut view, key, fx).then_some(Overlay::Diff(view))
         }
-        Overlay::Scroll(mut view) => scroll_key(&mut view, key).then_some(Overlay::Scroll(view)),
+        Overlay::Copy(mut mode) => {
+            // The prefix leaves copy mode and starts a command, as in the decision box.
+            if crate::keys::token_of(&key).is_some_and(|t| t == app.keymap.leader) {
+                crate::update::on_key_again(app, key, now, fx);
+                return;
+            }
+            match crate::copy_mode::on_key(app, &mut mode, key, fx) {
+                crate::copy_mode::Outcome::Stay => Some(Overlay::Copy(mode)),
+                crate::copy_mode::Outcome::Leave => None,
+            }
+        }
     };
 }
 
@@ -197,51 +209,4 @@ pub fn edit(field: &mut Field, key: &KeyEvent) -> bool {
         _ => return false,
     }
     true
-}
-
-/// The scroll view; returns whether it stays open.
-fn scroll_key(view: &mut ScrollView, key: KeyEvent) -> bool {
-    if let Some(search) = &mut view.search {
-        match key.code {
-            KeyCode::Esc => view.search = None,
-            KeyCode::Enter => {
-                view.last_search = search.text.clone();
-                view.search = None;
-                find(view);
-            }
-            _ => {
-                edit(search, &key);
-            }
-        }
-        return true;
-    }
-    let max = view.lines.len();
-    match key.code {
-        KeyCode::Char('q') | KeyCode::Esc => return false,
-        KeyCode::Char('k') | KeyCode::Up => view.offset = (view.offset + 1).min(max),
-        KeyCode::Char('j') | KeyCode::Down => view.offset = view.offset.saturating_sub(1),
-        KeyCode::PageUp | KeyCode::Char('b') => view.offset = (view.offset + 20).min(max),
-        KeyCode::PageDown | KeyCode::Char(' ') => view.offset = view.offset.saturating_sub(20),
-        KeyCode::Char('g') => view.offset = max,
-        KeyCode::Char('G') => view.offset = 0,
-        KeyCode::Char('/') => view.search = Some(Field::default()),
-        KeyCode::Char('n') => find(view),
-        _ => {}
-    }
-    true
-}
-
-/// Scrolls to the next match of the last search above the current bottom line.
-fn find(view: &mut ScrollView) {
-    if view.last_search.is_empty() {
-        return;
-    }
-    let bottom = view.lines.len().saturating_sub(view.offset);
-    let needle = view.last_search.to_lowercase();
-    let hit = view.lines[..bottom.saturating_sub(1)]
-        .iter()
-        .rposition(|l| l.to_lowercase().contains(&needle));
-    if let Some(i) = hit {
-        view.offset = view.lines.len() - (i + 1);
-    }
 }

@@ -37,7 +37,7 @@ pub fn rows(app: &App, picker: &Picker) -> Vec<(Row, u8, String)> {
         let ws_text = workspace_text(ws);
         let mut tabs = Vec::new();
         for (i, tab) in app.catalog.tabs_of(ws).enumerate() {
-            let tab_text = format!("{}:{}", i + 1, tab.title);
+            let tab_text = format!("{}:{}", i + 1, crate::names::tab_name(app, tab));
             let panes: Vec<(Row, u8, String)> = app
                 .catalog
                 .panes_of(tab)

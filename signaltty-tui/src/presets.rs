@@ -141,6 +141,7 @@ pub const TMUX_PREFIX: &[(&str, Action)] = &[
     ("m", Action::MarkSeen),
     ("N", Action::ShowNotifications),
     ("R", Action::ResumePane),
+    ("alt-r", Action::ResumeAll),
     ("b", Action::ToggleSidebar),
     ("tab", Action::FocusSidebar),
 ];

@@ -109,6 +109,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "notifications" => Action::ShowNotifications,
         "next-attention" => Action::NextAttention,
         "resume" => Action::ResumePane,
+        "resume-all" => Action::ResumeAll,
         "sidebar" => Action::ToggleSidebar,
         _ => return Err(format!("unknown command: {line}")),
     };

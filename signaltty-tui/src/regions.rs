@@ -117,7 +117,8 @@ pub fn tab_cells(app: &App) -> Vec<(String, String, u16, u16)> {
             if app.zoomed.contains_key(&t.id) {
                 flags.push('Z');
             }
-            format!("{}:{}{flags}", i + 1, t.title)
+            flags.push_str(&crate::outer_notify::tab_flags(app, t));
+            format!("{}:{}{flags}", i + 1, crate::names::tab_name(app, t))
         })
         .collect();
     let available = usize::from(bar.width.saturating_sub(2));

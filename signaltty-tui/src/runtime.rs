@@ -475,6 +475,11 @@ fn carry_out(
             let _ = write!(out, "\x1b]52;c;{}\x07", base64(text.as_bytes()));
             let _ = out.flush();
         }
+        Effect::Outer(bytes) => {
+            let mut out = std::io::stdout();
+            let _ = out.write_all(&bytes);
+            let _ = out.flush();
+        }
         Effect::Quit | Effect::Redraw => {}
     }
 }

@@ -341,12 +341,15 @@ fn submit(app: &mut App, form: &mut SpawnForm, fx: &mut Vec<Effect>) -> bool {
             return false;
         }
     };
-    let argv: Vec<String> = form
-        .command
-        .text
-        .split_whitespace()
-        .map(str::to_owned)
-        .collect();
+    // Read as a shell reads it: quotes; pipes and `$VAR` through `sh -c`.
+    let argv = match crate::shell_line::argv(&form.command.text) {
+        Ok(argv) => argv,
+        Err(why) => {
+            form.row = FormRow::Command;
+            app.toast(format!("the command: {why}"), now);
+            return false;
+        }
+    };
     let title = form.label.text.trim().to_owned();
     let area = crate::regions::regions(app).panes;
     let (cols, rows) = (area.width, area.height.saturating_sub(1));

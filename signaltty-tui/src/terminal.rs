@@ -44,6 +44,13 @@ pub fn enter() -> std::io::Result<Guard> {
         restore();
         previous(info);
     }));
+    // A SIGKILL runs none of our ways out: a guard process restores the terminal then.
+    let reset = [
+        signaltty_tty::modes::LEAVE_ALT_SCREEN,
+        signaltty_tty::modes::RESET_MODES,
+    ]
+    .concat();
+    signaltty_client::term_guard::arm(&reset);
     crossterm::terminal::enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
     execute!(
@@ -98,6 +105,7 @@ pub fn restore() {
         let saved = termios::Termios::from(*saved);
         let _ = termios::tcsetattr(std::io::stdin().as_fd(), termios::SetArg::TCSANOW, &saved);
     }
+    signaltty_client::term_guard::disarm();
 }
 
 impl Drop for Guard {

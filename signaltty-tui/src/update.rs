@@ -57,6 +57,19 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
     // A key that only goes to the pane (Insert mode, no chord held before or after) changes
     // nothing on screen by itself: its echo is the pane's output.
     let mut passthrough = false;
+    // Pane output (the hot path) changes neither the title nor the current tab: the outer
+    // terminal's title and the activity flags are looked at only after other messages.
+    let pane_msg = matches!(msg, Msg::Pane { .. });
+    match &msg {
+        Msg::Feed(FeedMsg::Event(event)) => crate::outer_notify::on_event(app, event, &mut fx),
+        Msg::Pane {
+            pane_id,
+            event: PaneEvent::Output(_),
+        } if app.attached.get(pane_id) == Some(&Attachment::Watching) => {
+            crate::outer_notify::on_output(app, pane_id)
+        }
+        _ => {}
+    }
     match msg {
         Msg::Key(key) => passthrough = on_key(app, key, now, &mut fx),
         Msg::Mouse(mouse) => on_mouse(app, mouse, now, &mut fx),
@@ -100,6 +113,9 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
     typing_by_default(app);
     close_stale_overlays(app, now);
     crate::moves::follow(app);
+    if !pane_msg {
+        crate::outer_notify::follow(app, &mut fx);
+    }
     fx.extend(reconcile(app));
     fx.extend(focus::look(app));
     if fx.contains(&Effect::Quit) {
@@ -108,9 +124,11 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
     if passthrough && !expired {
         redraw = false;
     }
-    let shown = fx
-        .iter()
-        .any(|e| !(passthrough && matches!(e, Effect::Input { .. })));
+    // What goes to the outer terminal itself (a bell, its title) changes nothing drawn.
+    let shown = fx.iter().any(|e| {
+        let typed = passthrough && matches!(e, Effect::Input { .. });
+        !typed && !matches!(e, Effect::Outer(_))
+    });
     app.dirty |= redraw || expired || shown;
     fx
 }
@@ -171,6 +189,9 @@ fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) -> b
     }
     if app.overlay.is_some() {
         overlay_keys::on_key(app, key, now, fx);
+        return false;
+    }
+    if crate::respawn::dead_key(app, &key, fx) {
         return false;
     }
     let Some(token) = token_of(&key) else {
@@ -311,11 +332,12 @@ pub fn key_modes(app: &App, pane_id: &str) -> (signaltty_term::vt::Modes, encode
 
 fn on_mouse(app: &mut App, mouse: MouseEvent, now: Instant, fx: &mut Vec<Effect>) {
     let (x, y) = (mouse.column, mouse.row);
-    if let Some(crate::app::Overlay::Scroll(view)) = &mut app.overlay {
-        match mouse.kind {
-            MouseEventKind::ScrollUp => view.offset = (view.offset + 3).min(view.lines.len()),
-            MouseEventKind::ScrollDown => view.offset = view.offset.saturating_sub(3),
-            _ => {}
+    if matches!(app.overlay, Some(crate::app::Overlay::Copy(_)))
+        && let Some(crate::app::Overlay::Copy(mut mode)) = app.overlay.take()
+    {
+        if crate::copy_mode::on_mouse(app, &mut mode, &mouse, fx) == crate::copy_mode::Outcome::Stay
+        {
+            app.overlay = Some(crate::app::Overlay::Copy(mode));
         }
         return;
     }
@@ -671,12 +693,11 @@ fn on_reply(app: &mut App, reply: Reply, now: Instant, fx: &mut Vec<Effect>) {
             lines,
             styled,
         } => {
-            if let Some(crate::app::Overlay::Scroll(view)) = &mut app.overlay
-                && view.pane_id == pane_id
+            let height = crate::copy_mode::height(app, &pane_id);
+            if let Some(crate::app::Overlay::Copy(mode)) = &mut app.overlay
+                && mode.pane_id == pane_id
             {
-                view.lines = lines;
-                view.styled = styled;
-                view.loaded = true;
+                mode.load(lines, styled, height);
             }
         }
     }

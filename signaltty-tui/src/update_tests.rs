@@ -470,6 +470,15 @@ fn pane_output_feeds_its_model() {
 fn output_of_a_hidden_pane_needs_no_frame() {
     let mut app = app();
     let now = Instant::now();
+    // The first output flags c's tab with tmux's `#` (a frame for the tab bar); more does not.
+    update(
+        &mut app,
+        Msg::Pane {
+            pane_id: "c".into(),
+            event: PaneEvent::Output(b"x".to_vec()),
+        },
+        now,
+    );
     app.dirty = false;
     update(
         &mut app,

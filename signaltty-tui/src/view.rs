@@ -2,6 +2,7 @@
 //! the overlays have their own files. Glyphs carry meaning without colour (`○ ● ⚠ ✓ ✗ · ↻`);
 //! colour only reinforces.
 
+mod copy_mode;
 mod diff;
 mod overlays;
 mod panes;
@@ -209,6 +210,9 @@ fn mode_label(app: &App) -> (String, Style) {
     if matches!(app.overlay, Some(crate::app::Overlay::Decision { .. })) {
         return (" DECISION ".into(), bold(Color::Yellow, Color::Black));
     }
+    if matches!(app.overlay, Some(crate::app::Overlay::Copy(_))) {
+        return (" COPY ".into(), bold(Color::Yellow, Color::Black));
+    }
     if app.keymap.preset == crate::keymap::Preset::Tmux {
         if app.focus == Focus::Sidebar {
             return (" SIDEBAR ".into(), bold(Color::Magenta, Color::Black));
@@ -253,8 +257,8 @@ fn status(app: &App, area: Rect, buf: &mut Buffer) {
             base.add_modifier(Modifier::BOLD),
         ) + 1;
     }
-    let waiting = app.catalog.decisions().len();
-    let unread = app.catalog.unread.len();
+    let waiting = crate::outer_notify::waiting(app);
+    let unread = crate::outer_notify::unread(app);
     let mut right = format!("{} ? help ", app.keymap.leader.replace("ctrl-", "^"));
     if unread > 0 {
         right = format!("⚑ {unread} unread  {right}");

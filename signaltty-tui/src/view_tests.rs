@@ -118,7 +118,7 @@ fn nested_splits_and_sidebar_focus() {
 }
 
 #[test]
-fn the_scroll_view_shows_the_history_in_colour_and_search_still_matches() {
+fn copy_mode_shows_the_history_in_colour_in_the_panes_place_and_search_matches() {
     use ratatui::style::{Color, Modifier};
 
     let mut app = app();
@@ -145,19 +145,22 @@ fn the_scroll_view_shows_the_history_in_colour_and_search_still_matches() {
     let text = render(&app);
     insta::assert_snapshot!("scrollback", text);
     let buf = terminal.backend().buffer().clone();
-    // Line 2 of the view is "error: …": red and bold, then default.
-    let y = text
+    // The view is in the pane's place; its line "error: …" is red and bold, then default.
+    let (y, x) = text
         .lines()
-        .position(|l| l.starts_with("error"))
-        .expect("error line") as u16;
-    assert_eq!(buf[(0, y)].fg, Color::Indexed(1));
-    assert!(buf[(0, y)].modifier.contains(Modifier::BOLD));
-    assert_eq!(buf[(6, y)].fg, Color::Reset);
-    assert_eq!(buf[(0, y + 1)].fg, Color::Indexed(2));
-    // A search for "mismatched" highlights its line (search colours over the line's).
-    press(&mut app, "/ mismatched <enter>", now);
+        .enumerate()
+        .find_map(|(y, l)| l.find("error:").map(|i| (y, l[..i].chars().count())))
+        .expect("error line");
+    let (x, y) = (x as u16, y as u16);
+    assert_eq!(buf[(x, y)].fg, Color::Indexed(1));
+    assert!(buf[(x, y)].modifier.contains(Modifier::BOLD));
+    assert_eq!(buf[(x + 6, y)].fg, Color::Reset);
+    // (the cursor sits on the last line's first cell)
+    assert_eq!(buf[(x + 1, y + 1)].fg, Color::Indexed(2));
+    // A search for "mismatched" highlights the match (search colours over the line's).
+    press(&mut app, "/ mismatched <enter> k", now);
     terminal.draw(|f| super::view(&app, f)).expect("draw");
     let buf = terminal.backend().buffer().clone();
-    assert_eq!(buf[(0, y)].bg, Color::Yellow);
-    assert_eq!(buf[(0, y + 1)].bg, Color::Reset);
+    assert_eq!(buf[(x + 7, y)].bg, Color::Yellow);
+    assert_eq!(buf[(x, y)].bg, Color::Reset);
 }

@@ -97,7 +97,7 @@ fn a_tmux_user_types_at_once_and_drives_the_tui_behind_ctrl_b() {
     // C-b c: a new tab, typed into at once; C-b 1 and C-b l go back and forth.
     world.keys(&["C-b", "c"]);
     world.wait("the new tab", |s| {
-        s.contains("2:") && s.contains("2:tab 2*")
+        s.contains("2:") && s.contains("2:sh proj*")
     });
     world.literal("echo second''-tab");
     world.keys(&["Enter"]);
@@ -135,14 +135,14 @@ fn a_tmux_user_types_at_once_and_drives_the_tui_behind_ctrl_b() {
     run_tui(&world);
     world.wait("the TUI again", |s| s.contains("[proj]"));
     world.keys(&["C-b", "1"]);
-    world.wait("the first tab", |s| s.contains("1:tab 1*"));
+    world.wait("the first tab", |s| s.contains("1:sh proj*"));
     world.keys(&["C-b", "z"]);
-    world.wait("zoomed", |s| s.contains("1:tab 1*Z"));
+    world.wait("zoomed", |s| s.contains("1:sh proj*Z"));
     world.keys(&["C-b", "d"]);
     world.wait("detached again", |s| s.matches("tui exited 0").count() == 2);
     run_tui(&world);
     world.wait("still zoomed after re-attaching", |s| {
-        s.contains("1:tab 1*Z") && !s.contains("right-pane")
+        s.contains("1:sh proj*Z") && !s.contains("right-pane")
     });
 }
 
@@ -194,7 +194,7 @@ fn a_decision_is_answered_only_on_purpose(keys: &str) {
     } else {
         world.keys(&["t"]);
     }
-    world.wait("the second tab", |s| s.contains("2:tab 2*"));
+    world.wait("the second tab", |s| s.contains("2:sh proj*"));
     world.keys(if tmux { &["C-b", "1"] } else { &["1"] });
     world.wait("the agent's tab", |s| s.contains("tool: Bash"));
     assert!(
@@ -319,13 +319,13 @@ fn at_80x24_numbers_picker_swap_repeat_and_a_signal() {
 
     // A new tab, then the picker: filtered by typing, Enter goes back to the first tab.
     world.keys(&["C-b", "c"]);
-    world.wait("the second tab", |s| s.contains("2:tab 2*"));
+    world.wait("the second tab", |s| s.contains("2:sh proj*"));
     world.keys(&["C-b", "w"]);
     world.wait("the picker", |s| s.contains("choose"));
-    world.literal("tab 1");
+    world.literal("1:sh");
     world.keys(&["Enter"]);
     world.wait("the first tab from the picker", |s| {
-        s.contains("1:tab 1*") && s.contains("right-one")
+        s.contains("1:sh proj*") && s.contains("right-one")
     });
 
     // A pane killed by SIGSEGV says so.

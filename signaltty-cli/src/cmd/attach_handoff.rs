@@ -59,7 +59,12 @@ struct HandedOff {
 
 impl HandedOff {
     async fn wait(mut self) -> AttachEnd {
-        let end = wait_for_end(&self.stream, &mut self.lines, self.signals).await;
+        let (end, vanished) = wait_for_end(&self.stream, &mut self.lines, self.signals).await;
+        if vanished {
+            // The server wrote the pane's output here and died without restoring anything:
+            // the pane's program may have left the terminal on its alternate screen.
+            signaltty_client::raw_mode::assume_alt_screen();
+        }
         drop(self.guard);
         end
     }
@@ -137,8 +142,13 @@ impl Signals {
     }
 }
 
-/// Relays size changes and signals until the server says how the attach ended.
-async fn wait_for_end(stream: &UnixStream, lines: &mut Lines, mut signals: Signals) -> AttachEnd {
+/// Relays size changes and signals until the server says how the attach ended; also whether
+/// it vanished without saying (its connection closed, or no answer to a stop).
+async fn wait_for_end(
+    stream: &UnixStream,
+    lines: &mut Lines,
+    mut signals: Signals,
+) -> (AttachEnd, bool) {
     let mut stopped_by: Option<&'static str> = None;
     loop {
         let stopping = async {
@@ -151,15 +161,18 @@ async fn wait_for_end(stream: &UnixStream, lines: &mut Lines, mut signals: Signa
             line = lines.next(stream) => {
                 return match line {
                     Ok(Some(line)) => match Reply::decode(&line) {
-                        Ok(Reply::End(end)) => ended(end, stopped_by),
-                        _ => AttachEnd::Failed(CliError::local(format!(
-                            "the server said `{line}` instead of how the attach ended"
-                        ))),
+                        Ok(Reply::End(end)) => (ended(end, stopped_by), false),
+                        _ => (
+                            AttachEnd::Failed(CliError::local(format!(
+                                "the server said `{line}` instead of how the attach ended"
+                            ))),
+                            true,
+                        ),
                     },
-                    _ => AttachEnd::StreamEnded,
+                    _ => (AttachEnd::StreamEnded, true),
                 };
             }
-            () = stopping => return AttachEnd::StreamEnded,
+            () = stopping => return (AttachEnd::StreamEnded, true),
             _ = signals.winch.recv() => {
                 let _ = handoff::write_all(stream, RESIZE).await;
                 continue;

@@ -348,6 +348,13 @@ pub async fn run_git(request: GitRequest, channel: Channel) -> Vec<Reply> {
                 .map_err(|s| failure(&s)),
             workspace_id,
         },
+        GitRequest::Refresh { workspace_id } => {
+            // The fresh context arrives as an event; a failure only leaves the mark as it was.
+            let _ = WorkspaceServiceClient::new(channel)
+                .refresh_git(pb::RefreshGitRequest { workspace_id })
+                .await;
+            return vec![Reply::Done];
+        }
         GitRequest::SpawnInWorktree(spawn) => {
             return match spawn_in_worktree(spawn, channel).await {
                 Ok(reply) => vec![Reply::Git(Box::new(reply))],

@@ -1,5 +1,5 @@
-//! Modal overlays (help, confirmation, rename, notifications, scroll view; the spawn form
-//! and the diff view have their own files) and the "reconnecting…" notice drawn over the frozen
+//! Modal overlays (help, confirmation, rename, notifications; the spawn form, the diff view
+//! and copy mode have their own files) and the "reconnecting…" notice drawn over the frozen
 //! last frame.
 
 use ratatui::buffer::Buffer;
@@ -74,7 +74,7 @@ pub fn draw(app: &App, buf: &mut Buffer) {
             text_field(buf, inner.x, inner.y, inner.width, field, true);
         }
         Some(Overlay::Notifications) => notifications(app, buf),
-        Some(Overlay::Scroll(view)) => scroll(app, view, buf),
+        Some(Overlay::Copy(mode)) => super::copy_mode::draw(app, mode, buf),
     }
     if let Link::Reconnecting { reason } = &app.link {
         let inner = boxed(buf, "reconnecting…", 60, 4);
@@ -283,7 +283,12 @@ fn notifications(app: &App, buf: &mut Buffer) {
     let height = u16::try_from(app.catalog.unread.len().min(16) + 2)
         .unwrap_or(18)
         .max(3);
-    let inner = boxed(buf, "unread notifications — any key closes", 80, height + 2);
+    let inner = boxed(
+        buf,
+        "unread notifications — j/k, Enter: go to its pane, any other key closes",
+        80,
+        height + 2,
+    );
     if app.catalog.unread.is_empty() {
         put(
             buf,
@@ -307,12 +312,23 @@ fn notifications(app: &App, buf: &mut Buffer) {
         } else {
             format!("{}: {}", n.title, n.body)
         };
+        let selected = i
+            == app
+                .outer
+                .selected
+                .min(app.catalog.unread.len().saturating_sub(1));
+        let mark = if selected { "›" } else { " " };
+        let row = if selected {
+            Style::default().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::default()
+        };
         let w = put(
             buf,
             inner.x,
             y,
-            &format!("{pane:<12} "),
-            13,
+            &format!("{mark}{pane:<12} "),
+            14,
             Style::default().fg(Color::Cyan),
         );
         put(
@@ -321,75 +337,7 @@ fn notifications(app: &App, buf: &mut Buffer) {
             y,
             text.lines().next().unwrap_or(""),
             inner.width.saturating_sub(w),
-            Style::default(),
+            row,
         );
-    }
-}
-
-fn scroll(app: &App, view: &crate::app::ScrollView, buf: &mut Buffer) {
-    let area = buf.area;
-    let rect = TuiRect::new(area.x, area.y, area.width, area.height.saturating_sub(1));
-    Clear.render(rect, buf);
-    let title = app
-        .catalog
-        .panes
-        .get(&view.pane_id)
-        .map(|p| p.title.as_str())
-        .unwrap_or("");
-    let head =
-        format!(" scrollback: {title} — q: back to live, j/k/PgUp/PgDn, /: search, n: next ");
-    put(
-        buf,
-        0,
-        0,
-        &head,
-        area.width,
-        Style::default().bg(Color::Cyan).fg(Color::Black),
-    );
-    let rows = usize::from(rect.height.saturating_sub(2));
-    if !view.loaded {
-        put(buf, 1, 1, "loading…", area.width, Style::default());
-        return;
-    }
-    let bottom = view.lines.len().saturating_sub(view.offset);
-    let top = bottom.saturating_sub(rows);
-    let needle = view.last_search.to_lowercase();
-    for (i, line) in view.lines[top..bottom].iter().enumerate() {
-        let y = 1 + u16::try_from(i).unwrap_or(0);
-        if !needle.is_empty() && line.to_lowercase().contains(&needle) {
-            // A match is drawn in the search colours, over the line's own.
-            let style = Style::default().bg(Color::Yellow).fg(Color::Black);
-            put(buf, 0, y, line, area.width, style);
-            continue;
-        }
-        let mut x = 0;
-        for (text, style) in view.styled.get(top + i).into_iter().flatten() {
-            x += put(
-                buf,
-                x,
-                y,
-                text,
-                area.width.saturating_sub(x),
-                super::panes::style_of(*style),
-            );
-        }
-    }
-    let foot_y = rect.height.saturating_sub(1);
-    match &view.search {
-        Some(field) => {
-            put(buf, 0, foot_y, "/", 1, Style::default());
-            text_field(buf, 1, foot_y, area.width.saturating_sub(1), field, true);
-        }
-        None => {
-            let pos = format!("line {}/{}", bottom, view.lines.len());
-            put(
-                buf,
-                0,
-                foot_y,
-                &pos,
-                area.width,
-                Style::default().fg(Color::Gray),
-            );
-        }
     }
 }

@@ -161,6 +161,9 @@ fn title(app: &App, pane: &signaltty_proto::v1::Pane, rect: Rect, focused: bool,
             super::exit_text(pane.exit_code.unwrap_or(0))
         ));
     }
+    if let Some(hint) = crate::respawn::hint(pane) {
+        text.push_str(&format!("  {hint}"));
+    }
     let max = (rect.right() as u16).saturating_sub(x);
     put(buf, x, rect.y, &text, max, base);
 }

@@ -91,8 +91,16 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                             && p.attention > signaltty_proto::v1::Attention::None as i32
                     })
                     .count();
-                if needing > 0 {
-                    let count = format!(" ⚠{needing}");
+                // tmux's `#`: a pane of a tab not shown printed since it was last looked at.
+                let activity = crate::outer_notify::workspace_activity(app, ws);
+                if needing > 0 || activity {
+                    let mut count = String::from(" ");
+                    if activity {
+                        count.push('#');
+                    }
+                    if needing > 0 {
+                        count.push_str(&format!("⚠{needing}"));
+                    }
                     let w = u16::try_from(count.chars().count()).unwrap_or(0);
                     let at = (area.x + width).saturating_sub(w).max(x);
                     put(
@@ -118,7 +126,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                     buf,
                     area.x,
                     y,
-                    &format!("  {mark}{}", tab.title),
+                    &format!("  {mark}{}", crate::names::tab_name(app, tab)),
                     width,
                     style.fg(Color::Cyan),
                 );
@@ -183,8 +191,8 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     }
     // Last message of the highlighted (or focused) pane, under the tree when room allows.
     let footer_y = area.y + area.height.saturating_sub(1);
-    let waiting = app.catalog.decisions().len();
-    let unread = app.catalog.unread.len();
+    let waiting = crate::outer_notify::waiting(app);
+    let unread = crate::outer_notify::unread(app);
     let text = format!("⚠ {waiting} waiting  ⚑ {unread} unread");
     let style = if waiting > 0 {
         Style::default()
