@@ -9,8 +9,10 @@ pub mod decisions;
 pub mod git;
 pub mod git_watch;
 pub mod guard;
+pub mod hibernate;
 pub mod notifications;
 pub mod panes;
+pub mod resources;
 pub mod resume;
 mod saving;
 mod shared_hooks;
@@ -43,6 +45,7 @@ struct Inner {
     panes: panes::Registry,
     decisions: decisions::Waiters,
     dormant: resume::Dormant,
+    hibernation: hibernate::Hibernation,
     saver: crate::persist::Saver,
     connections: crate::listen::Connections,
     git_pokes: git_watch::Pokes,
@@ -65,6 +68,7 @@ impl Hub {
                 panes: panes::Registry::default(),
                 decisions: decisions::Waiters::default(),
                 dormant: resume::Dormant::default(),
+                hibernation: hibernate::Hibernation::default(),
                 saver,
                 connections: crate::listen::Connections::default(),
                 git_pokes: git_watch::Pokes::default(),
