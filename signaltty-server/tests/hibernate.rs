@@ -303,7 +303,10 @@ async fn typing_or_write_input_wakes_a_hibernated_agent_and_reaches_it() {
     // Typing through an attached client.
     let (tx, mut stream, _) = attach_rw(&srv, &pane.id).await;
     hibernate(&srv, &pane.id).await.unwrap();
-    tx.send(input(b"typed-while-asleep\n")).await.unwrap();
+    // Key by key, as a person types: the first wakes it, all arrive in order.
+    for key in b"typed-while-asleep\n" {
+        tx.send(input(&[*key])).await.unwrap();
+    }
     // The client is let go when the woken agent takes over, to re-attach.
     while let Ok(Some(_)) = stream.message().await {}
     srv.until_status(&pane.id, pb::PaneStatus::Live).await;

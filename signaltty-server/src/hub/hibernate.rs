@@ -88,6 +88,9 @@ pub struct Hibernation {
     timing: Timing,
     /// Held by a wake from its check to its resume: input and WakePane wake once.
     waking: tokio::sync::Mutex<()>,
+    /// Keys typed into a hibernated pane (attach input), in order, until its woken agent has
+    /// them: one delivery task per pane writes them, so a burst of keys arrives as typed.
+    typed: std::sync::Mutex<HashMap<PaneId, Vec<u8>>>,
 }
 
 impl Default for Hibernation {
@@ -95,6 +98,7 @@ impl Default for Hibernation {
         Hibernation {
             timing: Timing::from_env(),
             waking: tokio::sync::Mutex::new(()),
+            typed: std::sync::Mutex::default(),
         }
     }
 }
@@ -200,6 +204,59 @@ impl Hub {
             self.wake_locked(id).await?;
         }
         Ok(())
+    }
+
+    fn typed(&self) -> std::sync::MutexGuard<'_, HashMap<PaneId, Vec<u8>>> {
+        self.hibernation()
+            .typed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Whether keys typed into this pane's old (exited) process go to [`Hub::type_while_asleep`]:
+    /// it is hibernated, or keys typed while it was are still on their way.
+    pub fn takes_typing_while_asleep(&self, id: &PaneId) -> bool {
+        self.typed().contains_key(id) || self.is_hibernated(id)
+    }
+
+    /// Keys typed into a hibernated pane: the first wakes it, and all are written to the woken
+    /// agent in the order they were typed.
+    pub fn type_while_asleep(&self, id: &PaneId, data: Vec<u8>) {
+        {
+            let mut typed = self.typed();
+            if let Some(waiting) = typed.get_mut(id) {
+                waiting.extend_from_slice(&data);
+                return;
+            }
+            typed.insert(id.clone(), data);
+        }
+        let (hub, id) = (self.clone(), id.clone());
+        tokio::spawn(async move { hub.deliver_typed(id).await });
+    }
+
+    async fn deliver_typed(&self, id: PaneId) {
+        if let Err(e) = self.wake_if_hibernated(&id).await {
+            tracing::warn!(pane = %id, error = %e, "waking a hibernated pane for typed keys failed");
+            self.typed().remove(&id);
+            return;
+        }
+        loop {
+            let data = {
+                let mut typed = self.typed();
+                match typed.get_mut(&id) {
+                    Some(waiting) if !waiting.is_empty() => std::mem::take(waiting),
+                    _ => {
+                        typed.remove(&id);
+                        return;
+                    }
+                }
+            };
+            if let Err(e) = self.write_input(&id, &data, 0).await {
+                tracing::warn!(pane = %id, error = %e, "keys typed into a woken pane were not written");
+                self.typed().remove(&id);
+                return;
+            }
+        }
     }
 
     async fn wake_locked(&self, id: &PaneId) -> Result<Pane> {

@@ -334,15 +334,12 @@ impl Session {
                     }
                     .into());
                 }
-                if self.handle.exit_code().is_some() && self.hub.is_hibernated(self.handle.id()) {
+                if self.handle.exit_code().is_some()
+                    && self.hub.takes_typing_while_asleep(self.handle.id())
+                {
                     // Typing into a hibernated agent wakes it (hub/hibernate.rs); this client is
                     // let go when the woken process replaces the old one, and re-attaches.
-                    let (hub, id) = (self.hub.clone(), self.handle.id().clone());
-                    tokio::spawn(async move {
-                        if let Err(e) = hub.write_input(&id, &i.data, 0).await {
-                            tracing::warn!(pane = %id, error = %e, "waking a hibernated pane failed");
-                        }
-                    });
+                    self.hub.type_while_asleep(self.handle.id(), i.data);
                 } else {
                     input.send(&self.handle, i.data);
                 }
