@@ -489,3 +489,27 @@ async fn a_workspace_setting_hibernates_its_idle_agents_only() {
     let settings = listed.workspace.unwrap().settings.unwrap();
     assert_eq!(settings.hibernate_after_minutes, 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agents_config_key_hibernates_it_where_no_workspace_setting_says_otherwise() {
+    let root = Root::new();
+    fake_agent(&root, "claude", "quit");
+    fake_agent(&root, "codex", "quit");
+    let config = root.path().join("config.toml");
+    std::fs::write(&config, "[agents.claude]\nhibernate_after_minutes = 1\n").unwrap();
+    let config = config.display().to_string();
+    let mut env = FAST.to_vec();
+    env.push(("SIGNALTTY_CONFIG", &config));
+    let srv = root.start_with_env(&env).await;
+    let ws = srv.workspace("agents", &root.path().join("w")).await;
+    let kinds = kinds();
+    let claude = idle_agent(&srv, &root, &ws.id, &kinds[0], "sess-cfg-1").await;
+    let codex = idle_agent(&srv, &root, &ws.id, &kinds[1], "sess-cfg-2").await;
+    srv.until_status(&claude.id, pb::PaneStatus::Hibernated)
+        .await;
+    // Codex has no such key: it keeps running.
+    assert_eq!(
+        srv.pane(&codex.id).await.status,
+        pb::PaneStatus::Live as i32
+    );
+}

@@ -308,22 +308,37 @@ impl Hub {
     /// The panes due now, and how long until the next one could be.
     fn due_for_hibernation(&self, now: SystemTime) -> (Vec<PaneId>, Option<Duration>) {
         let minute = self.hibernation().timing.minute;
+        let per_agent = |kind: AgentKind| {
+            signaltty_config::AgentKind::from_name(kind.as_str())
+                .and_then(|k| self.config().user.agents.get(&k))
+                .and_then(|a| a.hibernate_after_minutes)
+                .unwrap_or(0)
+        };
         let candidates: Vec<(PaneId, Duration)> = self.store().read(|s| {
-            s.workspaces()
-                .iter()
-                .filter(|w| w.settings.hibernate_after_minutes > 0)
-                .flat_map(|w| {
-                    let after = minute * w.settings.hibernate_after_minutes;
-                    let agents = w.settings.hibernate_agents.clone();
-                    s.tabs_of(w)
-                        .into_iter()
-                        .flat_map(|t| s.panes_of_tab(t))
-                        .filter(move |p| agents.is_empty() || agents.contains(&p.agent_kind()))
-                        .filter(|p| hibernatable(p).is_ok())
-                        .map(move |p| (p.id.clone(), after))
-                        .collect::<Vec<_>>()
-                })
-                .collect()
+            let mut out = Vec::new();
+            for w in s.workspaces() {
+                let settings = &w.settings;
+                for p in s.tabs_of(w).into_iter().flat_map(|t| s.panes_of_tab(t)) {
+                    let kind = p.agent_kind();
+                    // The workspace's setting wins; without one, the agent's `[agents.<kind>]`.
+                    let minutes = if settings.hibernate_after_minutes > 0 {
+                        let listed = settings.hibernate_agents.is_empty()
+                            || settings.hibernate_agents.contains(&kind);
+                        if listed {
+                            u64::from(settings.hibernate_after_minutes)
+                        } else {
+                            0
+                        }
+                    } else {
+                        per_agent(kind)
+                    };
+                    if minutes > 0 && hibernatable(p).is_ok() {
+                        let minutes = u32::try_from(minutes).unwrap_or(u32::MAX);
+                        out.push((p.id.clone(), minute.saturating_mul(minutes)));
+                    }
+                }
+            }
+            out
         });
         let mut due = Vec::new();
         let mut next: Option<Duration> = None;
