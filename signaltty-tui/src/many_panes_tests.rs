@@ -27,7 +27,7 @@ fn balanced(ids: &[String], depth: usize) -> pb::Layout {
         return leaf(&ids[0]);
     }
     let (a, b) = ids.split_at(ids.len() / 2);
-    let direction = if depth % 2 == 0 {
+    let direction = if depth.is_multiple_of(2) {
         pb::Direction::Right
     } else {
         pb::Direction::Down
