@@ -142,6 +142,11 @@ fn forty_agents_hibernate_show_up_as_such_and_wake_on_a_prompt() {
     );
     assert_eq!(runs.lines().count(), AGENTS + 2, "{runs}");
 
+    // `pane close --exited` leaves the sleeping agents alone.
+    env.ok(&["pane", "close", "--exited", "--workspace", &ws]);
+    let listed = env.json(&["pane", "list", "--workspace", &ws]);
+    assert_eq!(listed.as_array().unwrap().len(), AGENTS);
+
     // Waking a live pane and hibernating a shell are refused, and change nothing.
     let run = env.run(&["pane", "wake", second]);
     assert!(!run.success());
