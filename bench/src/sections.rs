@@ -1,6 +1,7 @@
 //! The benchmark's sections, one file each. Every section starts its own servers and lets
 //! their guards end them, so sections are independent and a failure stays local.
 
+pub mod agents;
 pub mod cli;
 pub mod echo;
 pub mod events;

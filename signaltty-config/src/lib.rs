@@ -84,6 +84,9 @@ pub struct AgentConfig {
     /// How long a held hook waits, in milliseconds, before the agent asks in its pane (the
     /// server takes the longest among held agents and holds at most 25 s).
     pub wait_timeout_ms: Option<u64>,
+    /// Hibernate this agent's idle panes after this many minutes in every workspace (0/unset:
+    /// never; a workspace's own setting wins).
+    pub hibernate_after_minutes: Option<u64>,
 }
 
 /// `[policy]`: what programs running inside panes (clients whose process is in a pane) may do

@@ -207,6 +207,17 @@ pub const KEYS: &[Key] = &[
               (the longest among held agents applies; the server holds at most 25 s).",
     },
     Key {
+        section: "agents.*",
+        name: "hibernate_after_minutes",
+        kind: Kind::Integer {
+            min: 0,
+            max: 10_080,
+        },
+        default: "0",
+        doc: "Hibernate this agent's panes, in every workspace, once their turn ended this many \
+              minutes ago (0: never; a workspace's own hibernate_after_minutes wins).",
+    },
+    Key {
         section: "policy",
         name: "pane_clients_may_answer_decisions",
         kind: Kind::Bool,

@@ -165,6 +165,9 @@ impl Walker<'_> {
             self.section(&section, agent_table, |name, value| match (name, value) {
                 ("wait_for_answer", Checked::Bool(b)) => agent.wait_for_answer = Some(b),
                 ("wait_timeout_ms", Checked::Integer(n)) => agent.wait_timeout_ms = Some(n),
+                ("hibernate_after_minutes", Checked::Integer(n)) => {
+                    agent.hibernate_after_minutes = Some(n);
+                }
                 _ => {}
             });
             config.agents.insert(kind, agent);

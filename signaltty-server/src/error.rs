@@ -36,6 +36,12 @@ pub enum Error {
     /// The pane has nothing to resume.
     #[error("{0}")]
     NotResumable(String),
+    /// The pane cannot be hibernated now (not an agent, busy, no session id, not running).
+    #[error("{0}")]
+    NotHibernatable(String),
+    /// The pane is not hibernated (WakePane).
+    #[error("{0}")]
+    NotHibernated(String),
     /// The directory is not in a git repository.
     #[error("{0} is not inside a git repository")]
     NotARepo(String),
@@ -175,6 +181,8 @@ impl Error {
             Error::PaneExited(_) => "PANE_EXITED",
             Error::PanesAlive(_) => "PANES_ALIVE",
             Error::NotResumable(_) => "NOT_RESUMABLE",
+            Error::NotHibernatable(_) => "NOT_HIBERNATABLE",
+            Error::NotHibernated(_) => "NOT_HIBERNATED",
             Error::NotARepo(_) => "NOT_A_REPO",
             Error::SpawnFailed { .. } => "SPAWN_FAILED",
             Error::InputTooLarge { .. } => "INPUT_TOO_LARGE",

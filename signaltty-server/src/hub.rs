@@ -9,8 +9,10 @@ pub mod decisions;
 pub mod git;
 pub mod git_watch;
 pub mod guard;
+pub mod hibernate;
 pub mod notifications;
 pub mod panes;
+pub mod resources;
 pub mod resume;
 mod saving;
 mod screen_watch;
@@ -45,6 +47,7 @@ struct Inner {
     panes: panes::Registry,
     decisions: decisions::Waiters,
     dormant: resume::Dormant,
+    hibernation: hibernate::Hibernation,
     saver: crate::persist::Saver,
     connections: crate::listen::Connections,
     git_pokes: git_watch::Pokes,
@@ -67,6 +70,7 @@ impl Hub {
                 panes: panes::Registry::default(),
                 decisions: decisions::Waiters::default(),
                 dormant: resume::Dormant::default(),
+                hibernation: hibernate::Hibernation::default(),
                 saver,
                 connections: crate::listen::Connections::default(),
                 git_pokes: git_watch::Pokes::default(),

@@ -43,4 +43,6 @@ pub mod view;
 pub mod zoom_file;
 
 #[cfg(test)]
+mod many_panes_tests;
+#[cfg(test)]
 mod test_fixture;

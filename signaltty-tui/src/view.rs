@@ -68,6 +68,10 @@ pub fn glyph(pane: &pb::Pane) -> (&'static str, Color) {
     {
         return ("⚠", Color::Yellow);
     }
+    if pane.status == pb::PaneStatus::Hibernated as i32 {
+        // Asleep: typing into it wakes its agent (the server's hibernation).
+        return ("☾", Color::Cyan);
+    }
     if pane.status == pb::PaneStatus::Restored as i32
         || pane.status == pb::PaneStatus::Resumable as i32
     {

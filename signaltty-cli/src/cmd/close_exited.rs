@@ -34,7 +34,10 @@ pub async fn close_exited(ctx: &Ctx, conn: &Client, workspace: Option<String>) -
     let mut closed = Vec::new();
     for pane in panes
         .into_iter()
-        .filter(|p| p.status != pb::PaneStatus::Live as i32)
+        // A hibernated agent is asleep, not gone: typing into it brings it back.
+        .filter(|p| {
+            p.status != pb::PaneStatus::Live as i32 && p.status != pb::PaneStatus::Hibernated as i32
+        })
     {
         client
             .close_pane(pb::ClosePaneRequest {

@@ -20,6 +20,7 @@ pub mod pane_io;
 pub mod screen_state;
 pub mod server;
 pub mod size;
+pub mod sleep;
 pub mod stream;
 pub mod tab;
 pub mod workspace;

@@ -39,6 +39,10 @@ enum PaneCommand {
         /// Only this tab's panes (an id, a unique id prefix or title, or `-`).
         #[arg(long, value_name = "TAB")]
         tab: Option<String>,
+        /// Show each pane's memory (RSS) and CPU time, of its whole process tree, and the sums
+        /// per workspace.
+        #[arg(long)]
+        resources: bool,
     },
     /// Show one pane.
     Get {
@@ -104,6 +108,17 @@ enum PaneCommand {
     },
     /// Re-spawn a restored or exited pane from its original command (= resume --respawn).
     Respawn {
+        /// The pane: an id, a unique id prefix or title, or `-` for the last one used.
+        pane: String,
+    },
+    /// Stop an idle agent's processes to free memory; its screen stays, and typing into it (or
+    /// `pane send`, `pane wake`) resumes its session.
+    Hibernate {
+        /// The pane: an id, a unique id prefix or title, or `-` for the last one used.
+        pane: String,
+    },
+    /// Resume a hibernated agent's session in its pane.
+    Wake {
         /// The pane: an id, a unique id prefix or title, or `-` for the last one used.
         pane: String,
     },
@@ -260,7 +275,11 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
             remember_new(ctx, reply.pane.as_ref());
             print_spawned(ctx, reply.pane.as_ref(), reply.tab.as_ref())
         }
-        PaneCommand::List { workspace, tab } => {
+        PaneCommand::List {
+            workspace,
+            tab,
+            resources,
+        } => {
             let workspace_id = match &workspace {
                 Some(ws) => ctx.resolve(&conn, Kind::Workspace, Some(ws)).await?,
                 None => String::new(),
@@ -270,10 +289,21 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
                 None => String::new(),
             };
             let request = pb::ListPanesRequest {
-                workspace_id,
+                workspace_id: workspace_id.clone(),
                 tab_id,
             };
             let panes = client.list_panes(request).await?.into_inner().panes;
+            if resources {
+                let names = workspace_names(&conn).await?;
+                return super::sleep::list_resources(
+                    ctx,
+                    &mut client,
+                    &panes,
+                    workspace_id,
+                    &names,
+                )
+                .await;
+            }
             if ctx.out.is_json() {
                 return ctx.out.json(&json::list::<_, JsonPane>(&panes));
             }
@@ -409,6 +439,12 @@ pub async fn cmd_pane(ctx: &Ctx, args: PaneArgs) -> CliResult {
         }
         PaneCommand::Resume { pane, respawn } => {
             resume(ctx, &mut client, pane_id(pane).await?, respawn).await
+        }
+        PaneCommand::Hibernate { pane } => {
+            super::sleep::hibernate(ctx, &mut client, pane_id(pane).await?).await
+        }
+        PaneCommand::Wake { pane } => {
+            super::sleep::wake(ctx, &mut client, pane_id(pane).await?).await
         }
         PaneCommand::Respawn { pane } => resume(ctx, &mut client, pane_id(pane).await?, true).await,
         PaneCommand::Wait(mut args) => {

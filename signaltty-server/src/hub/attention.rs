@@ -60,6 +60,16 @@ impl Hub {
     /// The child exited: tombstone, exit rules, and the decision (if any) cleared as
     /// `pane_exited`, waking its hook with no verdict.
     pub(super) fn on_exit(&self, id: &PaneId, code: i32) -> Result<()> {
+        // A hibernated agent's exit is the hibernation itself (hub/hibernate.rs), and the exit of
+        // a process already replaced by a woken one is no longer this pane's.
+        let replaced = self
+            .registry()
+            .lock()
+            .get(id)
+            .is_some_and(|h| h.exit_code().is_none());
+        if replaced || self.is_hibernated(id) {
+            return Ok(());
+        }
         self.store().apply(|s, now| {
             let (cleared, events) = s.pane_exited(id, code, now)?;
             if let Some(d) = cleared {

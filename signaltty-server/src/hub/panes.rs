@@ -392,6 +392,8 @@ impl Hub {
                 max: MAX_INPUT_BYTES,
             });
         }
+        // Prompting a hibernated agent wakes it; the text goes to the woken agent.
+        self.wake_if_hibernated(id).await?;
         let handle = self.handle(id)?;
         let timeout = match timeout_ms {
             0 => DEFAULT_INPUT_TIMEOUT,
@@ -463,7 +465,15 @@ impl Hub {
     ) -> Result<(Vec<String>, u64, Size)> {
         /// History text up to this size is made into lines at once (a few hundred µs at most).
         const INLINE_BYTES: usize = 64 * 1024;
-        let handle = match self.handle(id) {
+        // A hibernated pane answers with the screen kept at hibernation (hub/hibernate.rs), not
+        // with what its agent printed on the way out.
+        let handle = match self.handle(id).and_then(|h| {
+            if self.is_hibernated(id) {
+                Err(Error::PaneExited(id.clone()))
+            } else {
+                Ok(h)
+            }
+        }) {
             Ok(handle) => handle,
             // A restored pane answers from its saved tail, which is parsed first.
             Err(e) => {

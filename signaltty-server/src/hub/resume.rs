@@ -57,7 +57,7 @@ impl Dormant {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn insert(&self, id: PaneId, tail: Bytes) {
+    pub(super) fn insert(&self, id: PaneId, tail: Bytes) {
         let (gone, _) = watch::channel(());
         self.lock().panes.insert(id, DormantPane { tail, gone });
     }

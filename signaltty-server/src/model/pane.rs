@@ -68,6 +68,9 @@ pub enum PaneStatus {
     Restored,
     /// Restored with a resumable agent session.
     Resumable,
+    /// An idle agent whose process was stopped to save memory (`hub/hibernate.rs`); its screen
+    /// is kept and its session is resumed when it is woken. Saved as `Resumable`.
+    Hibernated,
 }
 
 impl PaneStatus {

@@ -43,6 +43,10 @@ pub struct WorkspaceSettings {
     /// Agents whose permission hooks, which run before the agent's own prompt, are held here
     /// for an answer from signaltty (see `config::AnswerPolicy`).
     pub answer_from_signaltty: Vec<crate::model::agent_kind::AgentKind>,
+    /// Hibernate an agent pane idle this many minutes (0: never automatically).
+    pub hibernate_after_minutes: u32,
+    /// The agents that applies to; empty: all.
+    pub hibernate_agents: Vec<crate::model::agent_kind::AgentKind>,
 }
 
 /// Cached git state of a directory. `repo_root == None` means "not a repository".

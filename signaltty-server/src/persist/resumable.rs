@@ -44,7 +44,10 @@ pub fn auto_resumable(pane: &Pane) -> bool {
 pub fn restorable_status(pane: &Pane) -> PaneStatus {
     match pane.status {
         PaneStatus::Exited { .. } => pane.status,
-        PaneStatus::Live { .. } | PaneStatus::Restored | PaneStatus::Resumable => {
+        PaneStatus::Live { .. }
+        | PaneStatus::Restored
+        | PaneStatus::Resumable
+        | PaneStatus::Hibernated => {
             if resume_argv(pane).is_some() {
                 PaneStatus::Resumable
             } else {

@@ -334,7 +334,15 @@ impl Session {
                     }
                     .into());
                 }
-                input.send(&self.handle, i.data);
+                if self.handle.exit_code().is_some()
+                    && self.hub.takes_typing_while_asleep(self.handle.id())
+                {
+                    // Typing into a hibernated agent wakes it (hub/hibernate.rs); this client is
+                    // let go when the woken process replaces the old one, and re-attaches.
+                    self.hub.type_while_asleep(self.handle.id(), i.data);
+                } else {
+                    input.send(&self.handle, i.data);
+                }
             }
             Some(pb::attach_request::Kind::Resize(r)) => {
                 if !self.read_only

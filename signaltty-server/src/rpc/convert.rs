@@ -108,6 +108,12 @@ pub fn settings_from_pb(s: Option<pb::WorkspaceSettings>) -> WorkspaceSettings {
             .iter()
             .filter_map(|k| awareness::agent_kind_from_pb(*k).ok())
             .collect(),
+        hibernate_after_minutes: s.hibernate_after_minutes,
+        hibernate_agents: s
+            .hibernate_agents
+            .iter()
+            .filter_map(|k| awareness::agent_kind_from_pb(*k).ok())
+            .collect(),
     }
 }
 
@@ -147,6 +153,13 @@ pub fn workspace_to_pb(w: &Workspace) -> pb::Workspace {
             answer_from_signaltty: w
                 .settings
                 .answer_from_signaltty
+                .iter()
+                .map(|k| i32::from(awareness::agent_kind_to_pb(*k)))
+                .collect(),
+            hibernate_after_minutes: w.settings.hibernate_after_minutes,
+            hibernate_agents: w
+                .settings
+                .hibernate_agents
                 .iter()
                 .map(|k| i32::from(awareness::agent_kind_to_pb(*k)))
                 .collect(),
@@ -262,6 +275,7 @@ pub fn pane_to_pb(p: &Pane, live: PaneLive) -> pb::Pane {
         }
         PaneStatus::Restored => (pb::PaneStatus::Restored, 0, None, None),
         PaneStatus::Resumable => (pb::PaneStatus::Resumable, 0, None, None),
+        PaneStatus::Hibernated => (pb::PaneStatus::Hibernated, 0, None, None),
     };
     pb::Pane {
         id: p.id.to_string(),

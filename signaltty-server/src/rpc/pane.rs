@@ -227,6 +227,24 @@ impl pb::pane_service_server::PaneService for PaneService {
         }))
     }
 
+    async fn hibernate_pane(
+        &self,
+        req: Request<pb::HibernatePaneRequest>,
+    ) -> Answer<pb::HibernatePaneResponse> {
+        super::hibernate::hibernate(&self.hub, req).await
+    }
+
+    async fn wake_pane(&self, req: Request<pb::WakePaneRequest>) -> Answer<pb::WakePaneResponse> {
+        super::hibernate::wake(&self.hub, req).await
+    }
+
+    async fn get_resources(
+        &self,
+        req: Request<pb::GetResourcesRequest>,
+    ) -> Answer<pb::GetResourcesResponse> {
+        super::resources::get_resources(&self.hub, req).await
+    }
+
     async fn resume_pane(
         &self,
         req: Request<pb::ResumePaneRequest>,

@@ -20,6 +20,8 @@ impl From<Error> for Status {
             Error::PaneExited(_)
             | Error::PanesAlive(_)
             | Error::NotResumable(_)
+            | Error::NotHibernatable(_)
+            | Error::NotHibernated(_)
             | Error::NotARepo(_)
             | Error::Refused { .. }
             | Error::GitFailed(_)

@@ -90,6 +90,18 @@ impl Root {
         RealServer { child, channel }
     }
 
+    /// Starts a server with extra environment variables (e.g. shortened timings).
+    pub async fn start_with_env(&self, env: &[(&str, &str)]) -> RealServer {
+        let child = self
+            .command()
+            .envs(env.iter().copied())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let channel = wait_for_server(&self.socket()).await;
+        RealServer { child, channel }
+    }
+
     /// Starts a server whose descriptor limit (soft and hard) is `limit`, through `sh`'s ulimit.
     pub async fn start_with_fd_limit(&self, limit: u32) -> RealServer {
         let server = self.command();
