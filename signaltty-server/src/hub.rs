@@ -11,6 +11,7 @@ pub mod git_watch;
 pub mod guard;
 pub mod notifications;
 pub mod panes;
+pub mod race;
 pub mod resume;
 mod saving;
 mod shared_hooks;
@@ -49,6 +50,7 @@ struct Inner {
     git_repos: crate::git::repos::Repos,
     spawning: spawning::Spawning,
     lineage: crate::lineage::Lineage,
+    races: race::Races,
 }
 
 impl Hub {
@@ -56,6 +58,7 @@ impl Hub {
     pub fn new(store: Store, config: Config, shutdown: CancellationToken) -> Self {
         let saver = crate::persist::Saver::new(config.state_dir.clone());
         let lineage = crate::lineage::Lineage::open(&config.state_dir);
+        let races = race::Races::new(config.state_dir.clone());
         Hub {
             inner: Arc::new(Inner {
                 store,
@@ -71,6 +74,7 @@ impl Hub {
                 git_repos: crate::git::repos::Repos::default(),
                 spawning: spawning::Spawning::default(),
                 lineage,
+                races,
             }),
         }
     }

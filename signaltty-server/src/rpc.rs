@@ -11,6 +11,7 @@ pub mod event;
 mod git;
 mod notification;
 mod pane;
+mod race;
 mod reflection;
 mod restored;
 mod server;
@@ -81,6 +82,11 @@ pub fn routes(hub: &Hub) -> Routes {
         .add_service(NotificationServiceServer::new(
             notification::NotificationService::new(hub.clone()),
         ))
-        .add_service(GitServiceServer::new(git::GitService::new(hub.clone())));
+        .add_service(GitServiceServer::new(git::GitService::new(hub.clone())))
+        .add_service(
+            signaltty_proto::v1::race_service_server::RaceServiceServer::new(
+                race::RaceService::new(hub.clone()),
+            ),
+        );
     routes
 }
