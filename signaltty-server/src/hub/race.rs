@@ -222,6 +222,8 @@ impl Hub {
         };
         for race in &mut races {
             for entry in &mut race.entries {
+                // Event seqs start again with the new server.
+                entry.turn_seq = 0;
                 match entry.state {
                     EntryState::Preparing => {
                         entry.state = EntryState::Failed;

@@ -73,6 +73,11 @@ impl Hub {
                 () = shutdown.cancelled() => return self.stop_driving(&race, index),
             };
             match received {
+                // A stopping server hangs up every pane: that is no agent exiting, and the
+                // entry is taken up again after the restart.
+                Ok(stamped) if matches!(stamped.event, Event::ServerShuttingDown { .. }) => {
+                    return self.stop_driving(&race, index);
+                }
                 Ok(stamped) => self.on_event(&race, index, stamped.seq, &stamped.event),
                 Err(RecvError::Lagged(_)) => {
                     // Events were missed: take up from now, and look at the pane as it stands.
