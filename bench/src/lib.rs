@@ -54,11 +54,13 @@ pub enum Section {
     Cli,
     /// The real `signaltty-tui` against `tmux attach`: echo, frames, CPU per MB, idle.
     Tui,
+    /// A race of 8 fake agents: start to the last prompt typed, against `git worktree add` × 8.
+    Race,
 }
 
 impl Section {
     /// Every section, in the order a run takes them (cheap ones first).
-    pub const ALL: [Section; 10] = [
+    pub const ALL: [Section; 11] = [
         Self::Startup,
         Self::Echo,
         Self::Panes,
@@ -69,6 +71,7 @@ impl Section {
         Self::Events,
         Self::Cli,
         Self::Tui,
+        Self::Race,
     ];
 
     fn name(self) -> &'static str {
@@ -83,6 +86,7 @@ impl Section {
             Self::Git => "git",
             Self::Cli => "cli",
             Self::Tui => "tui",
+            Self::Race => "race",
         }
     }
 }
@@ -292,6 +296,7 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
             Section::Git => sections::git::run(&bench).await,
             Section::Cli => sections::cli::run(&bench).await,
             Section::Tui => sections::tui::run(&bench).await,
+            Section::Race => sections::race::run(&bench).await,
         };
         let took = started.elapsed().as_secs_f64();
         let steal = procfs::MachineCpu::read().steal_percent_since(&cpu_before);

@@ -380,29 +380,44 @@ impl Hub {
         Ok(race)
     }
 
-    /// Prepares every entry in turn; each one that is ready gets its driver.
+    /// Prepares the entries side by side (only `git worktree add` one at a time: it writes the
+    /// repository's shared files), so one entry's setup or agent start overlaps the next one's
+    /// checkout; each entry that is ready gets its driver.
     async fn prepare_entries(&self, race: Race) {
-        for entry in &race.entries {
-            if let Err(e) = self.prepare_entry(&race, entry).await {
-                let _ = self.update_entry(&race.id, entry.index, "failed", |en| {
-                    en.state = EntryState::Failed;
-                    en.error = e.to_string();
-                });
-                continue;
+        let checkout = tokio::sync::Mutex::new(());
+        let all = race.entries.iter().map(|entry| {
+            let (race, checkout) = (&race, &checkout);
+            async move {
+                if let Err(e) = self.prepare_entry(race, entry, checkout).await {
+                    let _ = self.update_entry(&race.id, entry.index, "failed", |en| {
+                        en.state = EntryState::Failed;
+                        en.error = e.to_string();
+                    });
+                    return;
+                }
+                self.drive_entry(&race.id, entry.index);
             }
-            self.drive_entry(&race.id, entry.index);
-        }
+        });
+        futures_util::future::join_all(all).await;
     }
 
     /// Branch and worktree, copied files, setup command, workspace, agent.
-    async fn prepare_entry(&self, race: &Race, entry: &Entry) -> Result<()> {
-        git::add_worktree(
-            &race.repo_root,
-            &entry.path,
-            &entry.branch,
-            &race.base_commit,
-        )
-        .await?;
+    async fn prepare_entry(
+        &self,
+        race: &Race,
+        entry: &Entry,
+        checkout: &tokio::sync::Mutex<()>,
+    ) -> Result<()> {
+        {
+            let _one_at_a_time = checkout.lock().await;
+            git::add_worktree(
+                &race.repo_root,
+                &entry.path,
+                &entry.branch,
+                &race.base_commit,
+            )
+            .await?;
+        }
         self.store().publish([Event::WorktreeChanged {
             repo_root: race.repo_root.clone(),
         }]);
