@@ -118,6 +118,8 @@ pub enum Overlay {
     Scroll(ScrollView),
     /// The focused workspace's changes against HEAD.
     Diff(crate::diff::DiffView),
+    /// The newest race's entries (`race_view.rs`).
+    Race(crate::race_view::RaceView),
     /// The focused pane's pending decision, focused: only now do keys answer it.
     Decision {
         /// Its pane.
@@ -521,6 +523,8 @@ pub enum Reply {
     },
     /// A git request's answer (diff view, spawn form, worktree chain).
     Git(Box<crate::git::GitReply>),
+    /// A race view reply.
+    Race(Box<crate::race_view::RaceReply>),
 }
 
 /// A server request the runtime makes.
@@ -620,6 +624,8 @@ pub enum Request {
     },
     /// A git request (diff view, worktrees, "new agent in a worktree").
     Git(crate::git::GitRequest),
+    /// A race view request.
+    Race(crate::race_view::RaceRequest),
     /// SetLayout: the tab's panes in other places (swap, rotate).
     SetLayout {
         /// Tab.

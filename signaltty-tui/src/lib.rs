@@ -27,6 +27,7 @@ pub mod paint;
 pub mod picker;
 pub mod presets;
 pub mod prompt;
+pub mod race_view;
 pub mod regions;
 pub mod runtime;
 pub mod spawn;

@@ -81,6 +81,9 @@ pub fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) 
             crate::diff::on_key(app, &mut view, key, fx).then_some(Overlay::Diff(view))
         }
         Overlay::Scroll(mut view) => scroll_key(&mut view, key).then_some(Overlay::Scroll(view)),
+        Overlay::Race(mut view) => {
+            crate::race_view::on_key(app, &mut view, key, fx).then_some(Overlay::Race(view))
+        }
     };
 }
 

@@ -105,6 +105,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         }
         "spawn" | "new-agent" => Action::OpenSpawnModal,
         "diff" => Action::ShowDiff,
+        "race" | "races" => Action::ShowRaces,
         "answer" | "decision" => Action::FocusDecision,
         "notifications" => Action::ShowNotifications,
         "next-attention" => Action::NextAttention,
