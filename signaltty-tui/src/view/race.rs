@@ -106,7 +106,7 @@ pub fn draw(app: &App, view: &RaceView, buf: &mut Buffer) {
         ("#", 3),
         ("AGENT", 9),
         ("STATE", 11),
-        ("AGENT STATE", 24),
+        ("AGENT STATE", 30),
         ("ELAPSED", 8),
         ("FILES", 6),
         ("+/-", 12),
@@ -147,7 +147,7 @@ pub fn draw(app: &App, view: &RaceView, buf: &mut Buffer) {
         let decision = if e.pending_decision_id.is_empty() {
             String::new()
         } else {
-            format!("⚠ {}", e.pending_decision_prompt)
+            format!("⚠ {}", e.pending_decision_prompt.replace(['\n', '\r'], " "))
         };
         let cells = [
             (e.index.to_string(), base),
