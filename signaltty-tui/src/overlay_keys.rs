@@ -185,6 +185,9 @@ fn run_command(app: &mut App, line: &str, now: Instant, fx: &mut Vec<Effect>) {
                 fx.push(Effect::Request(Request::Rename { target, id, name }));
             }
         }
+        Ok(crate::prompt::Command::StartRace(race)) => {
+            crate::race_view::start(app, race, now, fx);
+        }
         Err(message) => app.toast(message, now),
     }
 }

@@ -34,11 +34,69 @@ impl RaceView {
     }
 }
 
+/// A race to start (the command prompt's `race-start`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NewRace {
+    /// Agent names.
+    pub agents: Vec<String>,
+    /// Entries per agent.
+    pub copies: u32,
+    /// The task.
+    pub prompt: String,
+}
+
+/// `AGENT… [-n N] -- TASK` (the words after `race-start`).
+pub fn parse_start(line: &str) -> Result<NewRace, String> {
+    let usage = "race-start AGENT… [-n N] -- TASK (e.g. `race-start claude codex -n 2 -- fix the login test`)";
+    let (head, task) = line.split_once("--").ok_or_else(|| usage.to_owned())?;
+    let mut race = NewRace {
+        prompt: task.trim().to_owned(),
+        copies: 1,
+        ..NewRace::default()
+    };
+    let mut words = head.split_whitespace();
+    while let Some(word) = words.next() {
+        if word == "-n" {
+            race.copies = words
+                .next()
+                .and_then(|n| n.parse().ok())
+                .filter(|n| *n > 0)
+                .ok_or_else(|| usage.to_owned())?;
+        } else {
+            race.agents.push(word.to_owned());
+        }
+    }
+    if race.agents.is_empty() || race.prompt.is_empty() {
+        return Err(usage.to_owned());
+    }
+    Ok(race)
+}
+
+/// Starts a race from the focused workspace and opens the view on it.
+pub fn start(app: &mut App, race: NewRace, now: std::time::Instant, fx: &mut Vec<Effect>) {
+    let Some(workspace_id) = app.workspace.clone() else {
+        app.toast("no workspace to race from", now);
+        return;
+    };
+    fx.push(Effect::Request(Request::Race(RaceRequest::Start {
+        workspace_id,
+        race,
+    })));
+    open(app, fx);
+}
+
 /// A request of the view.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RaceRequest {
     /// ListRaces.
     List,
+    /// StartRace.
+    Start {
+        /// The base workspace.
+        workspace_id: String,
+        /// What to start.
+        race: NewRace,
+    },
 }
 
 /// What it brought back.
@@ -46,6 +104,8 @@ pub enum RaceRequest {
 pub enum RaceReply {
     /// ListRaces' answer.
     Races(Result<Vec<pb::Race>, String>),
+    /// StartRace's refusal (a start that worked shows through its `RaceChanged` events).
+    NotStarted(String),
 }
 
 /// Opens the view and reads the races.
@@ -105,7 +165,11 @@ pub fn selected_entry(view: &RaceView) -> Option<&pb::RaceEntry> {
 }
 
 /// A reply for the view.
-pub fn on_reply(app: &mut App, reply: RaceReply) {
+pub fn on_reply(app: &mut App, reply: RaceReply, now: std::time::Instant) {
+    if let RaceReply::NotStarted(why) = &reply {
+        app.toast(format!("race not started: {why}"), now);
+        return;
+    }
     let Some(Overlay::Race(view)) = &mut app.overlay else {
         return;
     };
@@ -124,6 +188,7 @@ pub fn on_reply(app: &mut App, reply: RaceReply) {
             view.loaded = true;
             view.error = Some(why);
         }
+        RaceReply::NotStarted(_) => {}
     }
 }
 
@@ -164,5 +229,38 @@ pub async fn run(request: RaceRequest, channel: tonic::transport::Channel) -> Ve
                 .map_err(|s| s.message().to_owned());
             vec![Reply::Race(Box::new(RaceReply::Races(result)))]
         }
+        RaceRequest::Start { workspace_id, race } => {
+            let started = RaceServiceClient::new(channel)
+                .start_race(pb::StartRaceRequest {
+                    workspace_id,
+                    prompt: race.prompt,
+                    agents: race.agents,
+                    copies: race.copies,
+                    ..Default::default()
+                })
+                .await;
+            match started {
+                Ok(_) => Vec::new(),
+                Err(s) => vec![Reply::Race(Box::new(RaceReply::NotStarted(
+                    s.message().to_owned(),
+                )))],
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_race_start_names_agents_copies_and_the_task() {
+        let race = parse_start("claude codex -n 2 -- fix the -n flag").expect("race");
+        assert_eq!(race.agents, ["claude", "codex"]);
+        assert_eq!(race.copies, 2);
+        assert_eq!(race.prompt, "fix the -n flag");
+        assert!(parse_start("claude").is_err());
+        assert!(parse_start("-- task").is_err());
+        assert!(parse_start("claude -n 0 -- task").is_err());
     }
 }
