@@ -56,6 +56,8 @@ pub enum Section {
     Tui,
     /// Many agent-like panes (10, 100, 300): echo, server CPU and RSS, event latency.
     Agents,
+    /// A race of 8 fake agents: start to the last prompt typed, against `git worktree add` × 8.
+    Race,
 }
 
 impl Section {
@@ -72,6 +74,7 @@ impl Section {
         Self::Cli,
         Self::Tui,
         Self::Agents,
+        Self::Race,
     ];
 
     fn name(self) -> &'static str {
@@ -87,6 +90,7 @@ impl Section {
             Self::Cli => "cli",
             Self::Tui => "tui",
             Self::Agents => "agents",
+            Self::Race => "race",
         }
     }
 }
@@ -297,6 +301,7 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
             Section::Cli => sections::cli::run(&bench).await,
             Section::Tui => sections::tui::run(&bench).await,
             Section::Agents => sections::agents::run(&bench).await,
+            Section::Race => sections::race::run(&bench).await,
         };
         let took = started.elapsed().as_secs_f64();
         let steal = procfs::MachineCpu::read().steal_percent_since(&cpu_before);

@@ -7,6 +7,7 @@ pub mod echo;
 pub mod events;
 pub mod git;
 pub mod panes;
+pub mod race;
 pub mod reflow;
 pub mod scrollback;
 pub mod startup;

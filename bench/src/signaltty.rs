@@ -44,6 +44,17 @@ impl SignalttyServer {
     /// until GetStatus answers. Also returns the time from spawn to that first answer, polling
     /// the socket every 0.2 ms.
     pub async fn start(bin: &Path, dir: &Path, name: &str) -> anyhow::Result<(Self, Duration)> {
+        Self::start_with_env(bin, dir, name, &[]).await
+    }
+
+    /// [`SignalttyServer::start`] with extra environment for the server (its panes inherit it:
+    /// e.g. a `PATH` on which fake agents are found).
+    pub async fn start_with_env(
+        bin: &Path,
+        dir: &Path,
+        name: &str,
+        env: &[(&str, String)],
+    ) -> anyhow::Result<(Self, Duration)> {
         let socket = dir.join(format!("{name}.sock"));
         let state = dir.join(format!("{name}-state"));
         let log = dir.join(format!("{name}.log"));
@@ -64,6 +75,7 @@ impl SignalttyServer {
             .arg("--log-file")
             .arg(&log)
             .env_remove("SIGNALTTY_SOCKET")
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(stderr)

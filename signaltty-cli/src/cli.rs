@@ -81,6 +81,8 @@ pub enum Command {
     Worktree(cmd::worktree::WorktreeArgs),
     /// Show what a workspace's checkout changed against HEAD.
     Diff(cmd::diff::DiffArgs),
+    /// Race agents: one task to several agents on worktrees of their own; compare, review, keep one.
+    Race(cmd::race::RaceArgs),
 }
 
 /// Runs the parsed command line.
@@ -114,6 +116,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Man(args) => cmd::completions::cmd_man(&ctx, args),
         Command::Worktree(args) => cmd::worktree::cmd_worktree(&ctx, args).await,
         Command::Diff(args) => cmd::diff::cmd_diff(&ctx, args).await,
+        Command::Race(args) => cmd::race::cmd_race(&ctx, args).await,
     }
 }
 

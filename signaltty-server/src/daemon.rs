@@ -58,6 +58,7 @@ impl Daemon {
         let shutdown = CancellationToken::new();
         let hub = Hub::new(store, config, shutdown.clone());
         hub.restore_dormant(loaded.tails);
+        hub.restore_races();
         let routes = crate::rpc::routes(&hub);
         // Loading the snapshot (a JSON tree) leaves freed memory behind that an idle server
         // would otherwise keep.

@@ -108,6 +108,18 @@ pub enum Error {
     /// A bug: an invariant did not hold.
     #[error("internal error: {0}")]
     Internal(String),
+    /// The race id names no race this server knows.
+    #[error("no race {0}; list them with `signaltty race list`")]
+    NoSuchRace(crate::model::ids::RaceId),
+    /// The base checkout has uncommitted changes where a race needs a clean one.
+    #[error("{0}")]
+    RaceBaseDirty(String),
+    /// Merging a race entry conflicted (or could not fast-forward); the base is unchanged.
+    #[error("{0}")]
+    RaceMergeConflict(String),
+    /// The race (or entry) is kept or closed already.
+    #[error("{0}")]
+    RaceEnded(String),
 }
 
 /// What to do about input over the per-write limit.
@@ -196,6 +208,10 @@ impl Error {
             Error::Unimplemented(_) => "UNIMPLEMENTED",
             Error::DeniedInPane(_) => "DENIED_IN_PANE",
             Error::Internal(_) => "INTERNAL",
+            Error::NoSuchRace(_) => "NO_SUCH_RACE",
+            Error::RaceBaseDirty(_) => "RACE_BASE_DIRTY",
+            Error::RaceMergeConflict(_) => "RACE_MERGE_CONFLICT",
+            Error::RaceEnded(_) => "RACE_ENDED",
         }
     }
 }

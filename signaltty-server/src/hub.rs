@@ -13,6 +13,7 @@ pub mod hibernate;
 pub mod notifications;
 pub mod panes;
 pub mod resources;
+pub mod race;
 pub mod resume;
 mod saving;
 mod screen_watch;
@@ -54,6 +55,7 @@ struct Inner {
     git_repos: crate::git::repos::Repos,
     spawning: spawning::Spawning,
     lineage: crate::lineage::Lineage,
+    races: race::Races,
 }
 
 impl Hub {
@@ -61,6 +63,7 @@ impl Hub {
     pub fn new(store: Store, config: Config, shutdown: CancellationToken) -> Self {
         let saver = crate::persist::Saver::new(config.state_dir.clone());
         let lineage = crate::lineage::Lineage::open(&config.state_dir);
+        let races = race::Races::new(config.state_dir.clone());
         Hub {
             inner: Arc::new(Inner {
                 store,
@@ -77,6 +80,7 @@ impl Hub {
                 git_repos: crate::git::repos::Repos::default(),
                 spawning: spawning::Spawning::default(),
                 lineage,
+                races,
             }),
         }
     }

@@ -12,6 +12,7 @@ pub mod lifecycle;
 pub mod names;
 pub mod notification;
 pub mod pane;
+pub mod race;
 pub mod session_id;
 pub mod state;
 pub mod steady_title;

@@ -12,6 +12,7 @@ mod git;
 mod hibernate;
 mod notification;
 mod pane;
+mod race;
 mod reflection;
 mod resources;
 mod restored;
@@ -83,6 +84,11 @@ pub fn routes(hub: &Hub) -> Routes {
         .add_service(NotificationServiceServer::new(
             notification::NotificationService::new(hub.clone()),
         ))
-        .add_service(GitServiceServer::new(git::GitService::new(hub.clone())));
+        .add_service(GitServiceServer::new(git::GitService::new(hub.clone())))
+        .add_service(
+            signaltty_proto::v1::race_service_server::RaceServiceServer::new(
+                race::RaceService::new(hub.clone()),
+            ),
+        );
     routes
 }

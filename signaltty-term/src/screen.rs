@@ -255,6 +255,12 @@ impl Screen {
         out
     }
 
+    /// Whether the program asked for pastes bracketed (mode 2004): text typed on its behalf
+    /// (a race's prompt) is then sent as one paste, line breaks and all.
+    pub fn bracketed_paste(&self) -> bool {
+        self.term.modes().bracketed_paste
+    }
+
     /// The emulator, for tests and for [`Screen::view`] (`view.rs`).
     pub(crate) fn term(&self) -> &Term {
         &self.term

@@ -87,6 +87,8 @@ pub enum Action {
     MovePane,
     /// The focused workspace's changes against HEAD (files and hunks).
     ShowDiff,
+    /// The race view: the newest race's entries, their agents and changes.
+    ShowRaces,
     /// Mouse: focus the pane under the pointer.
     FocusPaneAtCursor,
     /// Mouse: go to the tab under the pointer.
@@ -166,6 +168,7 @@ const SIMPLE: &[(&str, Action)] = &[
     ("ScrollBack", Action::ScrollBack),
     ("MovePane", Action::MovePane),
     ("ShowDiff", Action::ShowDiff),
+    ("ShowRaces", Action::ShowRaces),
     ("FocusPaneAtCursor", Action::FocusPaneAtCursor),
     ("GotoTabAtCursor", Action::GotoTabAtCursor),
     ("HighlightSidebarRow", Action::HighlightSidebarRow),

@@ -107,6 +107,7 @@ pub fn perform(
         }
         Action::OpenSpawnModal => crate::spawn::open(app, fx),
         Action::ShowDiff => crate::diff::open(app, fx),
+        Action::ShowRaces => crate::race_view::open(app, fx),
         Action::KillHighlighted | Action::ClosePane => {
             let target = match (app.focus, app.sidebar_rows().get(app.highlight)) {
                 (Focus::Sidebar, Some(Row::Pane(id))) if action == Action::KillHighlighted => {

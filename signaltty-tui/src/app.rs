@@ -99,6 +99,8 @@ pub enum Overlay {
     Copy(crate::copy_mode::CopyMode),
     /// The focused workspace's changes against HEAD.
     Diff(crate::diff::DiffView),
+    /// The newest race's entries (`race_view.rs`).
+    Race(crate::race_view::RaceView),
     /// The focused pane's pending decision, focused: only now do keys answer it.
     Decision {
         /// Its pane.
@@ -506,6 +508,8 @@ pub enum Reply {
     },
     /// A git request's answer (diff view, spawn form, worktree chain).
     Git(Box<crate::git::GitReply>),
+    /// A race view reply.
+    Race(Box<crate::race_view::RaceReply>),
 }
 
 /// A server request the runtime makes.
@@ -605,6 +609,8 @@ pub enum Request {
     },
     /// A git request (diff view, worktrees, "new agent in a worktree").
     Git(crate::git::GitRequest),
+    /// A race view request.
+    Race(crate::race_view::RaceRequest),
     /// SetLayout: the tab's panes in other places (swap, rotate).
     SetLayout {
         /// Tab.

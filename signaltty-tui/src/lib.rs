@@ -30,6 +30,7 @@ pub mod paint;
 pub mod picker;
 pub mod presets;
 pub mod prompt;
+pub mod race_view;
 pub mod regions;
 pub mod respawn;
 pub mod runtime;

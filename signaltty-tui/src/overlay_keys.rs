@@ -93,6 +93,9 @@ pub fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) 
                 crate::copy_mode::Outcome::Leave => None,
             }
         }
+        Overlay::Race(mut view) => {
+            crate::race_view::on_key(app, &mut view, key, fx).then_some(Overlay::Race(view))
+        }
     };
 }
 
@@ -193,6 +196,9 @@ fn run_command(app: &mut App, line: &str, now: Instant, fx: &mut Vec<Effect>) {
             if let Some(id) = id {
                 fx.push(Effect::Request(Request::Rename { target, id, name }));
             }
+        }
+        Ok(crate::prompt::Command::StartRace(race)) => {
+            crate::race_view::start(app, race, now, fx);
         }
         Err(message) => app.toast(message, now),
     }

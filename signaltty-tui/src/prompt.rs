@@ -13,6 +13,8 @@ use crate::action::{Action, Target};
 pub enum Command {
     /// An action, as if its key was pressed.
     Action(Action),
+    /// A race started from the prompt: `race-start AGENT… [-n N] -- TASK`.
+    StartRace(crate::race_view::NewRace),
     /// A rename with its new name given on the line.
     Rename {
         /// What is renamed.
@@ -27,6 +29,12 @@ pub fn parse(line: &str) -> Result<Command, String> {
     let line = line.trim();
     if let Ok(action) = line.parse::<Action>() {
         return Ok(Command::Action(action));
+    }
+    if let Some(rest) = line
+        .strip_prefix("race-start ")
+        .or_else(|| line.strip_prefix("new-race "))
+    {
+        return crate::race_view::parse_start(rest).map(Command::StartRace);
     }
     let words: Vec<&str> = line.split_whitespace().collect();
     let Some((&name, args)) = words.split_first() else {
@@ -105,6 +113,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         }
         "spawn" | "new-agent" => Action::OpenSpawnModal,
         "diff" => Action::ShowDiff,
+        "race" | "races" => Action::ShowRaces,
         "answer" | "decision" => Action::FocusDecision,
         "notifications" => Action::ShowNotifications,
         "next-attention" => Action::NextAttention,

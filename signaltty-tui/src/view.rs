@@ -7,6 +7,7 @@ mod diff;
 mod overlays;
 mod panes;
 mod picker;
+mod race;
 mod sidebar;
 mod spawn;
 

@@ -17,6 +17,8 @@ pub mod new;
 pub mod notify;
 pub mod pane;
 pub mod pane_io;
+pub mod race;
+pub mod race_show;
 pub mod screen_state;
 pub mod server;
 pub mod size;

@@ -109,6 +109,11 @@ pub enum EventBody {
     ServerShuttingDown {
         reason: String,
     },
+    RaceChanged {
+        race_id: String,
+        index: u32,
+        what: String,
+    },
     /// An event kind this client does not know (a newer server).
     Unknown,
     /// The requested replay is impossible; re-read state.
@@ -405,6 +410,18 @@ fn event_body(event: &pb::Event) -> (EventBody, String) {
                 reason: e.reason.clone(),
             },
             e.reason.clone(),
+        ),
+        EventKind::RaceChanged(e) => (
+            EventBody::RaceChanged {
+                race_id: e.race_id.clone(),
+                index: e.index,
+                what: e.what.clone(),
+            },
+            if e.index == 0 {
+                format!("{} {}", e.race_id, e.what)
+            } else {
+                format!("{} entry {} {}", e.race_id, e.index, e.what)
+            },
         ),
     }
 }

@@ -51,6 +51,10 @@ proto_enum! {
     Severity => "SEVERITY_",
     NotificationSource => "NOTIFICATION_SOURCE_",
     EventKind => "EVENT_KIND_",
+    RaceState => "RACE_STATE_",
+    RaceEntryState => "RACE_ENTRY_STATE_",
+    MergeMode => "MERGE_MODE_",
+    WaitRaceOutcome => "WAIT_RACE_OUTCOME_",
 }
 
 /// The lower-case name of a wire value, e.g. `name::<pb::Lifecycle>(3) == "working"`. A number

@@ -133,6 +133,15 @@ pub enum Event {
         /// Why.
         reason: String,
     },
+    /// A race or one of its entries changed (consumers read the race again).
+    RaceChanged {
+        /// The race.
+        race_id: super::ids::RaceId,
+        /// The entry; 0 for the race as a whole.
+        index: u32,
+        /// What happened, for people.
+        what: String,
+    },
 }
 
 /// Event groups, for subscription filters.
@@ -156,6 +165,8 @@ pub enum EventKind {
     Git,
     /// Server-wide.
     Server,
+    /// Races.
+    Race,
 }
 
 impl Event {
@@ -179,6 +190,7 @@ impl Event {
             | Event::DecisionCleared { .. } => EventKind::Decision,
             Event::GitContextChanged { .. } | Event::WorktreeChanged { .. } => EventKind::Git,
             Event::ServerShuttingDown { .. } => EventKind::Server,
+            Event::RaceChanged { .. } => EventKind::Race,
         }
     }
 }

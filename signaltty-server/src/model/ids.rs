@@ -91,6 +91,11 @@ prefixed_id!(
     DecisionId,
     "dec_"
 );
+prefixed_id!(
+    /// Identifies a race (`RaceService`).
+    RaceId,
+    "race_"
+);
 
 #[cfg(test)]
 mod tests {

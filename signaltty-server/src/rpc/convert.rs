@@ -50,6 +50,12 @@ pub fn pane_id(raw: &str) -> Result<PaneId> {
     parse_id("pane_id", raw, PaneId::parse, PaneId::PREFIX)
 }
 
+/// A required race id.
+pub fn race_id(raw: &str) -> Result<crate::model::ids::RaceId> {
+    use crate::model::ids::RaceId;
+    parse_id("race_id", raw, RaceId::parse, RaceId::PREFIX)
+}
+
 /// A required decision id.
 pub fn decision_id(raw: &str) -> Result<DecisionId> {
     parse_id("decision_id", raw, DecisionId::parse, DecisionId::PREFIX)
@@ -77,6 +83,7 @@ pub fn optional<T>(raw: &str, parse: impl Fn(&str) -> Result<T>) -> Result<Optio
 mod awareness;
 pub mod git;
 mod layout;
+pub mod race;
 pub use awareness::*;
 pub use layout::*;
 
@@ -318,6 +325,7 @@ pub fn event_kind_from_pb(raw: i32) -> Option<EventKind> {
         pb::EventKind::Decision => Some(EventKind::Decision),
         pb::EventKind::Git => Some(EventKind::Git),
         pb::EventKind::Server => Some(EventKind::Server),
+        pb::EventKind::Race => Some(EventKind::Race),
     }
 }
 
@@ -433,6 +441,15 @@ pub fn event_to_pb(e: &Stamped, pane: &dyn Fn(&Pane) -> pb::Pane) -> pb::Event {
         }),
         Event::ServerShuttingDown { reason } => Kind::ServerShuttingDown(pb::ServerShuttingDown {
             reason: reason.clone(),
+        }),
+        Event::RaceChanged {
+            race_id,
+            index,
+            what,
+        } => Kind::RaceChanged(pb::RaceChanged {
+            race_id: race_id.to_string(),
+            index: *index,
+            what: what.clone(),
         }),
     };
     pb::Event {

@@ -15,7 +15,8 @@ impl From<Error> for Status {
             Error::NoSuchWorkspace(_)
             | Error::NoSuchTab(_)
             | Error::NoSuchPane(_)
-            | Error::NoSuchDecision(_) => Code::NotFound,
+            | Error::NoSuchDecision(_)
+            | Error::NoSuchRace(_) => Code::NotFound,
             Error::BadParams(_) => Code::InvalidArgument,
             Error::PaneExited(_)
             | Error::PanesAlive(_)
@@ -25,7 +26,10 @@ impl From<Error> for Status {
             | Error::NotARepo(_)
             | Error::Refused { .. }
             | Error::GitFailed(_)
-            | Error::SpawnFailed { .. } => Code::FailedPrecondition,
+            | Error::SpawnFailed { .. }
+            | Error::RaceBaseDirty(_)
+            | Error::RaceMergeConflict(_)
+            | Error::RaceEnded(_) => Code::FailedPrecondition,
             Error::InputTooLarge { .. } | Error::RateLimited(_) | Error::TooManyPanes(_) => {
                 Code::ResourceExhausted
             }

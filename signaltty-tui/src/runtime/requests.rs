@@ -281,6 +281,7 @@ async fn run(
             vec![Reply::Done]
         }
         Request::Git(request) => run_git(request, channel).await,
+        Request::Race(request) => crate::race_view::run(request, channel).await,
         Request::MoveToNewTab(pane_id) => {
             let pane = panes
                 .move_pane(pb::MovePaneRequest {

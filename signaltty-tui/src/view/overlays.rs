@@ -39,6 +39,7 @@ pub fn draw(app: &App, buf: &mut Buffer) {
         }
         Some(Overlay::Spawn(form)) => super::spawn::draw(app, form, buf),
         Some(Overlay::Diff(view)) => super::diff::draw(app, view, buf),
+        Some(Overlay::Race(view)) => super::race::draw(app, view, buf),
         Some(Overlay::Confirm(what)) => {
             let text = match what {
                 Confirm::ClosePane(id) => format!(

@@ -20,7 +20,8 @@ pub fn worktree_to_pb(w: &Worktree) -> pb::Worktree {
     }
 }
 
-fn change_to_pb(c: &FileChange) -> pb::FileChange {
+/// One changed file.
+pub fn change_to_pb(c: &FileChange) -> pb::FileChange {
     let (kind, old_path) = match &c.kind {
         ChangeKind::Modified => (pb::ChangeKind::Modified, String::new()),
         ChangeKind::Added => (pb::ChangeKind::Added, String::new()),
