@@ -81,6 +81,8 @@ pub enum Command {
     Worktree(cmd::worktree::WorktreeArgs),
     /// Show what a workspace's checkout changed against HEAD.
     Diff(cmd::diff::DiffArgs),
+    /// Serve the web client (the page and the API as gRPC-web) for a browser or a phone.
+    Web(cmd::web::WebArgs),
 }
 
 /// Runs the parsed command line.
@@ -114,6 +116,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Man(args) => cmd::completions::cmd_man(&ctx, args),
         Command::Worktree(args) => cmd::worktree::cmd_worktree(&ctx, args).await,
         Command::Diff(args) => cmd::diff::cmd_diff(&ctx, args).await,
+        Command::Web(args) => cmd::web::cmd_web(&ctx, args).await,
     }
 }
 

@@ -22,6 +22,7 @@ pub mod server;
 pub mod size;
 pub mod stream;
 pub mod tab;
+pub mod web;
 pub mod workspace;
 pub mod worktree;
 
