@@ -67,9 +67,28 @@ export class PaneView {
     const size = this.typing ? this.fitSize() : { cols: pane.cols || 80, rows: pane.rows || 24 };
     term.resize(size.cols, size.rows);
     if (this.typing) {
+      // One WriteInput in flight at a time, keys typed meanwhile joined into the next: separate
+      // requests may overtake each other, and keys must reach the pane in the order typed.
+      let pending = "";
+      let sending = false;
       const encoder = new TextEncoder();
+      const flush = async () => {
+        if (sending) return;
+        sending = true;
+        while (pending) {
+          const data = pending;
+          pending = "";
+          try {
+            await api.panes.writeInput({ paneId: pane.id, data: encoder.encode(data) });
+          } catch (e) {
+            this.say(`typing failed: ${e}`);
+          }
+        }
+        sending = false;
+      };
       this.dataHook = term.onData((data) => {
-        api.panes.writeInput({ paneId: pane.id, data: encoder.encode(data) }).catch((e) => this.say(`typing failed: ${e}`));
+        pending += data;
+        void flush();
       });
       term.focus();
     }
