@@ -127,8 +127,26 @@ fn no_wrong_or_revoked_token_host_or_origin_gets_in() {
         assert_eq!(cross.status, 403, "{name}: {cross:?}");
     }
 
-    // Revoked with the CLI: refused from the next request on, without restarting `web`.
+    // Revoked with the CLI: refused from the next request on, without restarting `web`, and
+    // an event stream opened before ends.
+    let mut events = web::send(
+        web.addr,
+        "POST",
+        "/signaltty.v1.EventService/Subscribe",
+        &[
+            ("Host", &host),
+            ("Cookie", &cookie),
+            ("Content-Type", "application/grpc-web+proto"),
+        ],
+        &web::frame(&pb::SubscribeRequest::default()),
+    );
+    let (status, head) = web::read_head_and_some(&mut events, 0);
+    assert_eq!(status, 200, "{head}");
     env.ok(&["web", "token", "revoke", &web.token_id]);
+    let mut rest = Vec::new();
+    events
+        .read_to_end(&mut rest)
+        .expect("the event stream ends after the revocation (not a 30 s read timeout)");
     let revoked = grpc_web(
         &web,
         "WorkspaceService/ListWorkspaces",

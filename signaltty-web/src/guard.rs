@@ -133,7 +133,7 @@ pub fn check(
 }
 
 /// Our cookie's value, if the request carries it.
-fn cookie(headers: &HeaderMap) -> Option<String> {
+pub fn cookie(headers: &HeaderMap) -> Option<String> {
     headers
         .get_all(COOKIE)
         .iter()

@@ -5,6 +5,7 @@
 //! - [`guard`]: every request's `Host`, `Origin` and cookie;
 //! - [`policy`]: which calls the web may make with which token;
 //! - [`proxy`]: gRPC-web in (tonic-web), gRPC out to the server, no second API;
+//! - [`revocable`]: streaming answers end when their token is revoked;
 //! - [`page`]: the page from `web/dist/`, embedded;
 //! - [`serve`]: the routes;
 //! - [`command`]: what `signaltty web` does (bind, token, URL, serve).
@@ -14,5 +15,6 @@ pub mod guard;
 pub mod page;
 pub mod policy;
 pub mod proxy;
+pub mod revocable;
 pub mod serve;
 pub mod token;

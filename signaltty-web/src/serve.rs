@@ -25,6 +25,7 @@ use tower::{Layer as _, ServiceExt as _};
 use crate::guard::{self, Hosts, Refused};
 use crate::page::{self, Asset};
 use crate::proxy::Forward;
+use crate::revocable::Revocable;
 use crate::token::TokenStore;
 
 /// What the listener needs.
@@ -119,9 +120,12 @@ async fn grpc(State(site): State<Arc<Site>>, mut req: Request<AxumBody>) -> Resp
         Err(refused) => return refusal(&refused),
     };
     req.extensions_mut().insert(record.access);
+    let secret = guard::cookie(req.headers()).unwrap_or_default();
     let service = tonic_web::GrpcWebLayer::new().layer(Forward::new(site.channel.clone()));
     match service.oneshot(req).await {
-        Ok(response) => response.map(AxumBody::new),
+        Ok(response) => {
+            response.map(|body| AxumBody::new(Revocable::new(body, site.store.clone(), secret)))
+        }
         Err(never) => match never {},
     }
 }
