@@ -83,6 +83,8 @@ pub enum Command {
     Diff(cmd::diff::DiffArgs),
     /// Race agents: one task to several agents on worktrees of their own; compare, review, keep one.
     Race(cmd::race::RaceArgs),
+    /// Serve the web client (the page and the API as gRPC-web) for a browser or a phone.
+    Web(cmd::web::WebArgs),
 }
 
 /// Runs the parsed command line.
@@ -117,6 +119,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Worktree(args) => cmd::worktree::cmd_worktree(&ctx, args).await,
         Command::Diff(args) => cmd::diff::cmd_diff(&ctx, args).await,
         Command::Race(args) => cmd::race::cmd_race(&ctx, args).await,
+        Command::Web(args) => cmd::web::cmd_web(&ctx, args).await,
     }
 }
 

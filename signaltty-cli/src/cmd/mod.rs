@@ -25,6 +25,7 @@ pub mod size;
 pub mod sleep;
 pub mod stream;
 pub mod tab;
+pub mod web;
 pub mod workspace;
 pub mod worktree;
 
