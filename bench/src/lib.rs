@@ -62,7 +62,7 @@ pub enum Section {
 
 impl Section {
     /// Every section, in the order a run takes them (cheap ones first).
-    pub const ALL: [Section; 11] = [
+    pub const ALL: [Section; 12] = [
         Self::Startup,
         Self::Echo,
         Self::Panes,
