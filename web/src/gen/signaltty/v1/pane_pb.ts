@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file signaltty/v1/pane.proto.
  */
 export const file_signaltty_v1_pane: GenFile = /*@__PURE__*/
-  fileDesc("ChdzaWduYWx0dHkvdjEvcGFuZS5wcm90bxIMc2lnbmFsdHR5LnYxIp4FCgRQYW5lEgoKAmlkGAEgASgJEhQKDHdvcmtzcGFjZV9pZBgCIAEoCRIOCgZ0YWJfaWQYAyABKAkSDQoFdGl0bGUYBCABKAkSDAoEYXJndhgFIAMoCRILCgNjd2QYBiABKAkSDAoEY29scxgHIAEoDRIMCgRyb3dzGAggASgNEigKBnN0YXR1cxgJIAEoDjIYLnNpZ25hbHR0eS52MS5QYW5lU3RhdHVzEgsKA3BpZBgKIAEoDRIWCglleGl0X2NvZGUYCyABKAVIAIgBARIqCglsaWZlY3ljbGUYDCABKA4yFy5zaWduYWx0dHkudjEuTGlmZWN5Y2xlEioKCWF0dGVudGlvbhgNIAEoDjIXLnNpZ25hbHR0eS52MS5BdHRlbnRpb24SMwoPbGlmZWN5Y2xlX3NpbmNlGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIYChBsYXN0X3J1bl9zZWNvbmRzGA8gASgBEhQKDGxhc3RfbWVzc2FnZRgQIAEoCRImCgVhZ2VudBgRIAEoCzIXLnNpZ25hbHR0eS52MS5BZ2VudEluZm8SMAoQcGVuZGluZ19kZWNpc2lvbhgSIAEoCzIWLnNpZ25hbHR0eS52MS5EZWNpc2lvbhIVCg1vdXRwdXRfb2Zmc2V0GBMgASgEEi4KCmNyZWF0ZWRfYXQYFCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjQKEGxhc3RfYWN0aXZpdHlfYXQYFSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi0KCWV4aXRlZF9hdBgWIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDAoKX2V4aXRfY29kZSL7AQoQU3Bhd25QYW5lUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDgoGdGFiX2lkGAIgASgJEgwKBGFyZ3YYAyADKAkSCwoDY3dkGAQgASgJEjQKA2VudhgFIAMoCzInLnNpZ25hbHR0eS52MS5TcGF3blBhbmVSZXF1ZXN0LkVudkVudHJ5EgwKBGNvbHMYBiABKA0SDAoEcm93cxgHIAEoDRINCgV0aXRsZRgIIAEoCRIZChFza2lwX2hvb2tfaW5zdGFsbBgJIAEoCBoqCghFbnZFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIlUKEVNwYXduUGFuZVJlc3BvbnNlEiAKBHBhbmUYASABKAsyEi5zaWduYWx0dHkudjEuUGFuZRIeCgN0YWIYAiABKAsyES5zaWduYWx0dHkudjEuVGFiIvYBChBTcGxpdFBhbmVSZXF1ZXN0Eg8KB3BhbmVfaWQYASABKAkSKgoJZGlyZWN0aW9uGAIgASgOMhcuc2lnbmFsdHR5LnYxLkRpcmVjdGlvbhIMCgRhcmd2GAMgAygJEgsKA2N3ZBgEIAEoCRI0CgNlbnYYBSADKAsyJy5zaWduYWx0dHkudjEuU3BsaXRQYW5lUmVxdWVzdC5FbnZFbnRyeRINCgV0aXRsZRgGIAEoCRIZChFza2lwX2hvb2tfaW5zdGFsbBgHIAEoCBoqCghFbnZFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIlUKEVNwbGl0UGFuZVJlc3BvbnNlEiAKBHBhbmUYASABKAsyEi5zaWduYWx0dHkudjEuUGFuZRIeCgN0YWIYAiABKAsyES5zaWduYWx0dHkudjEuVGFiIiEKDkdldFBhbmVSZXF1ZXN0Eg8KB3BhbmVfaWQYASABKAkiMwoPR2V0UGFuZVJlc3BvbnNlEiAKBHBhbmUYASABKAsyEi5zaWduYWx0dHkudjEuUGFuZSI4ChBMaXN0UGFuZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIOCgZ0YWJfaWQYAiABKAkiNgoRTGlzdFBhbmVzUmVzcG9uc2USIQoFcGFuZXMYASADKAsyEi5zaWduYWx0dHkudjEuUGFuZSJGChFXcml0ZUlucHV0UmVxdWVzdBIPCgdwYW5lX2lkGAEgASgJEgwKBGRhdGEYAiABKAwSEgoKdGltZW91dF9tcxgDIAEoDSIrChJXcml0ZUlucHV0UmVzcG9uc2USFQoNYnl0ZXNfd3JpdHRlbhgBIAEoBCJAChFSZXNpemVQYW5lUmVxdWVzdBIPCgdwYW5lX2lkGAEgASgJEgwKBGNvbHMYAiABKA0SDAoEcm93cxgDIAEoDSIwChJSZXNpemVQYW5lUmVzcG9uc2USDAoEY29scxgBIAEoDRIMCgRyb3dzGAIgASgNIkMKEVNpZ25hbFBhbmVSZXF1ZXN0Eg8KB3BhbmVfaWQYASABKAkSDgoGc2lnbmFsGAIgASgJEg0KBWdyb3VwGAMgASgIIhQKElNpZ25hbFBhbmVSZXNwb25zZSIjChBDbG9zZVBhbmVSZXF1ZXN0Eg8KB3BhbmVfaWQYASABKAkiJwoRQ2xvc2VQYW5lUmVzcG9uc2USEgoKdGFiX2Nsb3NlZBgBIAEoCCIzChFSZW5hbWVQYW5lUmVxdWVzdBIPCgdwYW5lX2lkGAEgASgJEg0KBXRpdGxlGAIgASgJIjYKElJlbmFtZVBhbmVSZXNwb25zZRIgCgRwYW5lGAEgASgLMhIuc2lnbmFsdHR5LnYxLlBhbmUiIgoPTWFya1NlZW5SZXF1ZXN0Eg8KB3BhbmVfaWQYASABKAkiNAoQTWFya1NlZW5SZXNwb25zZRIgCgRwYW5lGAEgASgLMhIuc2lnbmFsdHR5LnYxLlBhbmUiagoPUmVhZFBhbmVSZXF1ZXN0Eg8KB3BhbmVfaWQYASABKAkSJAoEbW9kZRgCIAEoDjIWLnNpZ25hbHR0eS52MS5SZWFkTW9kZRINCgVsaW5lcxgDIAEoDRIRCglrZWVwX2Fuc2kYBCABKAgiVAoQUmVhZFBhbmVSZXNwb25zZRINCgVsaW5lcxgBIAMoCRIVCg1vdXRwdXRfb2Zmc2V0GAIgASgEEgwKBGNvbHMYAyABKA0SDAoEcm93cxgEIAEoDSJMChFSZXN1bWVQYW5lUmVxdWVzdBIPCgdwYW5lX2lkGAEgASgJEiYKBG1vZGUYAiABKA4yGC5zaWduYWx0dHkudjEuUmVzdW1lTW9kZSI2ChJSZXN1bWVQYW5lUmVzcG9uc2USIAoEcGFuZRgBIAEoCzISLnNpZ25hbHR0eS52MS5QYW5lIs4CCg1BdHRhY2hSZXF1ZXN0EjIKBXN0YXJ0GAEgASgLMiEuc2lnbmFsdHR5LnYxLkF0dGFjaFJlcXVlc3QuU3RhcnRIABIyCgVpbnB1dBgCIAEoCzIhLnNpZ25hbHR0eS52MS5BdHRhY2hSZXF1ZXN0LklucHV0SAASNAoGcmVzaXplGAMgASgLMiIuc2lnbmFsdHR5LnYxLkF0dGFjaFJlcXVlc3QuUmVzaXplSAAaWgoFU3RhcnQSDwoHcGFuZV9pZBgBIAEoCRIMCgRjb2xzGAIgASgNEgwKBHJvd3MYAyABKA0SEQoJbWFya19zZWVuGAQgASgIEhEKCXJlYWRfb25seRgFIAEoCBoVCgVJbnB1dBIMCgRkYXRhGAEgASgMGiQKBlJlc2l6ZRIMCgRjb2xzGAEgASgNEgwKBHJvd3MYAiABKA1CBgoEa2luZCK9BAoOQXR0YWNoUmVzcG9uc2USOQoIc25hcHNob3QYASABKAsyJS5zaWduYWx0dHkudjEuQXR0YWNoUmVzcG9uc2UuU25hcHNob3RIABI1CgZvdXRwdXQYAiABKAsyIy5zaWduYWx0dHkudjEuQXR0YWNoUmVzcG9uc2UuT3V0cHV0SAASNwoHcmVzaXplZBgDIAEoCzIkLnNpZ25hbHR0eS52MS5BdHRhY2hSZXNwb25zZS5SZXNpemVkSAASNQoGZXhpdGVkGAQgASgLMiMuc2lnbmFsdHR5LnYxLkF0dGFjaFJlc3BvbnNlLkV4aXRlZEgAEjUKBnJlc3luYxgFIAEoCzIjLnNpZ25hbHR0eS52MS5BdHRhY2hSZXNwb25zZS5SZXN5bmNIABqEAQoIU25hcHNob3QSDgoGc2NyZWVuGAEgASgMEhUKDW91dHB1dF9vZmZzZXQYAiABKAQSDAoEY29scxgDIAEoDRIMCgRyb3dzGAQgASgNEhIKCmN1cnNvcl9yb3cYBSABKA0SEgoKY3Vyc29yX2NvbBgGIAEoDRINCgV0aXRsZRgHIAEoCRoqCgZPdXRwdXQSDAoEZGF0YRgBIAEoDBISCgplbmRfb2Zmc2V0GAIgASgEGiUKB1Jlc2l6ZWQSDAoEY29scxgBIAEoDRIMCgRyb3dzGAIgASgNGhYKBkV4aXRlZBIMCgRjb2RlGAEgASgFGhgKBlJlc3luYxIOCgZyZWFzb24YASABKAlCBgoEa2luZCKtAQoPV2FpdFBhbmVSZXF1ZXN0Eg8KB3BhbmVfaWQYASABKAkSMAoPdW50aWxfbGlmZWN5Y2xlGAIgAygOMhcuc2lnbmFsdHR5LnYxLkxpZmVjeWNsZRIwCg91bnRpbF9hdHRlbnRpb24YAyADKA4yFy5zaWduYWx0dHkudjEuQXR0ZW50aW9uEhEKCWFmdGVyX3NlcRgEIAEoBBISCgp0aW1lb3V0X21zGAUgASgNIkEKEFdhaXRQYW5lUmVzcG9uc2USIAoEcGFuZRgBIAEoCzISLnNpZ25hbHR0eS52MS5QYW5lEgsKA3NlcRgCIAEoBCI2ChBGb2N1c1BhbmVSZXF1ZXN0Eg8KB3BhbmVfaWQYASABKAkSEQoJbWFya19zZWVuGAIgASgIIlUKEUZvY3VzUGFuZVJlc3BvbnNlEiAKBHBhbmUYASABKAsyEi5zaWduYWx0dHkudjEuUGFuZRIeCgN0YWIYAiABKAsyES5zaWduYWx0dHkudjEuVGFiIrsBCg9Nb3ZlUGFuZVJlcXVlc3QSDwoHcGFuZV9pZBgBIAEoCRIQCgZ0YWJfaWQYAiABKAlIABIyCgduZXdfdGFiGAMgASgLMh8uc2lnbmFsdHR5LnYxLk5ld1RhYkRlc3RpbmF0aW9uSAASFgoOYmVzaWRlX3BhbmVfaWQYBCABKAkSKgoJZGlyZWN0aW9uGAUgASgOMhcuc2lnbmFsdHR5LnYxLkRpcmVjdGlvbkINCgtkZXN0aW5hdGlvbiIiChFOZXdUYWJEZXN0aW5hdGlvbhINCgV0aXRsZRgBIAEoCSJrChBNb3ZlUGFuZVJlc3BvbnNlEiAKBHBhbmUYASABKAsyEi5zaWduYWx0dHkudjEuUGFuZRIeCgN0YWIYAiABKAsyES5zaWduYWx0dHkudjEuVGFiEhUKDWNsb3NlZF90YWJfaWQYAyABKAkqjAEKClBhbmVTdGF0dXMSGwoXUEFORV9TVEFUVVNfVU5TUEVDSUZJRUQQABIUChBQQU5FX1NUQVRVU19MSVZFEAESFgoSUEFORV9TVEFUVVNfRVhJVEVEEAISGAoUUEFORV9TVEFUVVNfUkVTVE9SRUQQAxIZChVQQU5FX1NUQVRVU19SRVNVTUFCTEUQBCpVCghSZWFkTW9kZRIZChVSRUFEX01PREVfVU5TUEVDSUZJRUQQABIUChBSRUFEX01PREVfU0NSRUVOEAESGAoUUkVBRF9NT0RFX1NDUk9MTEJBQ0sQAipmCgpSZXN1bWVNb2RlEhsKF1JFU1VNRV9NT0RFX1VOU1BFQ0lGSUVEEAASHQoZUkVTVU1FX01PREVfQUdFTlRfU0VTU0lPThABEhwKGFJFU1VNRV9NT0RFX1JFU1BBV05fQVJHVhACMuUJCgtQYW5lU2VydmljZRJMCglTcGF3blBhbmUSHi5zaWduYWx0dHkudjEuU3Bhd25QYW5lUmVxdWVzdBofLnNpZ25hbHR0eS52MS5TcGF3blBhbmVSZXNwb25zZRJMCglTcGxpdFBhbmUSHi5zaWduYWx0dHkudjEuU3BsaXRQYW5lUmVxdWVzdBofLnNpZ25hbHR0eS52MS5TcGxpdFBhbmVSZXNwb25zZRJGCgdHZXRQYW5lEhwuc2lnbmFsdHR5LnYxLkdldFBhbmVSZXF1ZXN0Gh0uc2lnbmFsdHR5LnYxLkdldFBhbmVSZXNwb25zZRJMCglMaXN0UGFuZXMSHi5zaWduYWx0dHkudjEuTGlzdFBhbmVzUmVxdWVzdBofLnNpZ25hbHR0eS52MS5MaXN0UGFuZXNSZXNwb25zZRJPCgpXcml0ZUlucHV0Eh8uc2lnbmFsdHR5LnYxLldyaXRlSW5wdXRSZXF1ZXN0GiAuc2lnbmFsdHR5LnYxLldyaXRlSW5wdXRSZXNwb25zZRJPCgpSZXNpemVQYW5lEh8uc2lnbmFsdHR5LnYxLlJlc2l6ZVBhbmVSZXF1ZXN0GiAuc2lnbmFsdHR5LnYxLlJlc2l6ZVBhbmVSZXNwb25zZRJPCgpTaWduYWxQYW5lEh8uc2lnbmFsdHR5LnYxLlNpZ25hbFBhbmVSZXF1ZXN0GiAuc2lnbmFsdHR5LnYxLlNpZ25hbFBhbmVSZXNwb25zZRJMCglDbG9zZVBhbmUSHi5zaWduYWx0dHkudjEuQ2xvc2VQYW5lUmVxdWVzdBofLnNpZ25hbHR0eS52MS5DbG9zZVBhbmVSZXNwb25zZRJPCgpSZW5hbWVQYW5lEh8uc2lnbmFsdHR5LnYxLlJlbmFtZVBhbmVSZXF1ZXN0GiAuc2lnbmFsdHR5LnYxLlJlbmFtZVBhbmVSZXNwb25zZRJJCghNYXJrU2VlbhIdLnNpZ25hbHR0eS52MS5NYXJrU2VlblJlcXVlc3QaHi5zaWduYWx0dHkudjEuTWFya1NlZW5SZXNwb25zZRJJCghSZWFkUGFuZRIdLnNpZ25hbHR0eS52MS5SZWFkUGFuZVJlcXVlc3QaHi5zaWduYWx0dHkudjEuUmVhZFBhbmVSZXNwb25zZRJPCgpSZXN1bWVQYW5lEh8uc2lnbmFsdHR5LnYxLlJlc3VtZVBhbmVSZXF1ZXN0GiAuc2lnbmFsdHR5LnYxLlJlc3VtZVBhbmVSZXNwb25zZRJHCgZBdHRhY2gSGy5zaWduYWx0dHkudjEuQXR0YWNoUmVxdWVzdBocLnNpZ25hbHR0eS52MS5BdHRhY2hSZXNwb25zZSgBMAESSQoIV2FpdFBhbmUSHS5zaWduYWx0dHkudjEuV2FpdFBhbmVSZXF1ZXN0Gh4uc2lnbmFsdHR5LnYxLldhaXRQYW5lUmVzcG9uc2USTAoJRm9jdXNQYW5lEh4uc2lnbmFsdHR5LnYxLkZvY3VzUGFuZVJlcXVlc3QaHy5zaWduYWx0dHkudjEuRm9jdXNQYW5lUmVzcG9uc2USSQoITW92ZVBhbmUSHS5zaWduYWx0dHkudjEuTW92ZVBhbmVSZXF1ZXN0Gh4uc2lnbmFsdHR5LnYxLk1vdmVQYW5lUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_signaltty_v1_agent, file_signaltty_v1_lifecycle, file_signaltty_v1_tab]);
+  fileDesc("ChdzaWduYWx0dHkvdjEvcGFuZS5wcm90bxIMc2lnbmFsdHR5LnYxIp4FCgRQYW5lEgoKAmlkGAEgASgJEhQKDHdvcmtzcGFjZV9pZBgCIAEoCRIOCgZ0YWJfaWQYAyABKAkSDQoFdGl0bGUYBCABKAkSDAoEYXJndhgFIAMoCRILCgNjd2QYBiABKAkSDAoEY29scxgHIAEoDRIMCgRyb3dzGAggASgNEigKBnN0YXR1cxgJIAEoDjIYLnNpZ25hbHR0eS52MS5QYW5lU3RhdHVzEgsKA3BpZBgKIAEoDRIWCglleGl0X2NvZGUYCyABKAVIAIgBARIqCglsaWZlY3ljbGUYDCABKA4yFy5zaWduYWx0dHkudjEuTGlmZWN5Y2xlEioKCWF0dGVudGlvbhgNIAEoDjIXLnNpZ25hbHR0eS52MS5BdHRlbnRpb24SMwoPbGlmZWN5Y2xlX3NpbmNlGA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIYChBsYXN0X3J1bl9zZWNvbmRzGA8gASgBEhQKDGxhc3RfbWVzc2FnZRgQIAEoCRImCgVhZ2VudBgRIAEoCzIXLnNpZ25hbHR0eS52MS5BZ2VudEluZm8SMAoQcGVuZGluZ19kZWNpc2lvbhgSIAEoCzIWLnNpZ25hbHR0eS52MS5EZWNpc2lvbhIVCg1vdXRwdXRfb2Zmc2V0GBMgASgEEi4KCmNyZWF0ZWRfYXQYFCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjQKEGxhc3RfYWN0aXZpdHlfYXQYFSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi0KCWV4aXRlZF9hdBgWIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDAoKX2V4aXRfY29kZSL7AQoQU3Bhd25QYW5lUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDgoGdGFiX2lkGAIgASgJEgwKBGFyZ3YYAyADKAkSCwoDY3dkGAQgASgJEjQKA2VudhgFIAMoCzInLnNpZ25hbHR0eS52MS5TcGF3blBhbmVSZXF1ZXN0LkVudkVudHJ5EgwKBGNvbHMYBiABKA0SDAoEcm93cxgHIAEoDRINCgV0aXRsZRgIIAEoCRIZChFza2lwX2hvb2tfaW5zdGFsbBgJIAEoCBoqCghFbnZFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIlUKEVNwYXduUGFuZVJlc3BvbnNlEiAKBHBhbmUYASABKAsyEi5zaWduYWx0dHkudjEuUGFuZRIeCgN0YWIYAiABKAsyES5zaWduYWx0dHkudjEuVGFiIvYBChBTcGxpdFBhbmVSZXF1ZXN0Eg8KB3BhbmVfaWQYASABKAkSKgoJZGlyZWN0aW9uGAIgASgOMhcuc2lnbmFsdHR5LnYxLkRpcmVjdGlvbhIMCgRhcmd2GAMgAygJEgsKA2N3ZBgEIAEoCRI0CgNlbnYYBSADKAsyJy5zaWduYWx0dHkudjEuU3BsaXRQYW5lUmVxdWVzdC5FbnZFbnRyeRINCgV0aXRsZRgGIAEoCRIZChFza2lwX2hvb2tfaW5zdGFsbBgHIAEoCBoqCghFbnZFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIlUKEVNwbGl0UGFuZVJlc3BvbnNlEiAKBHBhbmUYASABKAsyEi5zaWduYWx0dHkudjEuUGFuZRIeCgN0YWIYAiABKAsyES5zaWduYWx0dHkudjEuVGFiIiEKDkdldFBhbmVSZXF1ZXN0Eg8KB3BhbmVfaWQYASABKAkiMwoPR2V0UGFuZVJlc3BvbnNlEiAKBHBhbmUYASABKAsyEi5zaWduYWx0dHkudjEuUGFuZSI4ChBMaXN0UGFuZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIOCgZ0YWJfaWQYAiABKAkiNgoRTGlzdFBhbmVzUmVzcG9uc2USIQoFcGFuZXMYASADKAsyEi5zaWduYWx0dHkudjEuUGFuZSJGChFXcml0ZUlucHV0UmVxdWVzdBIPCgdwYW5lX2lkGAEgASgJEgwKBGRhdGEYAiABKAwSEgoKdGltZW91dF9tcxgDIAEoDSIrChJXcml0ZUlucHV0UmVzcG9uc2USFQoNYnl0ZXNfd3JpdHRlbhgBIAEoBCJAChFSZXNpemVQYW5lUmVxdWVzdBIPCgdwYW5lX2lkGAEgASgJEgwKBGNvbHMYAiABKA0SDAoEcm93cxgDIAEoDSIwChJSZXNpemVQYW5lUmVzcG9uc2USDAoEY29scxgBIAEoDRIMCgRyb3dzGAIgASgNIkMKEVNpZ25hbFBhbmVSZXF1ZXN0Eg8KB3BhbmVfaWQYASABKAkSDgoGc2lnbmFsGAIgASgJEg0KBWdyb3VwGAMgASgIIhQKElNpZ25hbFBhbmVSZXNwb25zZSIjChBDbG9zZVBhbmVSZXF1ZXN0Eg8KB3BhbmVfaWQYASABKAkiJwoRQ2xvc2VQYW5lUmVzcG9uc2USEgoKdGFiX2Nsb3NlZBgBIAEoCCIzChFSZW5hbWVQYW5lUmVxdWVzdBIPCgdwYW5lX2lkGAEgASgJEg0KBXRpdGxlGAIgASgJIjYKElJlbmFtZVBhbmVSZXNwb25zZRIgCgRwYW5lGAEgASgLMhIuc2lnbmFsdHR5LnYxLlBhbmUiIgoPTWFya1NlZW5SZXF1ZXN0Eg8KB3BhbmVfaWQYASABKAkiNAoQTWFya1NlZW5SZXNwb25zZRIgCgRwYW5lGAEgASgLMhIuc2lnbmFsdHR5LnYxLlBhbmUiagoPUmVhZFBhbmVSZXF1ZXN0Eg8KB3BhbmVfaWQYASABKAkSJAoEbW9kZRgCIAEoDjIWLnNpZ25hbHR0eS52MS5SZWFkTW9kZRINCgVsaW5lcxgDIAEoDRIRCglrZWVwX2Fuc2kYBCABKAgiVAoQUmVhZFBhbmVSZXNwb25zZRINCgVsaW5lcxgBIAMoCRIVCg1vdXRwdXRfb2Zmc2V0GAIgASgEEgwKBGNvbHMYAyABKA0SDAoEcm93cxgEIAEoDSJMChFSZXN1bWVQYW5lUmVxdWVzdBIPCgdwYW5lX2lkGAEgASgJEiYKBG1vZGUYAiABKA4yGC5zaWduYWx0dHkudjEuUmVzdW1lTW9kZSI2ChJSZXN1bWVQYW5lUmVzcG9uc2USIAoEcGFuZRgBIAEoCzISLnNpZ25hbHR0eS52MS5QYW5lIs4CCg1BdHRhY2hSZXF1ZXN0EjIKBXN0YXJ0GAEgASgLMiEuc2lnbmFsdHR5LnYxLkF0dGFjaFJlcXVlc3QuU3RhcnRIABIyCgVpbnB1dBgCIAEoCzIhLnNpZ25hbHR0eS52MS5BdHRhY2hSZXF1ZXN0LklucHV0SAASNAoGcmVzaXplGAMgASgLMiIuc2lnbmFsdHR5LnYxLkF0dGFjaFJlcXVlc3QuUmVzaXplSAAaWgoFU3RhcnQSDwoHcGFuZV9pZBgBIAEoCRIMCgRjb2xzGAIgASgNEgwKBHJvd3MYAyABKA0SEQoJbWFya19zZWVuGAQgASgIEhEKCXJlYWRfb25seRgFIAEoCBoVCgVJbnB1dBIMCgRkYXRhGAEgASgMGiQKBlJlc2l6ZRIMCgRjb2xzGAEgASgNEgwKBHJvd3MYAiABKA1CBgoEa2luZCK9BAoOQXR0YWNoUmVzcG9uc2USOQoIc25hcHNob3QYASABKAsyJS5zaWduYWx0dHkudjEuQXR0YWNoUmVzcG9uc2UuU25hcHNob3RIABI1CgZvdXRwdXQYAiABKAsyIy5zaWduYWx0dHkudjEuQXR0YWNoUmVzcG9uc2UuT3V0cHV0SAASNwoHcmVzaXplZBgDIAEoCzIkLnNpZ25hbHR0eS52MS5BdHRhY2hSZXNwb25zZS5SZXNpemVkSAASNQoGZXhpdGVkGAQgASgLMiMuc2lnbmFsdHR5LnYxLkF0dGFjaFJlc3BvbnNlLkV4aXRlZEgAEjUKBnJlc3luYxgFIAEoCzIjLnNpZ25hbHR0eS52MS5BdHRhY2hSZXNwb25zZS5SZXN5bmNIABqEAQoIU25hcHNob3QSDgoGc2NyZWVuGAEgASgMEhUKDW91dHB1dF9vZmZzZXQYAiABKAQSDAoEY29scxgDIAEoDRIMCgRyb3dzGAQgASgNEhIKCmN1cnNvcl9yb3cYBSABKA0SEgoKY3Vyc29yX2NvbBgGIAEoDRINCgV0aXRsZRgHIAEoCRoqCgZPdXRwdXQSDAoEZGF0YRgBIAEoDBISCgplbmRfb2Zmc2V0GAIgASgEGiUKB1Jlc2l6ZWQSDAoEY29scxgBIAEoDRIMCgRyb3dzGAIgASgNGhYKBkV4aXRlZBIMCgRjb2RlGAEgASgFGhgKBlJlc3luYxIOCgZyZWFzb24YASABKAlCBgoEa2luZCKtAQoPV2FpdFBhbmVSZXF1ZXN0Eg8KB3BhbmVfaWQYASABKAkSMAoPdW50aWxfbGlmZWN5Y2xlGAIgAygOMhcuc2lnbmFsdHR5LnYxLkxpZmVjeWNsZRIwCg91bnRpbF9hdHRlbnRpb24YAyADKA4yFy5zaWduYWx0dHkudjEuQXR0ZW50aW9uEhEKCWFmdGVyX3NlcRgEIAEoBBISCgp0aW1lb3V0X21zGAUgASgNIkEKEFdhaXRQYW5lUmVzcG9uc2USIAoEcGFuZRgBIAEoCzISLnNpZ25hbHR0eS52MS5QYW5lEgsKA3NlcRgCIAEoBCI2ChBGb2N1c1BhbmVSZXF1ZXN0Eg8KB3BhbmVfaWQYASABKAkSEQoJbWFya19zZWVuGAIgASgIIlUKEUZvY3VzUGFuZVJlc3BvbnNlEiAKBHBhbmUYASABKAsyEi5zaWduYWx0dHkudjEuUGFuZRIeCgN0YWIYAiABKAsyES5zaWduYWx0dHkudjEuVGFiIrsBCg9Nb3ZlUGFuZVJlcXVlc3QSDwoHcGFuZV9pZBgBIAEoCRIQCgZ0YWJfaWQYAiABKAlIABIyCgduZXdfdGFiGAMgASgLMh8uc2lnbmFsdHR5LnYxLk5ld1RhYkRlc3RpbmF0aW9uSAASFgoOYmVzaWRlX3BhbmVfaWQYBCABKAkSKgoJZGlyZWN0aW9uGAUgASgOMhcuc2lnbmFsdHR5LnYxLkRpcmVjdGlvbkINCgtkZXN0aW5hdGlvbiIiChFOZXdUYWJEZXN0aW5hdGlvbhINCgV0aXRsZRgBIAEoCSJrChBNb3ZlUGFuZVJlc3BvbnNlEiAKBHBhbmUYASABKAsyEi5zaWduYWx0dHkudjEuUGFuZRIeCgN0YWIYAiABKAsyES5zaWduYWx0dHkudjEuVGFiEhUKDWNsb3NlZF90YWJfaWQYAyABKAkiJwoUSGliZXJuYXRlUGFuZVJlcXVlc3QSDwoHcGFuZV9pZBgBIAEoCSJNChVIaWJlcm5hdGVQYW5lUmVzcG9uc2USIAoEcGFuZRgBIAEoCzISLnNpZ25hbHR0eS52MS5QYW5lEhIKCnN0b3BwZWRfYnkYAiABKAkiIgoPV2FrZVBhbmVSZXF1ZXN0Eg8KB3BhbmVfaWQYASABKAkiNAoQV2FrZVBhbmVSZXNwb25zZRIgCgRwYW5lGAEgASgLMhIuc2lnbmFsdHR5LnYxLlBhbmUiKwoTR2V0UmVzb3VyY2VzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkibAoNUGFuZVJlc291cmNlcxIPCgdwYW5lX2lkGAEgASgJEhQKDHdvcmtzcGFjZV9pZBgCIAEoCRIRCglyc3NfYnl0ZXMYAyABKAQSDgoGY3B1X21zGAQgASgEEhEKCXByb2Nlc3NlcxgFIAEoDSJhChJXb3Jrc3BhY2VSZXNvdXJjZXMSFAoMd29ya3NwYWNlX2lkGAEgASgJEhEKCXJzc19ieXRlcxgCIAEoBBIOCgZjcHVfbXMYAyABKAQSEgoKbGl2ZV9wYW5lcxgEIAEoDSKpAQoUR2V0UmVzb3VyY2VzUmVzcG9uc2USKgoFcGFuZXMYASADKAsyGy5zaWduYWx0dHkudjEuUGFuZVJlc291cmNlcxI0Cgp3b3Jrc3BhY2VzGAIgAygLMiAuc2lnbmFsdHR5LnYxLldvcmtzcGFjZVJlc291cmNlcxIYChBzZXJ2ZXJfcnNzX2J5dGVzGAMgASgEEhUKDXNlcnZlcl9jcHVfbXMYBCABKAQqqAEKClBhbmVTdGF0dXMSGwoXUEFORV9TVEFUVVNfVU5TUEVDSUZJRUQQABIUChBQQU5FX1NUQVRVU19MSVZFEAESFgoSUEFORV9TVEFUVVNfRVhJVEVEEAISGAoUUEFORV9TVEFUVVNfUkVTVE9SRUQQAxIZChVQQU5FX1NUQVRVU19SRVNVTUFCTEUQBBIaChZQQU5FX1NUQVRVU19ISUJFUk5BVEVEEAUqVQoIUmVhZE1vZGUSGQoVUkVBRF9NT0RFX1VOU1BFQ0lGSUVEEAASFAoQUkVBRF9NT0RFX1NDUkVFThABEhgKFFJFQURfTU9ERV9TQ1JPTExCQUNLEAIqZgoKUmVzdW1lTW9kZRIbChdSRVNVTUVfTU9ERV9VTlNQRUNJRklFRBAAEh0KGVJFU1VNRV9NT0RFX0FHRU5UX1NFU1NJT04QARIcChhSRVNVTUVfTU9ERV9SRVNQQVdOX0FSR1YQAjLhCwoLUGFuZVNlcnZpY2USTAoJU3Bhd25QYW5lEh4uc2lnbmFsdHR5LnYxLlNwYXduUGFuZVJlcXVlc3QaHy5zaWduYWx0dHkudjEuU3Bhd25QYW5lUmVzcG9uc2USTAoJU3BsaXRQYW5lEh4uc2lnbmFsdHR5LnYxLlNwbGl0UGFuZVJlcXVlc3QaHy5zaWduYWx0dHkudjEuU3BsaXRQYW5lUmVzcG9uc2USRgoHR2V0UGFuZRIcLnNpZ25hbHR0eS52MS5HZXRQYW5lUmVxdWVzdBodLnNpZ25hbHR0eS52MS5HZXRQYW5lUmVzcG9uc2USTAoJTGlzdFBhbmVzEh4uc2lnbmFsdHR5LnYxLkxpc3RQYW5lc1JlcXVlc3QaHy5zaWduYWx0dHkudjEuTGlzdFBhbmVzUmVzcG9uc2USTwoKV3JpdGVJbnB1dBIfLnNpZ25hbHR0eS52MS5Xcml0ZUlucHV0UmVxdWVzdBogLnNpZ25hbHR0eS52MS5Xcml0ZUlucHV0UmVzcG9uc2USTwoKUmVzaXplUGFuZRIfLnNpZ25hbHR0eS52MS5SZXNpemVQYW5lUmVxdWVzdBogLnNpZ25hbHR0eS52MS5SZXNpemVQYW5lUmVzcG9uc2USTwoKU2lnbmFsUGFuZRIfLnNpZ25hbHR0eS52MS5TaWduYWxQYW5lUmVxdWVzdBogLnNpZ25hbHR0eS52MS5TaWduYWxQYW5lUmVzcG9uc2USTAoJQ2xvc2VQYW5lEh4uc2lnbmFsdHR5LnYxLkNsb3NlUGFuZVJlcXVlc3QaHy5zaWduYWx0dHkudjEuQ2xvc2VQYW5lUmVzcG9uc2USTwoKUmVuYW1lUGFuZRIfLnNpZ25hbHR0eS52MS5SZW5hbWVQYW5lUmVxdWVzdBogLnNpZ25hbHR0eS52MS5SZW5hbWVQYW5lUmVzcG9uc2USSQoITWFya1NlZW4SHS5zaWduYWx0dHkudjEuTWFya1NlZW5SZXF1ZXN0Gh4uc2lnbmFsdHR5LnYxLk1hcmtTZWVuUmVzcG9uc2USSQoIUmVhZFBhbmUSHS5zaWduYWx0dHkudjEuUmVhZFBhbmVSZXF1ZXN0Gh4uc2lnbmFsdHR5LnYxLlJlYWRQYW5lUmVzcG9uc2USTwoKUmVzdW1lUGFuZRIfLnNpZ25hbHR0eS52MS5SZXN1bWVQYW5lUmVxdWVzdBogLnNpZ25hbHR0eS52MS5SZXN1bWVQYW5lUmVzcG9uc2USRwoGQXR0YWNoEhsuc2lnbmFsdHR5LnYxLkF0dGFjaFJlcXVlc3QaHC5zaWduYWx0dHkudjEuQXR0YWNoUmVzcG9uc2UoATABEkkKCFdhaXRQYW5lEh0uc2lnbmFsdHR5LnYxLldhaXRQYW5lUmVxdWVzdBoeLnNpZ25hbHR0eS52MS5XYWl0UGFuZVJlc3BvbnNlEkwKCUZvY3VzUGFuZRIeLnNpZ25hbHR0eS52MS5Gb2N1c1BhbmVSZXF1ZXN0Gh8uc2lnbmFsdHR5LnYxLkZvY3VzUGFuZVJlc3BvbnNlEkkKCE1vdmVQYW5lEh0uc2lnbmFsdHR5LnYxLk1vdmVQYW5lUmVxdWVzdBoeLnNpZ25hbHR0eS52MS5Nb3ZlUGFuZVJlc3BvbnNlElgKDUhpYmVybmF0ZVBhbmUSIi5zaWduYWx0dHkudjEuSGliZXJuYXRlUGFuZVJlcXVlc3QaIy5zaWduYWx0dHkudjEuSGliZXJuYXRlUGFuZVJlc3BvbnNlEkkKCFdha2VQYW5lEh0uc2lnbmFsdHR5LnYxLldha2VQYW5lUmVxdWVzdBoeLnNpZ25hbHR0eS52MS5XYWtlUGFuZVJlc3BvbnNlElUKDEdldFJlc291cmNlcxIhLnNpZ25hbHR0eS52MS5HZXRSZXNvdXJjZXNSZXF1ZXN0GiIuc2lnbmFsdHR5LnYxLkdldFJlc291cmNlc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_signaltty_v1_agent, file_signaltty_v1_lifecycle, file_signaltty_v1_tab]);
 
 /**
  * Pane is one pseudo-terminal and the process running in it.
@@ -1537,6 +1537,251 @@ export const MovePaneResponseSchema: GenMessage<MovePaneResponse> = /*@__PURE__*
   messageDesc(file_signaltty_v1_pane, 33);
 
 /**
+ * HibernatePaneRequest hibernates one agent pane.
+ *
+ * @generated from message signaltty.v1.HibernatePaneRequest
+ */
+export type HibernatePaneRequest = Message<"signaltty.v1.HibernatePaneRequest"> & {
+  /**
+   * The pane's id; it must be a LIVE agent pane whose turn has ended.
+   *
+   * @generated from field: string pane_id = 1;
+   */
+  paneId: string;
+};
+
+/**
+ * Describes the message signaltty.v1.HibernatePaneRequest.
+ * Use `create(HibernatePaneRequestSchema)` to create a new message.
+ */
+export const HibernatePaneRequestSchema: GenMessage<HibernatePaneRequest> = /*@__PURE__*/
+  messageDesc(file_signaltty_v1_pane, 34);
+
+/**
+ * HibernatePaneResponse returns the pane, HIBERNATED, once its process has ended.
+ *
+ * @generated from message signaltty.v1.HibernatePaneResponse
+ */
+export type HibernatePaneResponse = Message<"signaltty.v1.HibernatePaneResponse"> & {
+  /**
+   * The pane after the change.
+   *
+   * @generated from field: signaltty.v1.Pane pane = 1;
+   */
+  pane?: Pane | undefined;
+
+  /**
+   * How the process ended: "exit-command" (the agent's own exit path), "sigterm" or "sigkill".
+   *
+   * @generated from field: string stopped_by = 2;
+   */
+  stoppedBy: string;
+};
+
+/**
+ * Describes the message signaltty.v1.HibernatePaneResponse.
+ * Use `create(HibernatePaneResponseSchema)` to create a new message.
+ */
+export const HibernatePaneResponseSchema: GenMessage<HibernatePaneResponse> = /*@__PURE__*/
+  messageDesc(file_signaltty_v1_pane, 35);
+
+/**
+ * WakePaneRequest wakes a hibernated pane.
+ *
+ * @generated from message signaltty.v1.WakePaneRequest
+ */
+export type WakePaneRequest = Message<"signaltty.v1.WakePaneRequest"> & {
+  /**
+   * The pane's id; it must be HIBERNATED.
+   *
+   * @generated from field: string pane_id = 1;
+   */
+  paneId: string;
+};
+
+/**
+ * Describes the message signaltty.v1.WakePaneRequest.
+ * Use `create(WakePaneRequestSchema)` to create a new message.
+ */
+export const WakePaneRequestSchema: GenMessage<WakePaneRequest> = /*@__PURE__*/
+  messageDesc(file_signaltty_v1_pane, 36);
+
+/**
+ * WakePaneResponse returns the pane, LIVE again.
+ *
+ * @generated from message signaltty.v1.WakePaneResponse
+ */
+export type WakePaneResponse = Message<"signaltty.v1.WakePaneResponse"> & {
+  /**
+   * The pane after the change.
+   *
+   * @generated from field: signaltty.v1.Pane pane = 1;
+   */
+  pane?: Pane | undefined;
+};
+
+/**
+ * Describes the message signaltty.v1.WakePaneResponse.
+ * Use `create(WakePaneResponseSchema)` to create a new message.
+ */
+export const WakePaneResponseSchema: GenMessage<WakePaneResponse> = /*@__PURE__*/
+  messageDesc(file_signaltty_v1_pane, 37);
+
+/**
+ * GetResourcesRequest asks for resource figures.
+ *
+ * @generated from message signaltty.v1.GetResourcesRequest
+ */
+export type GetResourcesRequest = Message<"signaltty.v1.GetResourcesRequest"> & {
+  /**
+   * Only this workspace's panes; empty: every workspace.
+   *
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+};
+
+/**
+ * Describes the message signaltty.v1.GetResourcesRequest.
+ * Use `create(GetResourcesRequestSchema)` to create a new message.
+ */
+export const GetResourcesRequestSchema: GenMessage<GetResourcesRequest> = /*@__PURE__*/
+  messageDesc(file_signaltty_v1_pane, 38);
+
+/**
+ * PaneResources is what one pane's process tree uses.
+ *
+ * @generated from message signaltty.v1.PaneResources
+ */
+export type PaneResources = Message<"signaltty.v1.PaneResources"> & {
+  /**
+   * The pane's id.
+   *
+   * @generated from field: string pane_id = 1;
+   */
+  paneId: string;
+
+  /**
+   * Its workspace.
+   *
+   * @generated from field: string workspace_id = 2;
+   */
+  workspaceId: string;
+
+  /**
+   * Resident memory of the pane's child and all its descendants, in bytes (0 without a process).
+   *
+   * @generated from field: uint64 rss_bytes = 3;
+   */
+  rssBytes: bigint;
+
+  /**
+   * CPU time (user + system) they have used, in milliseconds, since each started.
+   *
+   * @generated from field: uint64 cpu_ms = 4;
+   */
+  cpuMs: bigint;
+
+  /**
+   * How many processes the tree holds.
+   *
+   * @generated from field: uint32 processes = 5;
+   */
+  processes: number;
+};
+
+/**
+ * Describes the message signaltty.v1.PaneResources.
+ * Use `create(PaneResourcesSchema)` to create a new message.
+ */
+export const PaneResourcesSchema: GenMessage<PaneResources> = /*@__PURE__*/
+  messageDesc(file_signaltty_v1_pane, 39);
+
+/**
+ * WorkspaceResources sums a workspace's panes.
+ *
+ * @generated from message signaltty.v1.WorkspaceResources
+ */
+export type WorkspaceResources = Message<"signaltty.v1.WorkspaceResources"> & {
+  /**
+   * The workspace's id.
+   *
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * Sum of its panes' `rss_bytes`.
+   *
+   * @generated from field: uint64 rss_bytes = 2;
+   */
+  rssBytes: bigint;
+
+  /**
+   * Sum of its panes' `cpu_ms`.
+   *
+   * @generated from field: uint64 cpu_ms = 3;
+   */
+  cpuMs: bigint;
+
+  /**
+   * How many of its panes have a process.
+   *
+   * @generated from field: uint32 live_panes = 4;
+   */
+  livePanes: number;
+};
+
+/**
+ * Describes the message signaltty.v1.WorkspaceResources.
+ * Use `create(WorkspaceResourcesSchema)` to create a new message.
+ */
+export const WorkspaceResourcesSchema: GenMessage<WorkspaceResources> = /*@__PURE__*/
+  messageDesc(file_signaltty_v1_pane, 40);
+
+/**
+ * GetResourcesResponse carries the figures, read when asked.
+ *
+ * @generated from message signaltty.v1.GetResourcesResponse
+ */
+export type GetResourcesResponse = Message<"signaltty.v1.GetResourcesResponse"> & {
+  /**
+   * One per pane, in workspace, tab, layout order.
+   *
+   * @generated from field: repeated signaltty.v1.PaneResources panes = 1;
+   */
+  panes: PaneResources[];
+
+  /**
+   * One per workspace.
+   *
+   * @generated from field: repeated signaltty.v1.WorkspaceResources workspaces = 2;
+   */
+  workspaces: WorkspaceResources[];
+
+  /**
+   * The server process's own resident memory, in bytes.
+   *
+   * @generated from field: uint64 server_rss_bytes = 3;
+   */
+  serverRssBytes: bigint;
+
+  /**
+   * The server process's own CPU time, in milliseconds.
+   *
+   * @generated from field: uint64 server_cpu_ms = 4;
+   */
+  serverCpuMs: bigint;
+};
+
+/**
+ * Describes the message signaltty.v1.GetResourcesResponse.
+ * Use `create(GetResourcesResponseSchema)` to create a new message.
+ */
+export const GetResourcesResponseSchema: GenMessage<GetResourcesResponse> = /*@__PURE__*/
+  messageDesc(file_signaltty_v1_pane, 41);
+
+/**
  * PaneStatus says whether a pane has a running process.
  *
  * @generated from enum signaltty.v1.PaneStatus
@@ -1577,6 +1822,15 @@ export enum PaneStatus {
    * @generated from enum value: PANE_STATUS_RESUMABLE = 4;
    */
   RESUMABLE = 4,
+
+  /**
+   * An idle agent whose process was stopped (HibernatePane, or the workspace's
+   * `hibernate_after_minutes`); screen and scrollback kept. Typing into it, WriteInput or
+   * WakePane start its agent session again.
+   *
+   * @generated from enum value: PANE_STATUS_HIBERNATED = 5;
+   */
+  HIBERNATED = 5,
 }
 
 /**
@@ -1868,6 +2122,43 @@ export const PaneService: GenService<{
     methodKind: "unary";
     input: typeof MovePaneRequestSchema;
     output: typeof MovePaneResponseSchema;
+  },
+  /**
+   * HibernatePane stops an idle agent's process tree to free its memory and CPU, keeping the
+   * pane, its screen and scrollback: the agent's own exit path first, then SIGTERM, then SIGKILL.
+   * The pane is HIBERNATED until woken (WakePane, typing into it, WriteInput). Only an agent pane
+   * whose turn has ended (idle, done or unknown; no pending decision) and whose session id is
+   * known: otherwise FAILED_PRECONDITION (NOT_HIBERNATABLE, the message says why).
+   *
+   * @generated from rpc signaltty.v1.PaneService.HibernatePane
+   */
+  hibernatePane: {
+    methodKind: "unary";
+    input: typeof HibernatePaneRequestSchema;
+    output: typeof HibernatePaneResponseSchema;
+  },
+  /**
+   * WakePane starts a hibernated pane's agent again with its official resume command and session
+   * id, in the same pane, size, cwd and config-dir environment. A pane that is not hibernated is
+   * FAILED_PRECONDITION (NOT_HIBERNATED).
+   *
+   * @generated from rpc signaltty.v1.PaneService.WakePane
+   */
+  wakePane: {
+    methodKind: "unary";
+    input: typeof WakePaneRequestSchema;
+    output: typeof WakePaneResponseSchema;
+  },
+  /**
+   * GetResources reads the resident memory and CPU time of each pane's process tree (from
+   * /proc) and their sums per workspace, on demand: nothing is sampled while nobody asks.
+   *
+   * @generated from rpc signaltty.v1.PaneService.GetResources
+   */
+  getResources: {
+    methodKind: "unary";
+    input: typeof GetResourcesRequestSchema;
+    output: typeof GetResourcesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_signaltty_v1_pane, 0);
