@@ -12,7 +12,7 @@ mod server_process;
 
 use std::path::{Path, PathBuf};
 
-use server_process::{RealServer, Root, next, runs, wait_file_contains};
+use server_process::{RealServer, Root, runs, wait_file_contains};
 use signaltty_proto::v1 as pb;
 
 /// Test timings: a "minute" of `hibernate_after_minutes` and each stop step's grace.
@@ -301,7 +301,7 @@ async fn typing_or_write_input_wakes_a_hibernated_agent_and_reaches_it() {
     let pane = idle_agent(&srv, &root, &ws.id, kind, "sess-typing-1").await;
 
     // Typing through an attached client.
-    let (tx, mut stream, _) = attach_rw(&srv, &pane.id).await;
+    let (tx, mut stream, _) = srv.attach_sized(&pane.id, (101, 31), false).await;
     hibernate(&srv, &pane.id).await.unwrap();
     // Key by key, as a person types: the first wakes it, all arrive in order.
     for key in b"typed-while-asleep\n" {
@@ -331,38 +331,6 @@ fn input(data: &[u8]) -> pb::AttachRequest {
             data: data.to_vec(),
         })),
     }
-}
-
-async fn attach_rw(
-    srv: &RealServer,
-    id: &str,
-) -> (
-    tokio::sync::mpsc::Sender<pb::AttachRequest>,
-    tonic::Streaming<pb::AttachResponse>,
-    pb::attach_response::Snapshot,
-) {
-    let (tx, rx) = tokio::sync::mpsc::channel(16);
-    tx.send(pb::AttachRequest {
-        kind: Some(pb::attach_request::Kind::Start(pb::attach_request::Start {
-            pane_id: id.into(),
-            cols: 101,
-            rows: 31,
-            mark_seen: false,
-            read_only: false,
-        })),
-    })
-    .await
-    .unwrap();
-    let mut stream = srv
-        .panes()
-        .attach(tokio_stream::wrappers::ReceiverStream::new(rx))
-        .await
-        .unwrap()
-        .into_inner();
-    let Some(pb::attach_response::Kind::Snapshot(snap)) = next(&mut stream).await.kind else {
-        panic!("first attach message must be a Snapshot")
-    };
-    (tx, stream, snap)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -231,10 +231,25 @@ impl RealServer {
             .join("\n")
     }
 
-    /// Attaches read-only; returns the stream and the first Snapshot.
+    /// Attaches read-only at 80×24; returns the stream and the first Snapshot.
     pub async fn attach(
         &self,
         id: &str,
+    ) -> (
+        tokio::sync::mpsc::Sender<pb::AttachRequest>,
+        tonic::Streaming<pb::AttachResponse>,
+        pb::attach_response::Snapshot,
+    ) {
+        self.attach_sized(id, (80, 24), true).await
+    }
+
+    /// Attaches at `size` (cols, rows), read-only or typing; returns the stream and the first
+    /// Snapshot.
+    pub async fn attach_sized(
+        &self,
+        id: &str,
+        (cols, rows): (u32, u32),
+        read_only: bool,
     ) -> (
         tokio::sync::mpsc::Sender<pb::AttachRequest>,
         tonic::Streaming<pb::AttachResponse>,
@@ -244,10 +259,10 @@ impl RealServer {
         tx.send(pb::AttachRequest {
             kind: Some(pb::attach_request::Kind::Start(pb::attach_request::Start {
                 pane_id: id.into(),
-                cols: 80,
-                rows: 24,
+                cols,
+                rows,
                 mark_seen: false,
-                read_only: true,
+                read_only,
             })),
         })
         .await
