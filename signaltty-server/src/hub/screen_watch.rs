@@ -20,6 +20,14 @@ use super::decisions::WaitEnd;
 /// How often the screen is read.
 const LOOK_EVERY: Duration = Duration::from_millis(250);
 
+/// How often the screen is read for Claude's permission dialog until it has shown: a quick
+/// "1" can take the dialog away within a fraction of [`LOOK_EVERY`], and a dialog never seen
+/// cannot be known as answered. Only the screen's output offset is read when nothing changed.
+const DIALOG_LOOK_EVERY: Duration = Duration::from_millis(10);
+
+/// How long the dialog is looked for that often; later it is looked for every [`LOOK_EVERY`].
+const DIALOG_LOOK_FAST_FOR: Duration = Duration::from_secs(10);
+
 /// How long after the start a pane is watched when no dialog shows.
 const WATCH_FOR: Duration = Duration::from_secs(120);
 
@@ -143,8 +151,11 @@ impl Hub {
     async fn dialog_task(self, pane: PaneId, kind: AgentKind, decision: DecisionId) {
         let mut seen = false;
         let mut gone_looks = 0;
+        let fast_until = Instant::now() + DIALOG_LOOK_FAST_FOR;
+        let mut last_offset = None;
         loop {
-            tokio::time::sleep(LOOK_EVERY).await;
+            let fast = !seen && Instant::now() < fast_until;
+            tokio::time::sleep(if fast { DIALOG_LOOK_EVERY } else { LOOK_EVERY }).await;
             let current = self.store().read(|s| {
                 s.pane(&pane)
                     .ok()
@@ -161,6 +172,11 @@ impl Hub {
             if !current {
                 return;
             }
+            let offset = handle.with_screen(|_, offset| offset);
+            if fast && last_offset == Some(offset) {
+                continue;
+            }
+            last_offset = Some(offset);
             let showing = handle.with_screen(|screen, _| {
                 screen_signs::permission_dialog(kind, &screen.contents(false))
             });
