@@ -12,6 +12,7 @@ pub mod attached;
 mod burst;
 mod handoff;
 mod input;
+mod lazy_watch;
 pub mod notify_limit;
 mod output;
 pub mod paint;

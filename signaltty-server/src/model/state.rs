@@ -123,7 +123,9 @@ type Outcome<T> = Result<(T, Vec<Event>), StateError>;
 pub struct State {
     workspaces: Vec<Workspace>,
     tabs: HashMap<TabId, Tab>,
-    panes: HashMap<PaneId, Pane>,
+    /// Boxed: a map stores its values in a bucket array kept up to ~2× the entries, and a
+    /// `Pane` is ~550 bytes, so inline every pane cost ~1 KiB of buckets.
+    panes: HashMap<PaneId, Box<Pane>>,
     /// The newest notifications (bounded); see `state/awareness.rs`.
     #[serde(default)]
     notifications: Notifications,
@@ -166,6 +168,7 @@ impl State {
     pub fn pane(&self, id: &PaneId) -> Result<&Pane, StateError> {
         self.panes
             .get(id)
+            .map(|p| &**p)
             .ok_or_else(|| StateError::NoSuchPane(id.clone()))
     }
 
@@ -182,7 +185,7 @@ impl State {
     pub fn panes_of_tab(&self, tab: &Tab) -> Vec<&Pane> {
         tab.panes()
             .iter()
-            .filter_map(|p| self.panes.get(p))
+            .filter_map(|p| self.panes.get(p).map(|p| &**p))
             .collect()
     }
 
@@ -226,6 +229,7 @@ impl State {
     pub fn pane_mut(&mut self, id: &PaneId) -> Result<&mut Pane, StateError> {
         self.panes
             .get_mut(id)
+            .map(|p| &mut **p)
             .ok_or_else(|| StateError::NoSuchPane(id.clone()))
     }
 
@@ -413,7 +417,7 @@ impl State {
         for pane_id in tab.panes() {
             if let Some(pane) = self.panes.remove(&pane_id) {
                 events.extend(closed_pane_events(&pane));
-                removed.push(pane);
+                removed.push(*pane);
             }
         }
         events.push(Event::TabClosed {
@@ -571,7 +575,7 @@ impl State {
             (None, _) | (Some(_), None) => layout = Some(Layout::single(pane.id.clone())),
         }
         pane.tab_id = tab_id.clone();
-        self.panes.insert(pane.id.clone(), pane.clone());
+        self.panes.insert(pane.id.clone(), Box::new(pane.clone()));
         events.push(Event::PaneCreated(Box::new(pane.clone())));
         let (tab, tab_events) = self.update_tab(&tab_id, |t| {
             t.layout = layout;

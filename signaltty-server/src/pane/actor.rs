@@ -20,6 +20,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use bytes::Bytes;
 use tokio::sync::{Notify, broadcast, watch};
 
+use super::lazy_watch::LazyWatch;
+
 use super::notify_limit::NotifyLimit;
 use super::paint::{GrantId, Grants};
 use super::pty::{Pty, PtyEvent, PtyEvents};
@@ -90,10 +92,10 @@ struct Shared {
     id: PaneId,
     pty: Pty,
     model: Mutex<Model>,
-    size: watch::Sender<Size>,
-    exit: watch::Sender<Option<i32>>,
+    size: LazyWatch<Size>,
+    exit: LazyWatch<Option<i32>>,
     /// Set when the pane is closed: attached clients are detached.
-    closed: watch::Sender<bool>,
+    closed: LazyWatch<bool>,
     /// Milliseconds since the epoch of the last output (0 = none yet).
     last_activity_ms: AtomicU64,
     /// See [`StartOptions::activity`].
@@ -168,9 +170,6 @@ impl PaneHandle {
         // its terminal is not this one's to answer.
         screen.feed(&options.prelude);
         let _ = screen.take_replies();
-        let (size_tx, _) = watch::channel(size);
-        let (exit_tx, _) = watch::channel(None);
-        let (closed, _) = watch::channel(false);
         let shared = Arc::new(Shared {
             id,
             pty,
@@ -184,9 +183,9 @@ impl PaneHandle {
                 fanout: None,
                 paints: Grants::default(),
             }),
-            size: size_tx,
-            exit: exit_tx,
-            closed,
+            size: LazyWatch::new(size),
+            exit: LazyWatch::new(None),
+            closed: LazyWatch::new(false),
             last_activity_ms: AtomicU64::new(0),
             activity: options.activity,
             answering: Arc::new(AtomicBool::new(false)),
@@ -307,12 +306,12 @@ impl PaneHandle {
 
     /// Marks the pane closed: attached clients are detached.
     pub fn mark_closed(&self) {
-        self.shared.closed.send_replace(true);
+        self.shared.closed.set(true);
     }
 
     /// The exit code once the child exited.
     pub fn exit_code(&self) -> Option<i32> {
-        *self.shared.exit.borrow()
+        self.shared.exit.get()
     }
 
     /// Registers an attached client; `size` is `None` for read-only clients. Returns the id and
@@ -368,13 +367,13 @@ impl PaneHandle {
     }
 
     fn apply_size(&self, model: &mut Model, size: Size) -> Option<Size> {
-        if *self.shared.size.borrow() == size {
+        if self.shared.size.get() == size {
             return None;
         }
         model.screen.resize(size.cols, size.rows);
         // An exited child has no terminal to resize; the screen still follows.
         let _ = self.shared.pty.resize(size.cols, size.rows);
-        self.shared.size.send_replace(size);
+        self.shared.size.set(size);
         Some(size)
     }
 }
@@ -407,7 +406,7 @@ fn on_event(shared: &Shared, report: &Reporter, event: PtyEvent) {
         PtyEvent::Output { bytes } => on_output(shared, report, &bytes),
         PtyEvent::Exited { status } => {
             let code = status.code();
-            shared.exit.send_replace(Some(code));
+            shared.exit.set(Some(code));
             report(&shared.id, Report::Exited { code });
         }
     }

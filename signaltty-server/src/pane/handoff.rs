@@ -57,8 +57,13 @@ struct Handoff {
 
 struct Served {
     handler: Handler,
-    rx: Mutex<mpsc::Receiver<PtyEvent>>,
+    rx: Mutex<mpsc::Receiver<Queued>>,
 }
+
+/// An event in the channel. Boxed because tokio allocates a channel's first block of 32 slots
+/// when it is created: with the event inline that was 1 KiB in every pane, idle ones included,
+/// for a queue that only bursts use (small events go inline, see the module docs).
+type Queued = Box<PtyEvent>;
 
 /// Creates the reader's sender and the consumer's receiver, holding up to `capacity` events.
 pub(super) fn channel(capacity: usize) -> (EventSender, PtyEvents) {
@@ -79,7 +84,7 @@ pub(super) struct ConsumerGone;
 
 /// The reader's end.
 pub(super) struct EventSender {
-    tx: mpsc::Sender<PtyEvent>,
+    tx: mpsc::Sender<Queued>,
     handoff: Arc<Handoff>,
 }
 
@@ -91,7 +96,7 @@ impl EventSender {
             return Ok(());
         };
         self.handoff.queued.fetch_add(1, Ordering::AcqRel);
-        if self.tx.send(event).await.is_err() {
+        if self.tx.send(Box::new(event)).await.is_err() {
             self.handoff.queued.fetch_sub(1, Ordering::AcqRel);
             return Err(ConsumerGone);
         }
@@ -105,7 +110,7 @@ impl EventSender {
             return Ok(());
         };
         self.handoff.queued.fetch_add(1, Ordering::AcqRel);
-        if self.tx.blocking_send(event).is_err() {
+        if self.tx.blocking_send(Box::new(event)).is_err() {
             self.handoff.queued.fetch_sub(1, Ordering::AcqRel);
             return Err(ConsumerGone);
         }
@@ -171,7 +176,7 @@ fn drain(handoff: &Handoff) {
     let mut rx = served.rx.lock().unwrap_or_else(PoisonError::into_inner);
     loop {
         while let Ok(event) = rx.try_recv() {
-            handle(handoff, served, event);
+            handle(handoff, served, *event);
             handoff.queued.fetch_sub(1, Ordering::Release);
         }
         handoff.draining.store(false, Ordering::SeqCst);
@@ -187,7 +192,7 @@ fn drain(handoff: &Handoff) {
 /// `output` module). Either [`PtyEvents::recv`] them one by one, or [`PtyEvents::serve`] a
 /// handler.
 pub struct PtyEvents {
-    rx: mpsc::Receiver<PtyEvent>,
+    rx: mpsc::Receiver<Queued>,
     handoff: Arc<Handoff>,
 }
 
@@ -202,7 +207,7 @@ impl PtyEvents {
     pub async fn recv(&mut self) -> Option<PtyEvent> {
         let event = self.rx.recv().await?;
         self.handoff.queued.fetch_sub(1, Ordering::AcqRel);
-        Some(event)
+        Some(*event)
     }
 
     /// Has `handler` called for every event from now on, in order, from the reader's task or a

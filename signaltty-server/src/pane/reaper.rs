@@ -15,7 +15,7 @@ use nix::errno::Errno;
 use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid, waitpid};
 use nix::unistd::Pid;
 use tokio::io::Interest;
-use tokio::sync::watch;
+use tokio::sync::Notify;
 
 use super::sys;
 
@@ -67,8 +67,9 @@ pub(super) struct ExitState {
     pid: Pid,
     /// The reap lock: `Some` once reaped.
     status: Mutex<Option<ExitStatus>>,
-    /// Wakes async waiters; always holds the same value as `status` once it is set.
-    notify: watch::Sender<Option<ExitStatus>>,
+    /// Wakes async waiters once `status` is set. A `Notify` lives inline: a watch channel
+    /// allocated ~350 bytes in every pane for the few that are ever waited on.
+    reaped: Notify,
 }
 
 impl ExitState {
@@ -76,7 +77,7 @@ impl ExitState {
         Self {
             pid,
             status: Mutex::new(None),
-            notify: watch::Sender::new(None),
+            reaped: Notify::new(),
         }
     }
 
@@ -103,15 +104,15 @@ impl ExitState {
 
     /// Waits (asynchronously) until the child has been reaped.
     pub(super) async fn wait(&self) -> ExitStatus {
-        let mut rx = self.notify.subscribe();
         loop {
-            if let Some(status) = *rx.borrow_and_update() {
+            let reaped = self.reaped.notified();
+            tokio::pin!(reaped);
+            // Registered before the status is read, so a reap in between still wakes it.
+            reaped.as_mut().enable();
+            if let Some(status) = self.status() {
                 return status;
             }
-            if rx.changed().await.is_err() {
-                // Unreachable: `self` owns the sender.
-                std::future::pending::<()>().await;
-            }
+            reaped.await;
         }
     }
 
@@ -150,7 +151,8 @@ impl ExitState {
         };
         *guard = Some(status);
         crate::orphans::forget_pane_child(self.pid.as_raw() as u32);
-        self.notify.send_replace(Some(status));
+        drop(guard);
+        self.reaped.notify_waiters();
         status
     }
 }

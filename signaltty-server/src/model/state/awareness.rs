@@ -135,7 +135,7 @@ impl State {
                     now,
                 ));
                 if visible(pane) != before {
-                    events.push(Event::PaneUpdated(Box::new(pane.clone())));
+                    events.push(Event::PaneUpdated(pane.clone()));
                 }
             }
             None => {
@@ -329,7 +329,7 @@ impl State {
             events.extend(agent_left(pane, kind, argv0.as_deref(), now));
         }
         if visible(pane) != before {
-            events.push(Event::PaneUpdated(Box::new(pane.clone())));
+            events.push(Event::PaneUpdated(pane.clone()));
         }
         Ok((applied, events))
     }
