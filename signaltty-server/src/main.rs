@@ -9,6 +9,7 @@ use tracing_subscriber::layer::{Layer, SubscriberExt};
 use tracing_subscriber::util::SubscriberInitExt;
 
 fn main() -> std::process::ExitCode {
+    signaltty_server::memory::use_one_arena();
     let args = match args::parse(std::env::args_os().skip(1)) {
         Ok(Invocation::Run(args)) => args,
         Ok(Invocation::Print(text)) => {

@@ -18,3 +18,18 @@ pub fn release_free_heap() {
         libc::malloc_trim(0);
     }
 }
+
+/// Keeps glibc to one malloc arena for the whole process. By default every thread that
+/// allocates gets an arena of its own (up to 8 per core), and the server's threads — the async
+/// worker and the blocking pool that spawns panes, parses floods and reads git — each kept
+/// a partly used heap: ~1.4 KiB more resident memory per idle pane (measured at 300 panes: 9.8
+/// against 11.2 KiB a pane). Contention is not a concern here: one async worker does nearly
+/// all the allocating, and each thread's tcache serves small blocks without the arena's lock.
+/// Call once, first thing in `main`, before any thread starts.
+pub fn use_one_arena() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt(3) sets a glibc tunable; it takes and returns plain integers.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
+}
