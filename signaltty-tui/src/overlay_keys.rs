@@ -77,7 +77,12 @@ pub fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) 
             }
         },
         Overlay::Spawn(mut form) => {
-            crate::spawn::on_key(app, &mut form, key, fx).then_some(Overlay::Spawn(form))
+            if crate::spawn::on_key(app, &mut form, key, fx) {
+                Some(Overlay::Spawn(form))
+            } else {
+                // A race started from it opened the race view.
+                app.overlay.take()
+            }
         }
         Overlay::Diff(mut view) => {
             if crate::diff::on_key(app, &mut view, key, fx) {

@@ -40,9 +40,9 @@ while IFS= read -r line; do
 done
 "#;
 
-#[test]
-fn a_race_of_three_started_and_followed_in_the_tui() {
-    let world = World::with_keys("tmux");
+/// A repository `proj` with one commit, the fake agent on a PATH of its own, and the control
+/// directory it logs to.
+fn setup(world: &World) -> (std::path::PathBuf, std::path::PathBuf, String) {
     let proj = std::fs::canonicalize(world.path("proj")).unwrap();
     git(&proj, &["init", "-q", "-b", "main"]);
     std::fs::write(proj.join("README.md"), "hello\n").unwrap();
@@ -59,14 +59,125 @@ fn a_race_of_three_started_and_followed_in_the_tui() {
     std::fs::write(&agent, script).unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::write(ctrl.join("ask-2"), "").unwrap();
-
     // The server the TUI starts inherits this PATH, and so do its panes.
+    // Keeping commits in the base checkout: git needs an identity there.
     let tui = format!(
-        "env PATH={}:/usr/bin:/bin {}",
+        "env PATH={}:/usr/bin:/bin GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com \
+         GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com {}",
         fake.display(),
         bin("signaltty-tui").display()
     );
+    (proj, ctrl, tui)
+}
+
+#[test]
+fn a_race_compared_reviewed_and_kept_in_the_tui() {
+    let world = World::with_keys("tmux");
+    let (proj, ctrl, tui) = setup(&world);
+    world.start(200, 50, &proj, &tui);
+    world.wait("the TUI", |s| s.contains("proj") && s.contains("help"));
+    world.keys(&["C-b", ":"]);
+    world.literal("race-start claude -n 2 -- write hello");
+    world.keys(&["Enter"]);
+    world.wait("both turns ended", |s| {
+        s.contains("Race race_") && s.matches("turn_ended").count() == 2
+    });
+    world.cli(&["race", "wait", "--timeout", "60"]);
+
+    // Entry 1's diff against the base: its new file, then entry 2's with one key.
+    world.keys(&["d"]);
+    world.wait("entry 1's diff", |s| {
+        s.contains("entry 1 (1/2) claude")
+            && s.contains("hello-1.txt")
+            && s.contains("+hello from 1")
+    });
+    world.keys(&["n"]);
+    world.wait("entry 2's diff", |s| {
+        s.contains("entry 2 (2/2) claude")
+            && s.contains("hello-2.txt")
+            && s.contains("+hello from 2")
+    });
+    // The matrix: each entry touched its own file.
+    world.keys(&["m"]);
+    let matrix = world.wait("the matrix", |s| {
+        s.contains("FILE") && s.contains("hello-2.txt")
+    });
+    let row = matrix.lines().find(|l| l.contains("hello-1.txt")).unwrap();
+    assert!(row.contains("+1/-0") && row.contains("·"), "{matrix}");
+    world.keys(&["m", "p"]);
+    world.wait("entry 1 again", |s| s.contains("entry 1 (1/2) claude"));
+
+    // A comment on the added line (cursor: @@ row, then the line), sent to entry 1's agent.
+    world.keys(&["J", "c"]);
+    world.wait("the comment box", |s| {
+        s.contains("comment on hello-1.txt:1")
+    });
+    world.literal("say hi louder");
+    world.keys(&["Enter"]);
+    world.wait("one comment pending", |s| s.contains("· 1 comment"));
+    world.keys(&["l"]);
+    world.wait("the comment listed", |s| {
+        s.contains("hello-1.txt:1: say hi louder")
+    });
+    world.keys(&["s"]);
+    world.wait("sent", |s| s.contains("comment(s) sent to entry 1"));
+    let log = ctrl.join("log-1");
+    let second = |_: &str| {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .count()
+            >= 2
+    };
+    world
+        .wait_within(std::time::Duration::from_secs(60), second)
+        .expect("the review typed into entry 1's agent");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let review = text.lines().nth(1).unwrap();
+    assert!(review.contains("hello-1.txt:1: say hi louder"), "{review}");
+    world.cli(&["race", "wait", "--timeout", "60"]);
+
+    // Keep entry 1 by squash, the other branch deleted, after the explicit confirmation; at
+    // 80×24.
+    assert!(
+        world
+            .tmux(&["resize-window", "-t", "t", "-x", "80", "-y", "24"])
+            .status
+            .success()
+    );
+    world.keys(&["q"]);
+    world.wait("the race view", |s| s.contains("Race race_"));
+    world.keys(&["K", "s", "b", "Enter"]);
+    world.wait("the confirmation", |s| {
+        s.contains("Keep entry 1 into main by squash?")
+    });
+    world.keys(&["y"]);
+    world.wait("kept", |s| s.contains("kept entry 1: main now at"));
+    let out = std::process::Command::new("git")
+        .args(["show", "--stat", "--format=%s", "HEAD"])
+        .current_dir(&proj)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("hello-1.txt"), "{shown}");
+    let branches = std::process::Command::new("git")
+        .args(["branch", "--list", "race/*"])
+        .current_dir(&proj)
+        .output()
+        .unwrap();
+    let branches = String::from_utf8_lossy(&branches.stdout);
+    assert!(
+        !branches.contains("-2-"),
+        "entry 2's branch deleted: {branches}"
+    );
+}
+
+#[test]
+fn a_race_of_three_started_and_followed_in_the_tui() {
+    let world = World::with_keys("tmux");
+    let (proj, ctrl, tui) = setup(&world);
+    std::fs::write(ctrl.join("ask-2"), "").unwrap();
+
     world.start(200, 50, &proj, &tui);
     world.wait("the TUI", |s| s.contains("proj") && s.contains("help"));
 
