@@ -6,6 +6,9 @@
 //! gets the task exactly once, never before its agent said it was ready. Drawn at 200×50 and
 //! 80×24.
 //!
+//! Also: entry diffs, the matrix, a review comment reaching the agent, and a squash keep with
+//! the other branch deleted; and a race started from the spawn form (a prompt of two lines).
+//!
 //! Needs the binaries next to the TUI's: `cargo build -p signaltty-server -p signaltty-cli`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -225,4 +228,54 @@ fn a_race_of_three_started_and_followed_in_the_tui() {
     });
     world.keys(&["Escape"]);
     world.wait("the view closed", |s| !s.contains("Race race_"));
+}
+
+#[test]
+fn a_race_started_from_the_spawn_form() {
+    let world = World::with_keys("tmux");
+    let (proj, ctrl, tui) = setup(&world);
+    world.start(80, 24, &proj, &tui);
+    world.wait("the TUI", |s| s.contains("proj") && s.contains("help"));
+    // The spawn form; the race is its last checkout choice (left of the current checkout).
+    world.keys(&["C-b", "A"]);
+    world.wait("the spawn form", |s| s.contains("spawn a pane"));
+    world.keys(&["Up", "Up", "Left"]);
+    world.wait("the race rows", |s| {
+        s.contains("start a race") && s.contains("agents") && s.contains("prompt")
+    });
+    world.keys(&["Tab", "C-u"]);
+    world.literal("claude");
+    world.keys(&["Tab"]);
+    world.literal("2");
+    world.keys(&["Tab", "Tab", "Tab"]);
+    world.literal("write hello");
+    world.keys(&["C-j"]);
+    world.literal("then stop");
+    world.wait("the prompt of two lines", |s| {
+        s.contains("write hello↵then stop")
+    });
+    world.keys(&["Enter"]);
+    world.wait("the race view", |s| {
+        s.contains("Race race_") && s.contains("“write hello”")
+    });
+    let race = world.cli(&["race", "wait", "--timeout", "60"]);
+    let entries = race["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 2, "{race}");
+    for e in entries {
+        assert_eq!(e["agent"], "claude", "{race}");
+        let n = e["index"].as_u64().unwrap();
+        let log = std::fs::read_to_string(ctrl.join(format!("log-{n}"))).unwrap();
+        assert!(log.starts_with("write hello"), "entry {n}: {log:?}");
+    }
+    assert_eq!(race["prompt"], "write hello\nthen stop", "{race}");
+    // At 200×50 the view shows both entries' turns ended.
+    assert!(
+        world
+            .tmux(&["resize-window", "-t", "t", "-x", "200", "-y", "50"])
+            .status
+            .success()
+    );
+    world.wait("both turns ended at 200×50", |s| {
+        s.matches("turn_ended").count() == 2
+    });
 }
