@@ -5,6 +5,9 @@
 //! workspace's git context changed (a commit, a checkout, `git add`: what the server's
 //! watcher sees). Every reply carries the request number it answers, so a late reply for a
 //! file no longer highlighted, or for a list since refreshed, is dropped.
+//!
+//! The same view shows a race entry's changes against the race's base (`race_diff.rs`: the
+//! files and hunks come from CompareRace, with a line cursor for review comments).
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 use signaltty_client::geometry::Rect;
@@ -57,6 +60,8 @@ pub struct DiffView {
     pub files_seq: u64,
     /// The request number the hunks wait for.
     pub file_seq: u64,
+    /// A race entry's diff (`race_diff.rs`), not the workspace's against HEAD.
+    pub race: Option<Box<crate::race_diff::RaceDiff>>,
 }
 
 /// Where the view's parts are on the screen.
@@ -95,7 +100,23 @@ pub fn layout(app: &App) -> Layout {
 }
 
 impl DiffView {
-    fn next_seq(&mut self) -> u64 {
+    /// A view of a race's entries (the comparison is asked for by `race_diff::compare`).
+    pub fn for_race(workspace_id: String, race: crate::race_diff::RaceDiff) -> DiffView {
+        DiffView {
+            workspace_id,
+            files: Files::Loading,
+            selected: 0,
+            file: None,
+            scroll: 0,
+            seq: 0,
+            files_seq: 0,
+            file_seq: 0,
+            race: Some(Box::new(race)),
+        }
+    }
+
+    /// A new request number.
+    pub fn next_seq(&mut self) -> u64 {
         self.seq += 1;
         self.seq
     }
@@ -110,6 +131,10 @@ impl DiffView {
 
     /// Asks for the list again (and, when it comes, the highlighted file's hunks).
     fn refresh(&mut self, fx: &mut Vec<Effect>) {
+        if self.race.is_some() {
+            crate::race_diff::compare(self, false, fx);
+            return;
+        }
         self.files_seq = self.next_seq();
         fx.push(Effect::Request(Request::Git(GitRequest::WorkspaceDiff {
             workspace_id: self.workspace_id.clone(),
@@ -119,11 +144,23 @@ impl DiffView {
 
     /// Asks for the highlighted file's hunks (keeping what is shown while they load when it is
     /// the same file, so a refresh does not blink).
-    fn load_selected(&mut self, fx: &mut Vec<Effect>) {
+    pub fn load_selected(&mut self, fx: &mut Vec<Effect>) {
         let Some(change) = self.file_list().get(self.selected).cloned() else {
             self.file = None;
             return;
         };
+        if let Some(race) = self.race.as_deref_mut() {
+            // A race entry's hunks came with the comparison.
+            if self.file.as_ref().is_none_or(|(p, _)| *p != change.path) {
+                self.scroll = 0;
+                race.cursor = 0;
+            }
+            self.file = Some((
+                change.path.clone(),
+                crate::race_diff::hunks_of(race, &change),
+            ));
+            return;
+        }
         let same = self.file.as_ref().is_some_and(|(p, _)| *p == change.path);
         if !same {
             self.file = Some((change.path.clone(), Hunks::Loading));
@@ -181,16 +218,20 @@ pub fn open(app: &mut App, fx: &mut Vec<Effect>) {
         seq: 0,
         files_seq: 0,
         file_seq: 0,
+        race: None,
     };
     view.refresh(fx);
     app.overlay = Some(Overlay::Diff(view));
 }
 
 /// A key while the view is open; returns whether it stays open.
-pub fn on_key(app: &App, view: &mut DiffView, key: KeyEvent, fx: &mut Vec<Effect>) -> bool {
+pub fn on_key(app: &mut App, view: &mut DiffView, key: KeyEvent, fx: &mut Vec<Effect>) -> bool {
     let visible = usize::from(layout(app).hunks.height);
     let page = visible.max(2) as isize - 1;
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    if let Some(stay) = crate::race_diff::on_key(app, view, key, visible, fx) {
+        return stay;
+    }
     match key.code {
         KeyCode::Char('q') | KeyCode::Esc => return false,
         KeyCode::Char('r') => view.refresh(fx),
@@ -280,6 +321,10 @@ pub fn on_event(app: &mut App, event: &pb::Event, fx: &mut Vec<Effect>) {
     let Some(Overlay::Diff(view)) = &app.overlay else {
         return;
     };
+    if view.race.is_some() {
+        // A race entry's diff is read again with `r` (its worktree is not this workspace).
+        return;
+    }
     let ws_id = view.workspace_id.clone();
     if event.seq <= app.catalog.seq {
         return;

@@ -77,10 +77,23 @@ pub fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) 
             }
         },
         Overlay::Spawn(mut form) => {
-            crate::spawn::on_key(app, &mut form, key, fx).then_some(Overlay::Spawn(form))
+            if crate::spawn::on_key(app, &mut form, key, fx) {
+                Some(Overlay::Spawn(form))
+            } else {
+                // A race started from it opened the race view.
+                app.overlay.take()
+            }
         }
         Overlay::Diff(mut view) => {
-            crate::diff::on_key(app, &mut view, key, fx).then_some(Overlay::Diff(view))
+            if crate::diff::on_key(app, &mut view, key, fx) {
+                Some(Overlay::Diff(view))
+            } else if let Some(race) = view.race {
+                // A race entry's diff goes back to the race view, on that entry.
+                crate::race_view::reopen(app, &race.race_id, race.shown, fx);
+                return;
+            } else {
+                None
+            }
         }
         Overlay::Copy(mut mode) => {
             // The prefix leaves copy mode and starts a command, as in the decision box.
@@ -94,7 +107,12 @@ pub fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) 
             }
         }
         Overlay::Race(mut view) => {
-            crate::race_view::on_key(app, &mut view, key, fx).then_some(Overlay::Race(view))
+            if crate::race_view::on_key(app, &mut view, key, fx) {
+                Some(Overlay::Race(view))
+            } else {
+                // It may have opened another view (an entry's diff).
+                app.overlay.take()
+            }
         }
     };
 }

@@ -1,8 +1,10 @@
 //! The race view (`<prefix> V`): the newest race's entries — agent, race state, agent state,
 //! elapsed time, pending decision, files changed and `+/-` — over the panes' area, reloaded on
 //! every `RaceChanged` event. Keys: Up/Down (j/k) choose an entry, Enter goes to its agent's
-//! pane, `y`/`n` answer its pending decision (once / deny), `[`/`]` step to an older/newer
-//! race, Esc or q closes. Drawn by `view/race.rs`.
+//! pane, `y`/`n` answer its pending decision (once / deny), `d` opens its diff against the
+//! race's base (`race_diff.rs`), `m` the per-file matrix of every entry, `K` keeps it
+//! (`race_keep.rs`), `[`/`]` step to an older/newer race, `?` lists the keys, Esc or q closes.
+//! Drawn by `view/race.rs`.
 
 use crossterm::event::{KeyCode, KeyEvent};
 use signaltty_proto::v1 as pb;
@@ -22,6 +24,14 @@ pub struct RaceView {
     pub loaded: bool,
     /// Why the races could not be read.
     pub error: Option<String>,
+    /// The race and entry to highlight once loaded (coming back from an entry's diff).
+    pub focus: Option<(String, u32)>,
+    /// The keep form, while open.
+    pub keep: Option<crate::race_keep::KeepForm>,
+    /// What the last keep did (or why it did nothing), until the next key.
+    pub outcome: Option<Vec<String>>,
+    /// The keys are listed (`?`).
+    pub keys: bool,
 }
 
 impl RaceView {
@@ -43,6 +53,10 @@ pub struct NewRace {
     pub copies: u32,
     /// The task.
     pub prompt: String,
+    /// The base revision (empty: HEAD).
+    pub base: String,
+    /// The check command CompareRace can run (empty: none).
+    pub check_command: String,
 }
 
 /// `AGENT… [-n N] -- TASK` (the words after `race-start`).
@@ -86,7 +100,7 @@ pub fn start(app: &mut App, race: NewRace, now: std::time::Instant, fx: &mut Vec
 }
 
 /// A request of the view.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum RaceRequest {
     /// ListRaces.
     List,
@@ -97,6 +111,35 @@ pub enum RaceRequest {
         /// What to start.
         race: NewRace,
     },
+    /// CompareRace with patches.
+    Compare {
+        /// The race.
+        race_id: String,
+        /// Run the check command too.
+        run_check: bool,
+        /// The request number (a late answer is dropped).
+        seq: u64,
+    },
+    /// ReviewRaceEntry.
+    Review {
+        /// The race.
+        race_id: String,
+        /// The entry.
+        index: u32,
+        /// The comments.
+        comments: Vec<pb::ReviewComment>,
+    },
+    /// KeepRaceEntry.
+    Keep {
+        /// The race.
+        race_id: String,
+        /// The entry.
+        index: u32,
+        /// How.
+        mode: pb::MergeMode,
+        /// Delete the others' branches.
+        delete_branches: bool,
+    },
 }
 
 /// What it brought back.
@@ -106,6 +149,22 @@ pub enum RaceReply {
     Races(Result<Vec<pb::Race>, String>),
     /// StartRace's refusal (a start that worked shows through its `RaceChanged` events).
     NotStarted(String),
+    /// CompareRace's answer.
+    Compared {
+        /// The request it answers.
+        seq: u64,
+        /// Every open entry's diff.
+        result: Result<Vec<pb::RaceEntryDiff>, String>,
+    },
+    /// ReviewRaceEntry's answer: how many comments went (or why none did).
+    Reviewed {
+        /// The entry.
+        index: u32,
+        /// Comments sent.
+        result: Result<u32, String>,
+    },
+    /// KeepRaceEntry's answer.
+    Kept(Result<pb::KeepRaceEntryResponse, String>),
 }
 
 /// Opens the view and reads the races.
@@ -114,11 +173,57 @@ pub fn open(app: &mut App, fx: &mut Vec<Effect>) {
     fx.push(Effect::Request(Request::Race(RaceRequest::List)));
 }
 
+/// Opens the view on entry `index` of race `race_id` (back from that entry's diff).
+pub fn reopen(app: &mut App, race_id: &str, index: u32, fx: &mut Vec<Effect>) {
+    app.overlay = Some(Overlay::Race(RaceView {
+        focus: Some((race_id.to_owned(), index)),
+        ..RaceView::default()
+    }));
+    fx.push(Effect::Request(Request::Race(RaceRequest::List)));
+}
+
 /// A key while the view is open; returns whether it stays open.
 pub fn on_key(app: &mut App, view: &mut RaceView, key: KeyEvent, fx: &mut Vec<Effect>) -> bool {
     let entries = view.race().map_or(0, |r| r.entries.len());
+    view.outcome = None;
+    if let Some(form) = &mut view.keep {
+        use crate::race_keep::Outcome;
+        match crate::race_keep::on_key(form, key, fx) {
+            Outcome::Stay => {}
+            Outcome::Cancel => view.keep = None,
+            Outcome::Sent => {
+                view.outcome = Some(vec![format!("keeping entry {}…", form.index)]);
+                view.keep = None;
+            }
+        }
+        return true;
+    }
+    if view.keys {
+        view.keys = false;
+        if matches!(key.code, KeyCode::Esc | KeyCode::Char('q' | '?')) {
+            return true;
+        }
+    }
     match key.code {
         KeyCode::Esc | KeyCode::Char('q') => return false,
+        KeyCode::Char('?') => view.keys = true,
+        KeyCode::Char(c @ ('d' | 'm')) => {
+            if let (Some(race), Some(e)) = (view.race(), selected_entry(view)) {
+                let panel = if c == 'd' {
+                    crate::race_diff::Panel::Diff
+                } else {
+                    crate::race_diff::Panel::Matrix
+                };
+                let (race, index) = (race.clone(), e.index);
+                crate::race_diff::open(app, &race, index, panel, fx);
+                return false;
+            }
+        }
+        KeyCode::Char('K') => {
+            if let (Some(race), Some(e)) = (view.race(), selected_entry(view)) {
+                view.keep = Some(crate::race_keep::KeepForm::new(race.id.clone(), e.index));
+            }
+        }
         KeyCode::Up | KeyCode::Char('k') => view.selected = view.selected.saturating_sub(1),
         KeyCode::Down | KeyCode::Char('j') => {
             view.selected = (view.selected + 1).min(entries.saturating_sub(1));
@@ -165,19 +270,53 @@ pub fn selected_entry(view: &RaceView) -> Option<&pb::RaceEntry> {
 }
 
 /// A reply for the view.
-pub fn on_reply(app: &mut App, reply: RaceReply, now: std::time::Instant) {
-    if let RaceReply::NotStarted(why) = &reply {
-        app.toast(format!("race not started: {why}"), now);
-        return;
+pub fn on_reply(app: &mut App, reply: RaceReply, now: std::time::Instant, fx: &mut Vec<Effect>) {
+    match reply {
+        RaceReply::NotStarted(why) => {
+            app.toast(format!("race not started: {why}"), now);
+            return;
+        }
+        RaceReply::Compared { seq, result } => {
+            if let Some(Overlay::Diff(view)) = &mut app.overlay {
+                crate::race_diff::on_compared(view, seq, result, fx);
+            }
+            return;
+        }
+        RaceReply::Reviewed { index, result } => {
+            crate::race_diff::on_reviewed(app, index, result, now);
+            return;
+        }
+        _ => {}
     }
     let Some(Overlay::Race(view)) = &mut app.overlay else {
+        if let RaceReply::Kept(Err(why)) = reply {
+            app.toast(format!("not kept: {why}"), now);
+        }
         return;
     };
     match reply {
+        RaceReply::Kept(result) => {
+            let branch = view
+                .race()
+                .map(|r| r.base_branch.clone())
+                .unwrap_or_default();
+            view.outcome = Some(crate::race_keep::outcome_lines(&branch, &result));
+            fx.push(Effect::Request(Request::Race(RaceRequest::List)));
+        }
         RaceReply::Races(Ok(races)) => {
             view.races = races;
             view.loaded = true;
             view.error = None;
+            if let Some((id, index)) = view.focus.take()
+                && let Some(at) = view.races.iter().position(|r| r.id == id)
+            {
+                view.shown = (at + 1 < view.races.len()).then_some(at);
+                view.selected = view.races[at]
+                    .entries
+                    .iter()
+                    .position(|e| e.index == index)
+                    .unwrap_or(0);
+            }
             if view.shown.is_some_and(|i| i >= view.races.len()) {
                 view.shown = None;
             }
@@ -188,7 +327,7 @@ pub fn on_reply(app: &mut App, reply: RaceReply, now: std::time::Instant) {
             view.loaded = true;
             view.error = Some(why);
         }
-        RaceReply::NotStarted(_) => {}
+        _ => {}
     }
 }
 
@@ -236,6 +375,8 @@ pub async fn run(request: RaceRequest, channel: tonic::transport::Channel) -> Ve
                     prompt: race.prompt,
                     agents: race.agents,
                     copies: race.copies,
+                    base: race.base,
+                    check_command: race.check_command,
                     ..Default::default()
                 })
                 .await;
@@ -245,6 +386,58 @@ pub async fn run(request: RaceRequest, channel: tonic::transport::Channel) -> Ve
                     s.message().to_owned(),
                 )))],
             }
+        }
+        RaceRequest::Compare {
+            race_id,
+            run_check,
+            seq,
+        } => {
+            let result = RaceServiceClient::new(channel)
+                .compare_race(pb::CompareRaceRequest {
+                    race_id,
+                    run_check,
+                    patch: true,
+                })
+                .await
+                .map(|r| r.into_inner().entries)
+                .map_err(|s| s.message().to_owned());
+            vec![Reply::Race(Box::new(RaceReply::Compared { seq, result }))]
+        }
+        RaceRequest::Review {
+            race_id,
+            index,
+            comments,
+        } => {
+            let sent = u32::try_from(comments.len()).unwrap_or(u32::MAX);
+            let result = RaceServiceClient::new(channel)
+                .review_race_entry(pb::ReviewRaceEntryRequest {
+                    race_id,
+                    index,
+                    comments,
+                })
+                .await
+                .map(|_| sent)
+                .map_err(|s| s.message().to_owned());
+            vec![Reply::Race(Box::new(RaceReply::Reviewed { index, result }))]
+        }
+        RaceRequest::Keep {
+            race_id,
+            index,
+            mode,
+            delete_branches,
+        } => {
+            let result = RaceServiceClient::new(channel)
+                .keep_race_entry(pb::KeepRaceEntryRequest {
+                    race_id,
+                    index,
+                    mode: mode as i32,
+                    delete_branches,
+                    ..Default::default()
+                })
+                .await
+                .map(tonic::Response::into_inner)
+                .map_err(|s| s.message().to_owned());
+            vec![Reply::Race(Box::new(RaceReply::Kept(result)))]
         }
     }
 }

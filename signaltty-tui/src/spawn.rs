@@ -7,6 +7,10 @@
 //! Keys: `tab`/`down` next row, `backtab`/`up` previous, `left`/`right` change a choice,
 //! `ctrl-n` a new env row below, `ctrl-d` removes the env row, `enter` starts, `esc` cancels.
 //! There is always one empty env row at the end, so typing there adds a variable.
+//!
+//! The last checkout choice is a race (`race_view.rs`): agents (names, space-separated), copies
+//! of each, base (empty: HEAD), an optional check command and one prompt (`ctrl-j` starts a new
+//! line in it); `enter` calls StartRace and opens the race view.
 
 use std::time::Instant;
 
@@ -46,6 +50,16 @@ pub enum FormRow {
     Label,
     /// Environment row `n`.
     Env(usize),
+    /// A race's agents.
+    Agents,
+    /// A race's copies of each agent.
+    Copies,
+    /// A race's base revision.
+    Base,
+    /// A race's check command.
+    Check,
+    /// A race's prompt.
+    Prompt,
 }
 
 /// The spawn form.
@@ -69,6 +83,16 @@ pub struct SpawnForm {
     pub env: Vec<Field>,
     /// The row with the cursor.
     pub row: FormRow,
+    /// A race's agents, space-separated.
+    pub agents: Field,
+    /// A race's copies of each agent (empty: 1).
+    pub copies: Field,
+    /// A race's base (empty: HEAD).
+    pub base: Field,
+    /// A race's check command (empty: none).
+    pub check: Field,
+    /// A race's prompt (may hold line breaks).
+    pub prompt: Field,
 }
 
 impl Default for SpawnForm {
@@ -83,6 +107,13 @@ impl Default for SpawnForm {
             label: Field::default(),
             env: vec![Field::default()],
             row: FormRow::Command,
+            agents: Field {
+                text: "claude".into(),
+            },
+            copies: Field::default(),
+            base: Field::default(),
+            check: Field::default(),
+            prompt: Field::default(),
         }
     }
 }
@@ -91,6 +122,16 @@ impl SpawnForm {
     /// The rows shown, top to bottom.
     pub fn rows(&self) -> Vec<FormRow> {
         let mut rows = vec![FormRow::Workspace, FormRow::Checkout];
+        if self.is_race() {
+            rows.extend([
+                FormRow::Agents,
+                FormRow::Copies,
+                FormRow::Base,
+                FormRow::Check,
+                FormRow::Prompt,
+            ]);
+            return rows;
+        }
         match self.checkout {
             0 => rows.push(FormRow::Cwd),
             1 => rows.push(FormRow::Branch),
@@ -103,14 +144,22 @@ impl SpawnForm {
 
     /// How many checkout choices there are.
     fn checkouts(&self) -> usize {
-        2 + match &self.worktrees {
+        3 + match &self.worktrees {
             Worktrees::Loaded(list) => list.len(),
             _ => 0,
         }
     }
 
+    /// The race choice is chosen (the last checkout choice).
+    pub fn is_race(&self) -> bool {
+        self.checkout == self.checkouts() - 1
+    }
+
     /// The checkout choice as text.
     pub fn checkout_text(&self) -> String {
+        if self.is_race() {
+            return "race: a new worktree per agent, one prompt".into();
+        }
         match self.checkout {
             0 => "current checkout".into(),
             1 => "new worktree".into(),
@@ -139,6 +188,11 @@ impl SpawnForm {
             FormRow::Command => Some(&mut self.command),
             FormRow::Label => Some(&mut self.label),
             FormRow::Env(i) => self.env.get_mut(i),
+            FormRow::Agents => Some(&mut self.agents),
+            FormRow::Copies => Some(&mut self.copies),
+            FormRow::Base => Some(&mut self.base),
+            FormRow::Check => Some(&mut self.check),
+            FormRow::Prompt => Some(&mut self.prompt),
             FormRow::Workspace | FormRow::Checkout => None,
         }
     }
@@ -250,6 +304,7 @@ pub fn on_worktrees(app: &mut App, reply: GitReply) {
         .as_ref()
         .map(|g| g.repo_root.clone())
         .unwrap_or_default();
+    let was_race = form.is_race();
     let chosen = match (&form.worktrees, form.checkout) {
         (Worktrees::Loaded(list), n) if n >= 2 => list.get(n - 2).map(|w| w.path.clone()),
         _ => None,
@@ -270,6 +325,7 @@ pub fn on_worktrees(app: &mut App, reply: GitReply) {
             .iter()
             .position(|w| w.path == path)
             .map_or(0, |i| i + 2),
+        _ if was_race => form.checkouts() - 1,
         _ => form.checkout.min(form.checkouts() - 1),
     };
 }
@@ -303,6 +359,7 @@ pub fn on_key(app: &mut App, form: &mut SpawnForm, key: KeyEvent, fx: &mut Vec<E
             form.env.insert(at, Field::default());
             form.row = FormRow::Env(at);
         }
+        KeyCode::Char('j') if ctrl && form.row == FormRow::Prompt => form.prompt.text.push('\n'),
         KeyCode::Char('d') if ctrl => {
             if let FormRow::Env(i) = form.row {
                 form.env.remove(i);
@@ -313,6 +370,7 @@ pub fn on_key(app: &mut App, form: &mut SpawnForm, key: KeyEvent, fx: &mut Vec<E
                 form.row = FormRow::Env(i.min(form.env.len() - 1));
             }
         }
+        KeyCode::Enter if form.is_race() => return !submit_race(app, form, fx),
         KeyCode::Enter => return !submit(app, form, fx),
         _ => {
             if let Some(field) = form.field_mut(form.row) {
@@ -399,6 +457,56 @@ fn submit(app: &mut App, form: &mut SpawnForm, fx: &mut Vec<Effect>) -> bool {
             }))
         }
     }));
+    true
+}
+
+/// Starts the race; returns whether the form is done (false: a mistake was shown).
+fn submit_race(app: &mut App, form: &mut SpawnForm, fx: &mut Vec<Effect>) -> bool {
+    let now = Instant::now();
+    let Some(ws) = app.catalog.workspaces.get(form.workspace) else {
+        app.toast("no workspace to race from", now);
+        return true;
+    };
+    let workspace_id = ws.id.clone();
+    let agents: Vec<String> = form
+        .agents
+        .text
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    if agents.is_empty() {
+        form.row = FormRow::Agents;
+        app.toast("a race needs at least one agent (e.g. `claude codex`)", now);
+        return false;
+    }
+    let copies = match form.copies.text.trim() {
+        "" => 1,
+        n => match n.parse::<u32>() {
+            Ok(n) if n > 0 => n,
+            _ => {
+                form.row = FormRow::Copies;
+                app.toast(format!("copies is a number from 1, not {n:?}"), now);
+                return false;
+            }
+        },
+    };
+    let prompt = form.prompt.text.trim().to_owned();
+    if prompt.is_empty() {
+        form.row = FormRow::Prompt;
+        app.toast("a race needs a prompt: the task every agent gets", now);
+        return false;
+    }
+    let race = crate::race_view::NewRace {
+        agents,
+        copies,
+        prompt,
+        base: form.base.text.trim().to_owned(),
+        check_command: form.check.text.trim().to_owned(),
+    };
+    fx.push(Effect::Request(Request::Race(
+        crate::race_view::RaceRequest::Start { workspace_id, race },
+    )));
+    crate::race_view::open(app, fx);
     true
 }
 

@@ -185,13 +185,14 @@ fn an_existing_worktree_is_chosen_from_the_list() {
     let mut app = repo_app();
     let now = Instant::now();
     press(&mut app, "s", now);
-    // Until the list comes, only the current checkout and a new worktree are offered.
-    press(&mut app, "<up> <up> <right> <right>", now);
+    // Until the list comes, only the current checkout, a new worktree and a race are offered.
+    press(&mut app, "<up> <up> <right> <right> <right>", now);
     assert_eq!(form(&app).checkout, 0);
     list_reply(&mut app, "w");
     // A list for a workspace the form is not on is ignored.
     list_reply(&mut app, "elsewhere");
-    press(&mut app, "<left>", now);
+    // Left of the current checkout: the race (the last choice), then the worktree.
+    press(&mut app, "<left> <left>", now);
     assert_eq!(
         form(&app).checkout_text(),
         "worktree /proj-worktrees/fix-login (fix-login)"
@@ -270,7 +271,7 @@ fn changed_worktrees_are_listed_again_and_the_choice_kept() {
     let now = Instant::now();
     press(&mut app, "s", now);
     list_reply(&mut app, "w");
-    press(&mut app, "<up> <up> <left>", now);
+    press(&mut app, "<up> <up> <left> <left>", now);
     assert_eq!(form(&app).checkout, 2);
     let seq = app.catalog.seq + 1;
     let fx = update(
@@ -314,5 +315,65 @@ fn changed_worktrees_are_listed_again_and_the_choice_kept() {
     assert_eq!(
         form(&app).checkout_text(),
         "worktree /proj-worktrees/fix-login (fix-login)"
+    );
+}
+
+#[test]
+fn a_race_is_started_from_the_form_with_agents_copies_base_and_a_prompt_of_lines() {
+    let mut app = repo_app();
+    let now = Instant::now();
+    press(&mut app, "s", now);
+    list_reply(&mut app, "w");
+    // The race is the last checkout choice; its rows replace the pane's.
+    press(&mut app, "<up> <up> <left>", now);
+    assert!(form(&app).is_race());
+    assert_eq!(
+        form(&app).rows(),
+        [
+            FormRow::Workspace,
+            FormRow::Checkout,
+            FormRow::Agents,
+            FormRow::Copies,
+            FormRow::Base,
+            FormRow::Check,
+            FormRow::Prompt
+        ]
+    );
+    insta::assert_snapshot!("spawn_race", render(&app));
+    // No prompt: refused in place.
+    press(&mut app, "<tab> ctrl-u claude <space> codex <tab> 0", now);
+    let fx = press(&mut app, "<enter>", now);
+    assert!(requests(&fx).is_empty());
+    assert_eq!(
+        form(&app).row,
+        FormRow::Copies,
+        "copies must be a number from 1"
+    );
+    press(
+        &mut app,
+        "<backspace> 2 <tab> <tab> <tab> fix <space> it ctrl-j then <space> test",
+        now,
+    );
+    let fx = press(&mut app, "<enter>", now);
+    assert_eq!(
+        requests(&fx),
+        [
+            Request::Race(crate::race_view::RaceRequest::Start {
+                workspace_id: "w".into(),
+                race: crate::race_view::NewRace {
+                    agents: vec!["claude".into(), "codex".into()],
+                    copies: 2,
+                    prompt: "fix it\nthen test".into(),
+                    base: String::new(),
+                    check_command: String::new(),
+                },
+            }),
+            Request::Race(crate::race_view::RaceRequest::List),
+        ]
+    );
+    assert!(
+        matches!(app.overlay, Some(Overlay::Race(_))),
+        "{:?}",
+        app.overlay
     );
 }

@@ -669,7 +669,7 @@ fn on_pane(app: &mut App, pane_id: String, event: PaneEvent) {
 fn on_reply(app: &mut App, reply: Reply, now: Instant, fx: &mut Vec<Effect>) {
     match reply {
         Reply::Git(reply) => crate::git::on_reply(app, *reply, now, fx),
-        Reply::Race(reply) => crate::race_view::on_reply(app, *reply, now),
+        Reply::Race(reply) => crate::race_view::on_reply(app, *reply, now, fx),
         Reply::Done => {}
         Reply::Failed(text) => {
             // A refused answer may be tried again.

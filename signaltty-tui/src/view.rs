@@ -8,6 +8,7 @@ mod overlays;
 mod panes;
 mod picker;
 mod race;
+mod race_diff;
 mod sidebar;
 mod spawn;
 

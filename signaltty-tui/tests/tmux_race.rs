@@ -6,6 +6,9 @@
 //! gets the task exactly once, never before its agent said it was ready. Drawn at 200×50 and
 //! 80×24.
 //!
+//! Also: entry diffs, the matrix, a review comment reaching the agent, and a squash keep with
+//! the other branch deleted; and a race started from the spawn form (a prompt of two lines).
+//!
 //! Needs the binaries next to the TUI's: `cargo build -p signaltty-server -p signaltty-cli`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -40,9 +43,9 @@ while IFS= read -r line; do
 done
 "#;
 
-#[test]
-fn a_race_of_three_started_and_followed_in_the_tui() {
-    let world = World::with_keys("tmux");
+/// A repository `proj` with one commit, the fake agent on a PATH of its own, and the control
+/// directory it logs to.
+fn setup(world: &World) -> (std::path::PathBuf, std::path::PathBuf, String) {
     let proj = std::fs::canonicalize(world.path("proj")).unwrap();
     git(&proj, &["init", "-q", "-b", "main"]);
     std::fs::write(proj.join("README.md"), "hello\n").unwrap();
@@ -59,14 +62,125 @@ fn a_race_of_three_started_and_followed_in_the_tui() {
     std::fs::write(&agent, script).unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::write(ctrl.join("ask-2"), "").unwrap();
-
     // The server the TUI starts inherits this PATH, and so do its panes.
+    // Keeping commits in the base checkout: git needs an identity there.
     let tui = format!(
-        "env PATH={}:/usr/bin:/bin {}",
+        "env PATH={}:/usr/bin:/bin GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com \
+         GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com {}",
         fake.display(),
         bin("signaltty-tui").display()
     );
+    (proj, ctrl, tui)
+}
+
+#[test]
+fn a_race_compared_reviewed_and_kept_in_the_tui() {
+    let world = World::with_keys("tmux");
+    let (proj, ctrl, tui) = setup(&world);
+    world.start(200, 50, &proj, &tui);
+    world.wait("the TUI", |s| s.contains("proj") && s.contains("help"));
+    world.keys(&["C-b", ":"]);
+    world.literal("race-start claude -n 2 -- write hello");
+    world.keys(&["Enter"]);
+    world.wait("both turns ended", |s| {
+        s.contains("Race race_") && s.matches("turn_ended").count() == 2
+    });
+    world.cli(&["race", "wait", "--timeout", "60"]);
+
+    // Entry 1's diff against the base: its new file, then entry 2's with one key.
+    world.keys(&["d"]);
+    world.wait("entry 1's diff", |s| {
+        s.contains("entry 1 (1/2) claude")
+            && s.contains("hello-1.txt")
+            && s.contains("+hello from 1")
+    });
+    world.keys(&["n"]);
+    world.wait("entry 2's diff", |s| {
+        s.contains("entry 2 (2/2) claude")
+            && s.contains("hello-2.txt")
+            && s.contains("+hello from 2")
+    });
+    // The matrix: each entry touched its own file.
+    world.keys(&["m"]);
+    let matrix = world.wait("the matrix", |s| {
+        s.contains("FILE") && s.contains("hello-2.txt")
+    });
+    let row = matrix.lines().find(|l| l.contains("hello-1.txt")).unwrap();
+    assert!(row.contains("+1/-0") && row.contains("·"), "{matrix}");
+    world.keys(&["m", "p"]);
+    world.wait("entry 1 again", |s| s.contains("entry 1 (1/2) claude"));
+
+    // A comment on the added line (cursor: @@ row, then the line), sent to entry 1's agent.
+    world.keys(&["J", "c"]);
+    world.wait("the comment box", |s| {
+        s.contains("comment on hello-1.txt:1")
+    });
+    world.literal("say hi louder");
+    world.keys(&["Enter"]);
+    world.wait("one comment pending", |s| s.contains("· 1 comment"));
+    world.keys(&["l"]);
+    world.wait("the comment listed", |s| {
+        s.contains("hello-1.txt:1: say hi louder")
+    });
+    world.keys(&["s"]);
+    world.wait("sent", |s| s.contains("comment(s) sent to entry 1"));
+    let log = ctrl.join("log-1");
+    let second = |_: &str| {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .count()
+            >= 2
+    };
+    world
+        .wait_within(std::time::Duration::from_secs(60), second)
+        .expect("the review typed into entry 1's agent");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let review = text.lines().nth(1).unwrap();
+    assert!(review.contains("hello-1.txt:1: say hi louder"), "{review}");
+    world.cli(&["race", "wait", "--timeout", "60"]);
+
+    // Keep entry 1 by squash, the other branch deleted, after the explicit confirmation; at
+    // 80×24.
+    assert!(
+        world
+            .tmux(&["resize-window", "-t", "t", "-x", "80", "-y", "24"])
+            .status
+            .success()
+    );
+    world.keys(&["q"]);
+    world.wait("the race view", |s| s.contains("Race race_"));
+    world.keys(&["K", "s", "b", "Enter"]);
+    world.wait("the confirmation", |s| {
+        s.contains("Keep entry 1 into main by squash?")
+    });
+    world.keys(&["y"]);
+    world.wait("kept", |s| s.contains("kept entry 1: main now at"));
+    let out = std::process::Command::new("git")
+        .args(["show", "--stat", "--format=%s", "HEAD"])
+        .current_dir(&proj)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("hello-1.txt"), "{shown}");
+    let branches = std::process::Command::new("git")
+        .args(["branch", "--list", "race/*"])
+        .current_dir(&proj)
+        .output()
+        .unwrap();
+    let branches = String::from_utf8_lossy(&branches.stdout);
+    assert!(
+        !branches.contains("-2-"),
+        "entry 2's branch deleted: {branches}"
+    );
+}
+
+#[test]
+fn a_race_of_three_started_and_followed_in_the_tui() {
+    let world = World::with_keys("tmux");
+    let (proj, ctrl, tui) = setup(&world);
+    std::fs::write(ctrl.join("ask-2"), "").unwrap();
+
     world.start(200, 50, &proj, &tui);
     world.wait("the TUI", |s| s.contains("proj") && s.contains("help"));
 
@@ -114,4 +228,54 @@ fn a_race_of_three_started_and_followed_in_the_tui() {
     });
     world.keys(&["Escape"]);
     world.wait("the view closed", |s| !s.contains("Race race_"));
+}
+
+#[test]
+fn a_race_started_from_the_spawn_form() {
+    let world = World::with_keys("tmux");
+    let (proj, ctrl, tui) = setup(&world);
+    world.start(80, 24, &proj, &tui);
+    world.wait("the TUI", |s| s.contains("proj") && s.contains("help"));
+    // The spawn form; the race is its last checkout choice (left of the current checkout).
+    world.keys(&["C-b", "A"]);
+    world.wait("the spawn form", |s| s.contains("spawn a pane"));
+    world.keys(&["Up", "Up", "Left"]);
+    world.wait("the race rows", |s| {
+        s.contains("start a race") && s.contains("agents") && s.contains("prompt")
+    });
+    world.keys(&["Tab", "C-u"]);
+    world.literal("claude");
+    world.keys(&["Tab"]);
+    world.literal("2");
+    world.keys(&["Tab", "Tab", "Tab"]);
+    world.literal("write hello");
+    world.keys(&["C-j"]);
+    world.literal("then stop");
+    world.wait("the prompt of two lines", |s| {
+        s.contains("write hello↵then stop")
+    });
+    world.keys(&["Enter"]);
+    world.wait("the race view", |s| {
+        s.contains("Race race_") && s.contains("“write hello”")
+    });
+    let race = world.cli(&["race", "wait", "--timeout", "60"]);
+    let entries = race["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 2, "{race}");
+    for e in entries {
+        assert_eq!(e["agent"], "claude", "{race}");
+        let n = e["index"].as_u64().unwrap();
+        let log = std::fs::read_to_string(ctrl.join(format!("log-{n}"))).unwrap();
+        assert!(log.starts_with("write hello"), "entry {n}: {log:?}");
+    }
+    assert_eq!(race["prompt"], "write hello\nthen stop", "{race}");
+    // At 200×50 the view shows both entries' turns ended.
+    assert!(
+        world
+            .tmux(&["resize-window", "-t", "t", "-x", "200", "-y", "50"])
+            .status
+            .success()
+    );
+    world.wait("both turns ended at 200×50", |s| {
+        s.matches("turn_ended").count() == 2
+    });
 }

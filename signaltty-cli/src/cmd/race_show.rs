@@ -3,50 +3,21 @@
 //! entries touched which files), and what keeping or closing did. `--json` prints the same
 //! facts as objects, with enum values in their lower-case names.
 
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use serde_json::{Value, json};
 use signaltty_client::present::names::name;
+use signaltty_client::present::race as race_text;
 use signaltty_proto::v1 as pb;
 
 use super::Ctx;
 use crate::error::CliResult;
 use crate::table::Table;
 
-fn time_of(seconds: i64, nanos: i32) -> Option<SystemTime> {
-    let secs = u64::try_from(seconds).ok()?;
-    let nanos = u32::try_from(nanos).ok()?;
-    Some(SystemTime::UNIX_EPOCH + Duration::new(secs, nanos))
-}
-
-macro_rules! time {
-    ($t:expr) => {
-        $t.as_ref().and_then(|t| time_of(t.seconds, t.nanos))
-    };
-}
-
 macro_rules! rfc3339 {
     ($t:expr) => {
         json!(signaltty_client::present::json::timestamp(&$t))
     };
-}
-
-/// How long an entry has worked on its last prompt: until its turn ended, else until now.
-fn elapsed(e: &pb::RaceEntry) -> String {
-    let Some(from) = time!(e.prompt_delivered_at).or(time!(e.started_at)) else {
-        return "-".into();
-    };
-    let until = time!(e.turn_ended_at)
-        .filter(|end| *end >= from)
-        .unwrap_or_else(SystemTime::now);
-    let secs = until.duration_since(from).unwrap_or_default().as_secs();
-    if secs >= 3600 {
-        format!("{}h{:02}m", secs / 3600, secs % 3600 / 60)
-    } else if secs >= 60 {
-        format!("{}m{:02}s", secs / 60, secs % 60)
-    } else {
-        format!("{secs}s")
-    }
 }
 
 /// One entry as `--json` prints it.
@@ -122,30 +93,16 @@ pub fn race_table(r: &pb::Race) -> String {
         "BRANCH",
     ]);
     for e in &r.entries {
-        let agent_state = if e.pane_id.is_empty() {
-            "-".to_owned()
-        } else {
-            format!(
-                "{}/{}",
-                name::<pb::Lifecycle>(e.lifecycle),
-                name::<pb::Attention>(e.attention)
-            )
-        };
-        let decision = if e.pending_decision_id.is_empty() {
-            "-".to_owned()
-        } else {
-            format!("{} {}", e.pending_decision_id, e.pending_decision_prompt)
-        };
-        let mut state = name::<pb::RaceEntryState>(e.state);
-        if e.pending_comments > 0 {
-            state.push_str(&format!(" ({} comments queued)", e.pending_comments));
-        }
+        let decision = race_text::decision_label(e).map_or_else(
+            || "-".to_owned(),
+            |d| format!("{} {d}", e.pending_decision_id),
+        );
         table.row([
             e.index.to_string(),
             e.agent.clone(),
-            state,
-            agent_state,
-            elapsed(e),
+            race_text::state_label(e),
+            race_text::agent_state(e),
+            race_text::elapsed(e, SystemTime::now()),
             decision,
             e.files_changed.to_string(),
             format!("+{}/-{}", e.added, e.removed),
@@ -234,12 +191,10 @@ pub fn print_compare(ctx: &Ctx, entries: &[pb::RaceEntryDiff]) -> CliResult {
     }
     let mut totals = Table::new(&["#", "FILES", "+/-", "CHECK"]);
     for d in entries {
-        let check = match &d.check {
-            None => "-".to_owned(),
-            Some(c) if c.timed_out => "timed out".to_owned(),
-            Some(c) if c.exit_code == 0 => "passed".to_owned(),
-            Some(c) => format!("failed ({})", c.exit_code),
-        };
+        let check = d
+            .check
+            .as_ref()
+            .map_or_else(|| "-".to_owned(), race_text::check_label);
         let files = if d.error.is_empty() {
             d.files.len().to_string()
         } else {
@@ -276,27 +231,13 @@ pub fn print_compare(ctx: &Ctx, entries: &[pb::RaceEntryDiff]) -> CliResult {
 
 /// FILE × entry: `+a/-r` where the entry touched the file, `·` where it did not.
 pub fn matrix(entries: &[pb::RaceEntryDiff]) -> String {
-    let mut paths: Vec<&str> = entries
-        .iter()
-        .flat_map(|d| d.files.iter().map(|f| f.path.as_str()))
-        .collect();
-    paths.sort_unstable();
-    paths.dedup();
     let heads: Vec<String> = std::iter::once("FILE".to_owned())
         .chain(entries.iter().map(|d| format!("#{}", d.index)))
         .collect();
     let head_refs: Vec<&str> = heads.iter().map(String::as_str).collect();
     let mut table = Table::new(&head_refs);
-    for path in paths {
-        let mut row = vec![path.to_owned()];
-        for d in entries {
-            row.push(match d.files.iter().find(|f| f.path == path) {
-                Some(f) if f.binary => "bin".to_owned(),
-                Some(f) => format!("+{}/-{}", f.added, f.removed),
-                None => "·".to_owned(),
-            });
-        }
-        table.row(row);
+    for (path, cells) in race_text::matrix(entries) {
+        table.row(std::iter::once(path).chain(cells).collect::<Vec<_>>());
     }
     table.render()
 }

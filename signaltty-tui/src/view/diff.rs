@@ -25,7 +25,19 @@ pub fn draw(app: &App, view: &DiffView, buf: &mut Buffer) {
         }
     }
     header(app, view, l.header, buf);
-    footer(l.footer, buf);
+    footer(view, l.footer, buf);
+    if let Some(race) = view.race.as_deref() {
+        let body = signaltty_client::geometry::Rect::new(
+            l.list.x,
+            l.list.y,
+            l.list.width + l.hunks.width,
+            l.list.height,
+        );
+        if super::race_diff::panel(race, body, buf) {
+            super::race_diff::input(race, buf);
+            return;
+        }
+    }
     let muted = Style::default().fg(Color::Gray);
     let (x, y, w) = (l.list.x + 1, l.list.y + 1, l.list.width.saturating_sub(2));
     let whole = l.list.width + l.hunks.width - 2;
@@ -50,6 +62,8 @@ pub fn draw(app: &App, view: &DiffView, buf: &mut Buffer) {
         Files::Loaded(diff) if diff.files.is_empty() => {
             let text = if diff.unborn {
                 "no commits yet, and no files"
+            } else if view.race.is_some() {
+                "no changes against the race's base"
             } else {
                 "no changes against HEAD"
             };
@@ -59,13 +73,25 @@ pub fn draw(app: &App, view: &DiffView, buf: &mut Buffer) {
             list(view, diff, l.list, buf);
             separator(l.hunks, buf);
             hunks(view, l.hunks, buf);
+            if let Some(race) = view.race.as_deref() {
+                super::race_diff::marks(view, race, l.hunks, buf);
+            }
         }
+    }
+    if let Some(race) = view.race.as_deref() {
+        super::race_diff::input(race, buf);
     }
 }
 
 fn header(app: &App, view: &DiffView, area: signaltty_client::geometry::Rect, buf: &mut Buffer) {
     let style = Style::default().bg(Color::Cyan).fg(Color::Black);
     buf.set_style(tui(area), style);
+    if let Some(race) = view.race.as_deref() {
+        let text = super::race_diff::header(view, race);
+        let bold = style.add_modifier(Modifier::BOLD);
+        put(buf, area.x, area.y, &text, area.width, bold);
+        return;
+    }
     let ws = app.catalog.workspace(&view.workspace_id);
     let name = ws.map(|w| display(&w.name)).unwrap_or_default();
     let branch = ws
@@ -101,10 +127,13 @@ fn header(app: &App, view: &DiffView, area: signaltty_client::geometry::Rect, bu
     );
 }
 
-fn footer(area: signaltty_client::geometry::Rect, buf: &mut Buffer) {
+fn footer(view: &DiffView, area: signaltty_client::geometry::Rect, buf: &mut Buffer) {
     let style = Style::default().bg(Color::Black).fg(Color::Gray);
     buf.set_style(tui(area), style);
-    let text = " j/k file · J/K PgUp PgDn scroll · r refresh · q close";
+    let text = match view.race.as_deref() {
+        Some(race) => super::race_diff::footer(race),
+        None => " j/k file · J/K PgUp PgDn scroll · r refresh · q close",
+    };
     put(buf, area.x, area.y, text, area.width, style);
 }
 
@@ -283,6 +312,7 @@ fn hunks(view: &DiffView, area: signaltty_client::geometry::Rect, buf: &mut Buff
                 .filter(|f| !f.old_path.is_empty())
             {
                 Some(f) => format!("renamed from {}; content unchanged", display(&f.old_path)),
+                None if view.race.is_some() => "unchanged against the race's base".to_owned(),
                 None => "unchanged against HEAD".to_owned(),
             },
         ),

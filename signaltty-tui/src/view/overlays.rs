@@ -185,6 +185,16 @@ fn help(app: &App, offset: usize, buf: &mut Buffer) {
         }
         lines.push(HelpLine::Blank);
     }
+    // Keys inside overlays are plain; these have many, each lists its own with `?`.
+    lines.push(HelpLine::Heading(
+        "Race view (ShowRaces) — ? there lists all its keys",
+    ));
+    lines.push(HelpLine::Text(
+        "d entry's diff · m matrix · K keep (mode, branches, y) · y/n answer · Enter its pane",
+    ));
+    lines.push(HelpLine::Text(
+        "in the diff: n/p entry · J/K line · c comment · l list · s send · o check · C run it",
+    ));
     let area = buf.area;
     let height = u16::try_from(lines.len() + 2)
         .unwrap_or(u16::MAX)
@@ -218,6 +228,9 @@ fn help(app: &App, offset: usize, buf: &mut Buffer) {
                 );
             }
             HelpLine::Blank => {}
+            HelpLine::Text(text) => {
+                put(buf, inner.x, y, text, inner.width, Style::default());
+            }
             HelpLine::Pair(pair) => {
                 for (j, (keys, action)) in pair.iter().enumerate() {
                     let x = inner.x + col_w * u16::try_from(j).unwrap_or(0);
@@ -248,6 +261,7 @@ fn help(app: &App, offset: usize, buf: &mut Buffer) {
 enum HelpLine {
     Heading(&'static str),
     Pair(Vec<(String, crate::action::Action)>),
+    Text(&'static str),
     Blank,
 }
 

@@ -2,10 +2,11 @@
 //! race, one row per entry, the highlighted entry's details (its decision, its error), and the
 //! keys.
 
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier, Style};
+use signaltty_client::present::race as race_text;
 use signaltty_proto::v1 as pb;
 
 use super::put;
@@ -14,35 +15,6 @@ use crate::race_view::{RaceView, selected_entry};
 
 fn name<E: signaltty_client::present::names::ProtoEnum>(value: i32) -> String {
     signaltty_client::present::names::name::<E>(value)
-}
-
-fn time_of(seconds: i64, nanos: i32) -> Option<SystemTime> {
-    Some(
-        SystemTime::UNIX_EPOCH
-            + Duration::new(u64::try_from(seconds).ok()?, u32::try_from(nanos).ok()?),
-    )
-}
-
-macro_rules! at {
-    ($t:expr) => {
-        $t.as_ref().and_then(|t| time_of(t.seconds, t.nanos))
-    };
-}
-
-/// How long the entry has worked on its last prompt (until its turn ended, else until now).
-fn elapsed(e: &pb::RaceEntry) -> String {
-    let Some(from) = at!(e.prompt_delivered_at).or(at!(e.started_at)) else {
-        return "-".into();
-    };
-    let until = at!(e.turn_ended_at)
-        .filter(|end| *end >= from)
-        .unwrap_or_else(SystemTime::now);
-    let secs = until.duration_since(from).unwrap_or_default().as_secs();
-    if secs >= 60 {
-        format!("{}m{:02}s", secs / 60, secs % 60)
-    } else {
-        format!("{secs}s")
-    }
 }
 
 fn state_colour(state: i32) -> Color {
@@ -73,8 +45,7 @@ pub fn draw(app: &App, view: &RaceView, buf: &mut Buffer) {
     }
     let bold = Style::default().add_modifier(Modifier::BOLD);
     let muted = Style::default().fg(Color::Gray);
-    let footer =
-        "↑↓ entry  Enter go to its pane  y/n answer its decision  [ ] older/newer race  Esc close";
+    let footer = "? keys  ↑↓ entry  Enter its pane  y/n answer  d diff  m matrix  K keep  [ ] race  Esc close";
     put(buf, x, y + height - 1, footer, width, muted);
     let Some(race) = view.race() else {
         let text = match (&view.error, view.loaded) {
@@ -135,20 +106,9 @@ pub fn draw(app: &App, view: &RaceView, buf: &mut Buffer) {
                 }
             }
         }
-        let agent_state = if e.pane_id.is_empty() {
-            "-".to_owned()
-        } else {
-            format!(
-                "{}/{}",
-                name::<pb::Lifecycle>(e.lifecycle),
-                name::<pb::Attention>(e.attention)
-            )
-        };
-        let decision = if e.pending_decision_id.is_empty() {
-            String::new()
-        } else {
-            format!("⚠ {}", e.pending_decision_prompt.replace(['\n', '\r'], " "))
-        };
+        let decision = race_text::decision_label(e)
+            .map(|d| format!("⚠ {d}"))
+            .unwrap_or_default();
         let cells = [
             (e.index.to_string(), base),
             (e.agent.clone(), base),
@@ -156,8 +116,8 @@ pub fn draw(app: &App, view: &RaceView, buf: &mut Buffer) {
                 name::<pb::RaceEntryState>(e.state),
                 base.fg(state_colour(e.state)),
             ),
-            (agent_state, base),
-            (elapsed(e), base),
+            (race_text::agent_state(e), base),
+            (race_text::elapsed(e, SystemTime::now()), base),
             (e.files_changed.to_string(), base),
             (format!("+{}/-{}", e.added, e.removed), base),
             (decision, base.fg(Color::Yellow)),
@@ -173,6 +133,7 @@ pub fn draw(app: &App, view: &RaceView, buf: &mut Buffer) {
             col += w;
         }
     }
+    extras(view, race, x, y, width, height, buf);
     if let Some(e) = selected_entry(view) {
         let detail = if !e.error.is_empty() {
             format!("entry {}: {}", e.index, e.error)
@@ -185,5 +146,104 @@ pub fn draw(app: &App, view: &RaceView, buf: &mut Buffer) {
             format!("entry {}: {} · {}", e.index, e.branch, e.path)
         };
         put(buf, x + 1, y + height - 2, &detail, width - 1, muted);
+    }
+}
+
+/// The race view's keys, for `?`.
+const KEYS: [(&str, &str); 10] = [
+    ("↑↓ j/k", "choose an entry"),
+    ("Enter", "go to its agent's pane"),
+    ("y / n", "answer its pending decision (once / deny)"),
+    ("d", "its diff against the race's base (review it there)"),
+    ("m", "the per-file matrix of every entry, and checks"),
+    ("K", "keep it: merge mode, branches, then confirm"),
+    ("[ ]", "an older / newer race"),
+    ("r", "read the races again"),
+    ("?", "these keys"),
+    ("Esc q", "close"),
+];
+
+/// The keep form, the last keep's outcome or the keys, over the lower part of the view.
+fn extras(
+    view: &RaceView,
+    race: &pb::Race,
+    x: u16,
+    y: u16,
+    width: u16,
+    height: u16,
+    buf: &mut Buffer,
+) {
+    let mut lines: Vec<(String, Style)> = Vec::new();
+    let bold = Style::default().add_modifier(Modifier::BOLD);
+    if view.keys {
+        lines.push(("race view keys".into(), bold));
+        for (key, what) in KEYS {
+            lines.push((format!("{key:>8}  {what}"), Style::default()));
+        }
+    } else if let Some(form) = &view.keep {
+        if form.confirming {
+            let question = form.question(race);
+            let (ask, then) = question.split_once("? ").unwrap_or((&question, ""));
+            lines.push((format!("{ask}?"), bold.fg(Color::Yellow)));
+            lines.push((then.to_owned(), Style::default()));
+            lines.push(("y: keep it   any other key: back".into(), Style::default()));
+        } else {
+            lines.push((format!("keep entry {}", form.index), bold));
+            let modes: Vec<String> = crate::race_keep::MODES
+                .iter()
+                .enumerate()
+                .map(|(i, m)| {
+                    let text = crate::race_keep::mode_text(*m);
+                    if i == form.mode {
+                        format!("[{text}]")
+                    } else {
+                        format!(" {text} ")
+                    }
+                })
+                .collect();
+            lines.push((
+                format!("merge mode ◂ ▸: {}", modes.join(" ")),
+                Style::default(),
+            ));
+            let mark = if form.delete_branches { "x" } else { " " };
+            lines.push((
+                format!("[{mark}] b: delete the other entries' branches too"),
+                Style::default(),
+            ));
+            lines.push((
+                "Enter: confirm   Esc: cancel".into(),
+                Style::default().fg(Color::Gray),
+            ));
+        }
+    } else if let Some(outcome) = &view.outcome {
+        for (i, text) in outcome.iter().enumerate() {
+            let style = match i {
+                0 if text.starts_with("not kept") => bold.fg(Color::Red),
+                0 => bold.fg(Color::Green),
+                _ => Style::default(),
+            };
+            lines.push((text.clone(), style));
+        }
+    }
+    if lines.is_empty() {
+        return;
+    }
+    let n = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    // Above the detail and footer rows, below the entries where there is room.
+    let rows = u16::try_from(race.entries.len()).unwrap_or(u16::MAX);
+    let top = (y + 4 + rows)
+        .min((y + height).saturating_sub(2 + n))
+        .max(y + 1);
+    for (i, (text, style)) in lines.iter().enumerate() {
+        let row = top + u16::try_from(i).unwrap_or(0);
+        if row + 2 >= y + height {
+            break;
+        }
+        for c in x..x + width {
+            if let Some(cell) = buf.cell_mut((c, row)) {
+                cell.reset();
+            }
+        }
+        put(buf, x + 1, row, text, width - 1, *style);
     }
 }

@@ -13,12 +13,12 @@ use crate::spawn::{FormRow, SpawnForm, Worktrees};
 pub fn draw(app: &App, form: &SpawnForm, buf: &mut Buffer) {
     let rows = form.rows();
     let height = u16::try_from(rows.len() + 5).unwrap_or(u16::MAX);
-    let inner = boxed(
-        buf,
-        "spawn a pane — enter: start, esc: cancel, tab: next field",
-        72,
-        height,
-    );
+    let title = if form.is_race() {
+        "start a race — enter: start, esc: cancel, tab: next field"
+    } else {
+        "spawn a pane — enter: start, esc: cancel, tab: next field"
+    };
+    let inner = boxed(buf, title, 72, height);
     let label_w = 10;
     let field_w = inner.width.saturating_sub(label_w);
     let bold = Style::default().add_modifier(Modifier::BOLD);
@@ -48,6 +48,16 @@ pub fn draw(app: &App, form: &SpawnForm, buf: &mut Buffer) {
             FormRow::Cwd => ("cwd".to_owned(), form.cwd.clone()),
             FormRow::Command => ("command".to_owned(), form.command.clone()),
             FormRow::Label => ("label".to_owned(), form.label.clone()),
+            FormRow::Agents => ("agents".to_owned(), form.agents.clone()),
+            FormRow::Copies => ("copies".to_owned(), form.copies.clone()),
+            FormRow::Base => ("base".to_owned(), form.base.clone()),
+            FormRow::Check => ("check".to_owned(), form.check.clone()),
+            FormRow::Prompt => (
+                "prompt".to_owned(),
+                Field {
+                    text: form.prompt.text.replace('\n', "↵"),
+                },
+            ),
             FormRow::Env(n) => (
                 if *n == 0 {
                     "env".to_owned()
@@ -90,10 +100,42 @@ pub fn draw(app: &App, form: &SpawnForm, buf: &mut Buffer) {
         }
     }
     let hint_y = inner.y + u16::try_from(rows.len() + 1).unwrap_or(0);
-    let hints = [
-        "◂ ▸ change a choice · command empty: a shell",
-        "env: KEY=VALUE per row · ctrl-n: add row · ctrl-d: drop row",
-    ];
+    let hints = if form.is_race() {
+        [
+            "agents: names, space-separated · copies: of each (1) · base: HEAD",
+            "check: run in each worktree to compare · prompt: ctrl-j new line",
+        ]
+    } else {
+        [
+            "◂ ▸ change a choice · command empty: a shell",
+            "env: KEY=VALUE per row · ctrl-n: add row · ctrl-d: drop row",
+        ]
+    };
+    let placeholder = |row: &FormRow| match row {
+        FormRow::Copies => Some("1"),
+        FormRow::Base => Some("HEAD"),
+        FormRow::Check => Some("(none) e.g. cargo test"),
+        _ => None,
+    };
+    for (i, row) in rows.iter().enumerate() {
+        let y = inner.y + u16::try_from(i).unwrap_or(0);
+        let empty = match row {
+            FormRow::Copies => form.copies.text.is_empty(),
+            FormRow::Base => form.base.text.is_empty(),
+            FormRow::Check => form.check.text.is_empty(),
+            _ => false,
+        };
+        if let Some(text) = placeholder(row).filter(|_| empty && *row != form.row) {
+            put(
+                buf,
+                inner.x + label_w,
+                y,
+                text,
+                field_w,
+                Style::default().fg(Color::DarkGray),
+            );
+        }
+    }
     for (i, hint) in hints.iter().enumerate() {
         put(
             buf,
