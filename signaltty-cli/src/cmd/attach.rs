@@ -160,15 +160,20 @@ pub async fn attach(ctx: &Ctx, client: Client, pane: &str, options: AttachOption
             },
         );
     };
-    // The fast path: the server takes this terminal; else over gRPC.
-    let client =
-        match super::attach_handoff::attach(&ctx.target.socket, pane, &options, client).await {
-            Ok(end) => {
-                remember();
-                return report(end, pane);
+    // The fast path: the server takes this terminal; else over gRPC (always for a remote: its
+    // server cannot be handed a terminal of this machine).
+    let client = match ctx.remote {
+        Some(_) => client,
+        None => {
+            match super::attach_handoff::attach(&ctx.target.socket, pane, &options, client).await {
+                Ok(end) => {
+                    remember();
+                    return report(end, pane);
+                }
+                Err(client) => client,
             }
-            Err(client) => client,
-        };
+        }
+    };
     let (cols, rows) = terminal_size().unwrap_or((80, 24));
     let start = AttachStart {
         read_only: options.read_only,
