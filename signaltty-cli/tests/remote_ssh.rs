@@ -203,3 +203,68 @@ fn remote_add_checks_names_and_remove_forgets() {
     let gone = local.fails(&["remote", "remove", "gpu"], 2);
     assert!(gone.stderr.contains("no remote named"), "{gone:?}");
 }
+
+/// `signaltty --remote gpu attach PANE` in a real pseudo-terminal: over gRPC through the link
+/// (a remote server cannot be handed this machine's terminal), typing reaches the remote pane,
+/// and the detach key leaves it running.
+#[test]
+fn attach_to_a_remote_pane_in_a_pty() {
+    use std::io::Write;
+    use std::os::fd::OwnedFd;
+    let Some(sshd) = Sshd::start() else { return };
+    let local = TestEnv::new();
+    let remote = TestEnv::new();
+    add_remote(&local, &sshd, "gpu", &remote_command(&remote));
+    let ws = remote.workspace("far");
+    let pane = remote.json(&["pane", "spawn", &ws, "--", "cat"])["pane"]["id"]
+        .as_str()
+        .expect("pane id")
+        .to_owned();
+
+    let nix::pty::OpenptyResult { master, slave } = common::pty_80x24();
+    let slave_io = |fd: &OwnedFd| Stdio::from(fd.try_clone().expect("dup slave"));
+    let mut child = local
+        .command(&["--remote", "gpu", "attach", &pane])
+        .stdin(slave_io(&slave))
+        .stdout(slave_io(&slave))
+        .stderr(slave_io(&slave))
+        .spawn()
+        .expect("spawn attach");
+    let mut writer = std::fs::File::from(master.try_clone().expect("dup master"));
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut master = std::fs::File::from(master);
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = master.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let mut wait_seen = |needle: &str, times: usize| {
+        let deadline = std::time::Instant::now() + common::WAIT;
+        while String::from_utf8_lossy(&seen).matches(needle).count() < times {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(data) => seen.extend_from_slice(&data),
+                Err(_) => panic!(
+                    "timed out waiting for {needle:?} x{times} in {:?}",
+                    String::from_utf8_lossy(&seen)
+                ),
+            }
+        }
+    };
+    writer.write_all(b"over-ssh\r").expect("type");
+    // The remote pane's terminal echoes it, then cat prints it again.
+    wait_seen("over-ssh", 2);
+    writer.write_all(&[0x1c]).expect("detach key");
+    wait_seen("[detached]", 1);
+    let status = child.wait().expect("attach exit");
+    assert_eq!(status.code(), Some(0));
+    let state = remote.json(&["pane", "get", &pane]);
+    assert_eq!(
+        state["status"], "live",
+        "detaching never stops the remote pane"
+    );
+}
