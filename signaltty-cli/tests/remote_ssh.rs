@@ -204,67 +204,153 @@ fn remote_add_checks_names_and_remove_forgets() {
     assert!(gone.stderr.contains("no remote named"), "{gone:?}");
 }
 
+/// A `signaltty --remote gpu attach PANE` in a real pseudo-terminal, its output collected.
+struct PtyAttach {
+    child: std::process::Child,
+    writer: std::fs::File,
+    rx: std::sync::mpsc::Receiver<Vec<u8>>,
+    seen: Vec<u8>,
+    _slave: std::os::fd::OwnedFd,
+}
+
+impl PtyAttach {
+    fn start(local: &TestEnv, pane: &str) -> PtyAttach {
+        use std::os::fd::OwnedFd;
+        let nix::pty::OpenptyResult { master, slave } = common::pty_80x24();
+        let slave_io = |fd: &OwnedFd| Stdio::from(fd.try_clone().expect("dup slave"));
+        let child = local
+            .command(&["--remote", "gpu", "attach", pane])
+            .stdin(slave_io(&slave))
+            .stdout(slave_io(&slave))
+            .stderr(slave_io(&slave))
+            .spawn()
+            .expect("spawn attach");
+        let writer = std::fs::File::from(master.try_clone().expect("dup master"));
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+        std::thread::spawn(move || {
+            let mut master = std::fs::File::from(master);
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = master.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        PtyAttach {
+            child,
+            writer,
+            rx,
+            seen: Vec::new(),
+            _slave: slave,
+        }
+    }
+
+    fn type_bytes(&mut self, bytes: &[u8]) {
+        std::io::Write::write_all(&mut self.writer, bytes).expect("type");
+    }
+
+    /// Waits until the terminal showed `needle` `times` times in all.
+    fn wait_seen(&mut self, needle: &str, times: usize) {
+        let deadline = std::time::Instant::now() + common::WAIT;
+        while String::from_utf8_lossy(&self.seen).matches(needle).count() < times {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok(data) => self.seen.extend_from_slice(&data),
+                Err(_) => panic!(
+                    "timed out waiting for {needle:?} x{times} in {:?}",
+                    String::from_utf8_lossy(&self.seen)
+                ),
+            }
+        }
+    }
+
+    /// The detach key; the attach exits 0.
+    fn detach(mut self) {
+        self.type_bytes(&[0x1c]);
+        self.wait_seen("[detached]", 1);
+        let status = self.child.wait().expect("attach exit");
+        assert_eq!(status.code(), Some(0));
+    }
+
+    /// The `ssh` processes this attach runs (children of the CLI process).
+    fn ssh_children(&self) -> Vec<i32> {
+        let parent = self.child.id().to_string();
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
+            // pid (comm) state ppid …: comm may hold spaces, so split after the last ')'.
+            let Some((head, tail)) = stat.rsplit_once(')') else {
+                continue;
+            };
+            let ppid = tail.split_whitespace().nth(1);
+            if head.ends_with("(ssh") && ppid == Some(parent.as_str()) {
+                found.push(pid);
+            }
+        }
+        found
+    }
+}
+
+fn remote_cat_pane(remote: &TestEnv) -> String {
+    let ws = remote.workspace("far");
+    remote.json(&["pane", "spawn", &ws, "--", "cat"])["pane"]["id"]
+        .as_str()
+        .expect("pane id")
+        .to_owned()
+}
+
 /// `signaltty --remote gpu attach PANE` in a real pseudo-terminal: over gRPC through the link
 /// (a remote server cannot be handed this machine's terminal), typing reaches the remote pane,
 /// and the detach key leaves it running.
 #[test]
 fn attach_to_a_remote_pane_in_a_pty() {
-    use std::io::Write;
-    use std::os::fd::OwnedFd;
     let Some(sshd) = Sshd::start() else { return };
     let local = TestEnv::new();
     let remote = TestEnv::new();
     add_remote(&local, &sshd, "gpu", &remote_command(&remote));
-    let ws = remote.workspace("far");
-    let pane = remote.json(&["pane", "spawn", &ws, "--", "cat"])["pane"]["id"]
-        .as_str()
-        .expect("pane id")
-        .to_owned();
-
-    let nix::pty::OpenptyResult { master, slave } = common::pty_80x24();
-    let slave_io = |fd: &OwnedFd| Stdio::from(fd.try_clone().expect("dup slave"));
-    let mut child = local
-        .command(&["--remote", "gpu", "attach", &pane])
-        .stdin(slave_io(&slave))
-        .stdout(slave_io(&slave))
-        .stderr(slave_io(&slave))
-        .spawn()
-        .expect("spawn attach");
-    let mut writer = std::fs::File::from(master.try_clone().expect("dup master"));
-    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
-    std::thread::spawn(move || {
-        let mut master = std::fs::File::from(master);
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = master.read(&mut buf) {
-            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                break;
-            }
-        }
-    });
-    let mut seen = Vec::new();
-    let mut wait_seen = |needle: &str, times: usize| {
-        let deadline = std::time::Instant::now() + common::WAIT;
-        while String::from_utf8_lossy(&seen).matches(needle).count() < times {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            match rx.recv_timeout(left) {
-                Ok(data) => seen.extend_from_slice(&data),
-                Err(_) => panic!(
-                    "timed out waiting for {needle:?} x{times} in {:?}",
-                    String::from_utf8_lossy(&seen)
-                ),
-            }
-        }
-    };
-    writer.write_all(b"over-ssh\r").expect("type");
+    let pane = remote_cat_pane(&remote);
+    let mut a = PtyAttach::start(&local, &pane);
+    a.type_bytes(b"over-ssh\r");
     // The remote pane's terminal echoes it, then cat prints it again.
-    wait_seen("over-ssh", 2);
-    writer.write_all(&[0x1c]).expect("detach key");
-    wait_seen("[detached]", 1);
-    let status = child.wait().expect("attach exit");
-    assert_eq!(status.code(), Some(0));
+    a.wait_seen("over-ssh", 2);
+    a.detach();
     let state = remote.json(&["pane", "get", &pane]);
     assert_eq!(
         state["status"], "live",
         "detaching never stops the remote pane"
     );
+}
+
+/// The ssh process under an attach is killed: the attach says the link dropped, dials again,
+/// and the screen it repaints holds what the pane printed meanwhile; typing works again.
+#[test]
+fn a_killed_ssh_link_reconnects_and_the_attach_resumes() {
+    let Some(sshd) = Sshd::start() else { return };
+    let local = TestEnv::new();
+    let remote = TestEnv::new();
+    add_remote(&local, &sshd, "gpu", &remote_command(&remote));
+    let pane = remote_cat_pane(&remote);
+    let mut a = PtyAttach::start(&local, &pane);
+    a.type_bytes(b"before-drop\r");
+    a.wait_seen("before-drop", 2);
+    let ssh = a.ssh_children();
+    assert_eq!(ssh.len(), 1, "one ssh under the attach: {ssh:?}");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(ssh[0]),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .expect("kill ssh");
+    a.wait_seen("link to gpu lost", 1);
+    // The remote pane lives on and prints while the link is down.
+    remote.ok(&["pane", "send", &pane, "while-down"]);
+    // The repaint after the reconnect shows it (echo and cat's copy).
+    a.wait_seen("while-down", 2);
+    a.type_bytes(b"after-relink\r");
+    a.wait_seen("after-relink", 2);
+    a.detach();
 }
