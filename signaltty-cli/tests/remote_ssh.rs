@@ -103,6 +103,17 @@ fn a_remote_servers_workspaces_panes_and_decisions_over_ssh() {
         read.to_string().contains("remote-hello").then_some(())
     });
 
+    // The machine prefix names the same pane; `ls --all` lists this machine first, then gpu.
+    let read = local.json(&["pane", "read", &format!("gpu:{pane}")]);
+    assert!(read.to_string().contains("remote-hello"), "{read}");
+    let all = local.json(&["ls", "--all"]);
+    assert_eq!(all[0]["machine"], "local", "{all}");
+    assert_eq!(all[1]["machine"], "gpu", "{all}");
+    assert_eq!(all[1]["workspaces"][0]["name"], "far", "{all}");
+    let text = local.ok(&["ls", "--all"]);
+    let (at_local, at_gpu) = (text.find("[local]"), text.find("[gpu]"));
+    assert!(at_local.is_some() && at_local < at_gpu, "{text}");
+
     // An agent on the remote asks; the local CLI answers through the link.
     let mut hook = remote
         .command(&[
