@@ -76,10 +76,10 @@ impl Sshd {
         std::thread::spawn(move || {
             let mut ready = Some(ready);
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if line.contains("Server listening") {
-                    if let Some(ready) = ready.take() {
-                        let _ = ready.send(());
-                    }
+                if line.contains("Server listening")
+                    && let Some(ready) = ready.take()
+                {
+                    let _ = ready.send(());
                 }
                 if std::env::var_os("SIGNALTTY_SSHD_LOG").is_some() {
                     eprintln!("sshd: {line}");
