@@ -21,6 +21,9 @@ pub struct Cli {
     /// $XDG_RUNTIME_DIR/signaltty/signaltty.sock, else /tmp/signaltty-$UID/signaltty.sock].
     #[arg(long, global = true, value_name = "PATH")]
     pub socket: Option<PathBuf>,
+    /// Talk to the server of this remote machine (see `signaltty remote`) over ssh.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub remote: Option<String>,
     /// Print machine-readable JSON on stdout instead of tables.
     #[arg(long, global = true)]
     pub json: bool,
@@ -83,14 +86,29 @@ pub enum Command {
     Diff(cmd::diff::DiffArgs),
     /// Race agents: one task to several agents on worktrees of their own; compare, review, keep one.
     Race(cmd::race::RaceArgs),
+    /// The remote end of an ssh link to this machine's server (run by `ssh host signaltty
+    /// bridge`; see `signaltty remote`).
+    Bridge(cmd::bridge::BridgeArgs),
+    /// Other machines reached over ssh: add, list (with reachability), remove.
+    Remote(cmd::remote::RemoteArgs),
     /// Serve the web client (the page and the API as gRPC-web) for a browser or a phone.
     Web(cmd::web::WebArgs),
 }
 
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> CliResult {
+    let remote = match &cli.remote {
+        Some(name) => Some(cmd::remote::find(name)?),
+        None => None,
+    };
+    let mut target = Target::resolve(cli.socket.as_deref());
+    if let Some(remote) = &remote {
+        // The CLI's "last used" ids are kept per socket: a remote's are its own.
+        target.socket = PathBuf::from(format!("ssh:{}", remote.name));
+    }
     let ctx = Ctx {
-        target: Target::resolve(cli.socket.as_deref()),
+        remote,
+        target,
         out: Output::new(if cli.json {
             Format::Json
         } else {
@@ -120,6 +138,8 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Diff(args) => cmd::diff::cmd_diff(&ctx, args).await,
         Command::Race(args) => cmd::race::cmd_race(&ctx, args).await,
         Command::Web(args) => cmd::web::cmd_web(&ctx, args).await,
+        Command::Remote(args) => cmd::remote::cmd_remote(&ctx, args).await,
+        Command::Bridge(args) => cmd::bridge::cmd_bridge(&ctx, args).await,
     }
 }
 

@@ -120,6 +120,7 @@ impl From<ClientError> for CliError {
             } => (ErrorKind::NoServer, err.to_string()),
             err @ ClientError::NotATerminal(_) => (ErrorKind::Usage, err.to_string()),
             err @ (ClientError::Untrusted(_)
+            | ClientError::Remote { .. }
             | ClientError::Start { .. }
             | ClientError::Io { .. }) => (ErrorKind::Local, err.to_string()),
         };

@@ -11,6 +11,7 @@ pub mod cli;
 pub mod cmd;
 pub mod error;
 pub mod human;
+pub mod machine_prefix;
 pub mod output;
 pub mod resolve;
 pub mod table;
@@ -21,7 +22,22 @@ use clap::Parser;
 
 /// Parses the command line, runs the command and turns its outcome into an exit code.
 pub fn main_entry() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // `gpu:ws/tab` → `--remote gpu ws/tab` (only when a word has a `:` and remotes exist).
+    if args
+        .iter()
+        .skip(1)
+        .any(|a| a.to_string_lossy().contains(':'))
+    {
+        match machine_prefix::rewrite(args.clone(), &machine_prefix::configured_remotes()) {
+            Ok(rewritten) => args = rewritten,
+            Err(message) => {
+                eprintln!("error: {message}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let cli = match cli::Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(err) => {
             // An agent hook must never fail the agent, not even on a flag this version does not

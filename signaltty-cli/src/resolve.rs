@@ -125,7 +125,13 @@ pub fn remember(target: &Target, update: LastUsed) {
         return;
     };
     if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
+        // Private, as the server requires of its state dir: with `--remote` this may be the
+        // first thing to create the local one, before any local server ran.
+        use std::os::unix::fs::DirBuilderExt;
+        let _ = std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir);
     }
     let temp = path.with_extension(format!("json.{}", std::process::id()));
     if std::fs::write(&temp, text).is_ok() && std::fs::rename(&temp, &path).is_err() {

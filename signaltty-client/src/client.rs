@@ -26,12 +26,33 @@ use crate::error::ClientError;
 pub struct Client {
     channel: Channel,
     socket: PathBuf,
+    /// The remote's name when this connection runs through an ssh bridge.
+    remote: Option<String>,
 }
 
 impl Client {
     /// Wraps a connected channel; use [`crate::connect()`] to make one.
     pub(crate) fn new(channel: Channel, socket: PathBuf) -> Self {
-        Client { channel, socket }
+        Client {
+            channel,
+            socket,
+            remote: None,
+        }
+    }
+
+    /// Wraps a channel to a remote server through an ssh bridge ([`crate::remote`]).
+    pub(crate) fn new_remote(channel: Channel, remote: String) -> Self {
+        Client {
+            channel,
+            socket: PathBuf::from(format!("ssh:{remote}")),
+            remote: Some(remote),
+        }
+    }
+
+    /// The remote this client reaches through ssh, `None` for the local server. A remote's
+    /// terminal cannot be handed to the server over a side socket: attach runs over gRPC.
+    pub fn remote(&self) -> Option<&str> {
+        self.remote.as_deref()
     }
 
     /// The socket this client is connected to.

@@ -119,7 +119,7 @@ pub async fn try_connect(socket: &Path) -> Result<Client, ClientError> {
 }
 
 /// A connected stream to `socket` whose directory and peer passed the trust checks.
-async fn trusted_stream(socket: &Path) -> Result<UnixStream, ClientError> {
+pub async fn trusted_stream(socket: &Path) -> Result<UnixStream, ClientError> {
     let no_server = || ClientError::NoServer {
         socket: socket.to_path_buf(),
     };

@@ -51,6 +51,17 @@ pub enum ClientError {
         /// `TIMEOUT` when the server started but did not answer in time.
         timed_out: bool,
     },
+    /// A remote machine could not be reached through `ssh` and its bridge (see
+    /// [`crate::remote`]): ssh failed, signaltty is missing there, or another version answered.
+    #[error("{message}")]
+    Remote {
+        /// The remote's name.
+        remote: String,
+        /// `REMOTE_UNREACHABLE`, `REMOTE_BINARY_MISSING`, `BRIDGE_VERSION`, ….
+        reason: &'static str,
+        /// What happened and what to do.
+        message: String,
+    },
     /// The local terminal cannot be used (stdin is not a terminal).
     #[error("{0}")]
     NotATerminal(String),
@@ -87,6 +98,7 @@ impl ClientError {
             } => "TIMEOUT",
             ClientError::Start { .. } => "START_FAILED",
             ClientError::NotATerminal(_) => "NOT_A_TERMINAL",
+            ClientError::Remote { reason, .. } => reason,
             ClientError::Io { .. } => "IO",
         }
     }

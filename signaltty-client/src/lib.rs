@@ -45,6 +45,7 @@ pub mod layout_tree;
 pub mod present;
 pub mod raw_mode;
 pub mod reconnect;
+pub mod remote;
 pub mod server_lock;
 mod sys;
 pub mod term_guard;

@@ -13,6 +13,8 @@
 //!   `generic`).
 //! - `[policy]` — what programs running inside panes may do through the API.
 //! - `[attach]` — the CLI's attach (the detach key).
+//! - `[remotes.<name>]` — other machines reached over ssh (`signaltty remote add`, see
+//!   [`remotes`]).
 //! - `[tui]` — kept as an opaque table: the TUI validates its own keys (see [`Config::tui`]).
 //!
 //! This crate has no I/O beyond reading the file and no async runtime: the server, the CLI and
@@ -20,6 +22,7 @@
 
 pub mod detach_key;
 mod problem;
+pub mod remotes;
 pub mod schema;
 mod walk;
 
@@ -30,6 +33,7 @@ use serde::Serialize;
 
 pub use detach_key::DetachKey;
 pub use problem::{Problem, Problems};
+pub use remotes::RemoteConfig;
 pub use schema::AgentKind;
 
 /// Environment variable naming the config file (overrides the XDG location).
@@ -49,6 +53,8 @@ pub struct Config {
     /// `[tui]`, unvalidated here. The TUI checks its own keys; to report them with line
     /// numbers it can re-read the file's text ([`Loaded::source`]) with its own spanned types.
     pub tui: toml::Table,
+    /// `[remotes.<name>]`: other machines, by name.
+    pub remotes: BTreeMap<String, RemoteConfig>,
 }
 
 /// `[server]`: read by the server when it starts.

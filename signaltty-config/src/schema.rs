@@ -102,7 +102,7 @@ pub struct Key {
 }
 
 /// The sections a file may have at its top level.
-pub const SECTIONS: [&str; 5] = ["server", "agents", "policy", "attach", "tui"];
+pub const SECTIONS: [&str; 6] = ["server", "agents", "policy", "attach", "tui", "remotes"];
 
 /// Every key, section by section.
 pub const KEYS: &[Key] = &[

@@ -68,6 +68,11 @@ pub(crate) fn parse(text: &str) -> Result<Config, Vec<Problem>> {
                     }
                 }
             }
+            "remotes" => {
+                if let Some(table) = w.table(name, value) {
+                    w.remotes(table, &mut config);
+                }
+            }
             _ => w.unknown(key, "", &SECTIONS),
         }
     }
@@ -190,6 +195,74 @@ impl Walker<'_> {
                 _ => {}
             }
         });
+    }
+
+    /// `[remotes.NAME]`: `host` (required), `ssh_options` (strings), `command`.
+    fn remotes(&mut self, table: &DeTable<'_>, config: &mut Config) {
+        for (key, value) in table {
+            let name = key.get_ref().as_ref();
+            let section = format!("remotes.{name}");
+            if let Err(message) = crate::remotes::check_name(name) {
+                self.problems.push(Problem::at(
+                    self.source,
+                    key.span().start,
+                    &section,
+                    message,
+                ));
+                continue;
+            }
+            let Some(remote_table) = self.table(&section, value) else {
+                continue;
+            };
+            let mut remote = crate::RemoteConfig::default();
+            for (k, v) in remote_table {
+                let field = k.get_ref().as_ref();
+                let dotted_key = dotted(&section, field);
+                match (field, v.get_ref()) {
+                    ("host" | "command", DeValue::String(s)) => {
+                        match crate::remotes::check_text(field, s) {
+                            Ok(()) if field == "host" => remote.host = s.to_string(),
+                            Ok(()) => remote.command = Some(s.to_string()),
+                            Err(message) => self.at(v, &dotted_key, message),
+                        }
+                    }
+                    ("ssh_options", DeValue::Array(items)) => {
+                        for item in items {
+                            match item.get_ref() {
+                                DeValue::String(s) if !s.contains('\0') => {
+                                    remote.ssh_options.push(s.to_string());
+                                }
+                                other => self.at(
+                                    item,
+                                    &dotted_key,
+                                    format!("expected a string, found {}", describe(other)),
+                                ),
+                            }
+                        }
+                    }
+                    ("host" | "command", other) => self.at(
+                        v,
+                        &dotted_key,
+                        format!("expected a non-empty string, found {}", describe(other)),
+                    ),
+                    ("ssh_options", other) => self.at(
+                        v,
+                        &dotted_key,
+                        format!("expected an array of strings, found {}", describe(other)),
+                    ),
+                    _ => self.unknown(k, &section, &["host", "ssh_options", "command"]),
+                }
+            }
+            if remote.host.is_empty() {
+                self.at(
+                    value,
+                    &section,
+                    "missing key `host` ([user@]host for ssh)".to_owned(),
+                );
+                continue;
+            }
+            config.remotes.insert(name.to_owned(), remote);
+        }
     }
 
     fn attach(&mut self, table: &DeTable<'_>, out: &mut AttachConfig) {

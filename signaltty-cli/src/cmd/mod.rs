@@ -4,6 +4,8 @@
 pub mod arrange;
 pub mod attach;
 pub mod attach_handoff;
+pub mod attach_relink;
+pub mod bridge;
 pub mod close_exited;
 pub mod completions;
 pub mod config;
@@ -19,6 +21,7 @@ pub mod pane;
 pub mod pane_io;
 pub mod race;
 pub mod race_show;
+pub mod remote;
 pub mod screen_state;
 pub mod server;
 pub mod size;
@@ -45,6 +48,8 @@ pub struct Ctx {
     pub target: Target,
     /// Where results go.
     pub out: Output,
+    /// The remote machine every command talks to (`--remote NAME`), `None` for this one.
+    pub remote: Option<signaltty_client::remote::Remote>,
 }
 
 impl Ctx {
@@ -53,6 +58,10 @@ impl Ctx {
     /// silent, so a server started with other settings than the user meant (after their own
     /// start failed, say) is seen at once.
     pub async fn client(&self) -> CliResult<Client> {
+        if let Some(remote) = &self.remote {
+            // The remote's bridge starts its server when none answers (and says so on stderr).
+            return Ok(signaltty_client::remote::connect_remote(remote).await?);
+        }
         match connect::connect(&self.target, AutoStart::No).await {
             Err(signaltty_client::ClientError::NoServer { .. }) => {}
             done => return Ok(done?),
@@ -64,6 +73,9 @@ impl Ctx {
 
     /// A connection to a server that must already run.
     pub async fn existing_client(&self) -> CliResult<Client> {
+        if let Some(remote) = &self.remote {
+            return Ok(signaltty_client::remote::connect_remote(remote).await?);
+        }
         Ok(connect::connect(&self.target, AutoStart::No).await?)
     }
 

@@ -1,0 +1,186 @@
+//! `signaltty remote add|list|remove`: other machines whose server this CLI reaches over ssh,
+//! kept as `[remotes.NAME]` in the user's config file (see `signaltty_config::remotes`), and the
+//! lookup behind the global `--remote NAME`.
+
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use serde::Serialize;
+use signaltty_client::remote::{Remote, connect_remote};
+use signaltty_config::RemoteConfig;
+use signaltty_config::remotes::DEFAULT_COMMAND;
+
+use super::Ctx;
+use crate::error::{CliError, CliResult};
+use crate::table::Table;
+
+/// How long `remote list` waits for each remote to answer.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(8);
+
+/// `signaltty remote`
+#[derive(Debug, Args)]
+pub struct RemoteArgs {
+    #[command(subcommand)]
+    command: RemoteCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum RemoteCommand {
+    /// Add a machine reached with `ssh [OPTIONS] HOST <command> bridge`.
+    Add {
+        /// A short name for it (letters, digits, '-', '_'): `--remote NAME`, `NAME:ws/tab`.
+        name: String,
+        /// `[user@]host` as ssh takes it (an alias from ~/.ssh/config works).
+        host: String,
+        /// An extra ssh argument (repeat for each: `--ssh-option=-p --ssh-option=2222`).
+        #[arg(long = "ssh-option", value_name = "OPT", allow_hyphen_values = true)]
+        ssh_options: Vec<String>,
+        /// How signaltty is run on that machine: a path, or e.g. `env SIGNALTTY_SOCKET=… signaltty`.
+        #[arg(long, value_name = "PATH", default_value = DEFAULT_COMMAND)]
+        command: String,
+    },
+    /// List the remotes and whether each answers now (ssh login and the bridge's handshake).
+    #[command(visible_alias = "ls")]
+    List,
+    /// Remove a remote from the config file (its server and panes are left alone).
+    #[command(visible_alias = "rm")]
+    Remove {
+        /// The remote's name.
+        name: String,
+    },
+}
+
+/// Runs `signaltty remote …`.
+pub async fn cmd_remote(ctx: &Ctx, args: RemoteArgs) -> CliResult {
+    let path = signaltty_config::default_path();
+    match args.command {
+        RemoteCommand::Add {
+            name,
+            host,
+            ssh_options,
+            command,
+        } => {
+            let remote = RemoteConfig {
+                host,
+                ssh_options,
+                command: (command != DEFAULT_COMMAND).then_some(command),
+            };
+            signaltty_config::remotes::add(&path, &name, &remote).map_err(CliError::usage)?;
+            if ctx.out.is_json() {
+                ctx.out
+                    .json(&serde_json::json!({ "name": name, "remote": remote, "config": path }))
+            } else {
+                ctx.out
+                    .line(format_args!("added remote {name} to {}", path.display()))
+            }
+        }
+        RemoteCommand::Remove { name } => {
+            signaltty_config::remotes::remove(&path, &name).map_err(CliError::usage)?;
+            if ctx.out.is_json() {
+                ctx.out.json(&serde_json::json!({ "removed": name }))
+            } else {
+                ctx.out.line(format_args!("removed remote {name}"))
+            }
+        }
+        RemoteCommand::List => list(ctx).await,
+    }
+}
+
+#[derive(Serialize)]
+struct Row {
+    name: String,
+    host: String,
+    command: String,
+    ssh_options: Vec<String>,
+    reachable: bool,
+    /// The server's version when reachable, else why not.
+    detail: String,
+}
+
+async fn list(ctx: &Ctx) -> CliResult {
+    let mut rows = Vec::new();
+    for remote in all()? {
+        let probe = tokio::time::timeout(PROBE_TIMEOUT, async {
+            let client = connect_remote(&remote).await?;
+            let status = client
+                .server()
+                .get_status(signaltty_proto::v1::GetStatusRequest {})
+                .await?
+                .into_inner();
+            Ok::<_, signaltty_client::ClientError>(status)
+        })
+        .await;
+        let (reachable, detail) = match probe {
+            Ok(Ok(status)) => (
+                true,
+                format!("server {} pid {}", status.version, status.pid),
+            ),
+            Ok(Err(err)) => (false, err.to_string()),
+            Err(_) => (
+                false,
+                format!("no answer within {}s", PROBE_TIMEOUT.as_secs()),
+            ),
+        };
+        rows.push(Row {
+            name: remote.name,
+            host: remote.host,
+            command: remote.command,
+            ssh_options: remote.ssh_options,
+            reachable,
+            detail,
+        });
+    }
+    if ctx.out.is_json() {
+        return ctx.out.json(&rows);
+    }
+    if rows.is_empty() {
+        return ctx
+            .out
+            .line("no remotes (add one with `signaltty remote add NAME [user@]host`)");
+    }
+    let mut table = Table::new(&["NAME", "HOST", "STATE", "DETAIL"]).max_width(3, 100);
+    for row in rows {
+        table.row([
+            row.name,
+            row.host,
+            if row.reachable { "up" } else { "down" }.to_owned(),
+            row.detail,
+        ]);
+    }
+    ctx.out.text(&table.render())
+}
+
+/// Every configured remote, by name.
+pub fn all() -> CliResult<Vec<Remote>> {
+    let path = signaltty_config::default_path();
+    let loaded = signaltty_config::load(&path, signaltty_config::Missing::Default)
+        .map_err(|problems| CliError::usage(problems.to_string()))?;
+    Ok(loaded
+        .config
+        .remotes
+        .into_iter()
+        .map(|(name, r)| Remote {
+            name,
+            host: r.host,
+            ssh_options: r.ssh_options,
+            command: r.command.unwrap_or_else(|| DEFAULT_COMMAND.to_owned()),
+        })
+        .collect())
+}
+
+/// The remote named `name` in the config file, or a usage error listing the known ones.
+pub fn find(name: &str) -> CliResult<Remote> {
+    let all = all()?;
+    let known: Vec<String> = all.iter().map(|r| r.name.clone()).collect();
+    all.into_iter().find(|r| r.name == name).ok_or_else(|| {
+        CliError::usage(format!(
+            "no remote named {name:?} (known: {}; add one with `signaltty remote add {name} \
+             [user@]host`)",
+            if known.is_empty() {
+                "none".to_owned()
+            } else {
+                known.join(", ")
+            }
+        ))
+    })
+}
