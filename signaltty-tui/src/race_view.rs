@@ -163,8 +163,8 @@ pub enum RaceReply {
         /// Comments sent.
         result: Result<u32, String>,
     },
-    /// KeepRaceEntry's answer.
-    Kept(Result<pb::KeepRaceEntryResponse, String>),
+    /// KeepRaceEntry's answer (boxed: it is much larger than the other replies).
+    Kept(Result<Box<pb::KeepRaceEntryResponse>, String>),
 }
 
 /// Opens the view and reads the races.
@@ -435,7 +435,7 @@ pub async fn run(request: RaceRequest, channel: tonic::transport::Channel) -> Ve
                     ..Default::default()
                 })
                 .await
-                .map(tonic::Response::into_inner)
+                .map(|r| Box::new(r.into_inner()))
                 .map_err(|s| s.message().to_owned());
             vec![Reply::Race(Box::new(RaceReply::Kept(result)))]
         }
