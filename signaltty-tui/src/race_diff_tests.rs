@@ -247,9 +247,9 @@ fn snapshots_of_a_comment_the_matrix_the_check_and_the_keep_confirmation() {
     );
     reply(
         &mut app,
-        RaceReply::Kept(Err(
+        RaceReply::Kept(Box::new(Err(
             "merging entry 1 conflicts in a.txt: the base checkout was left as it was".into(),
-        )),
+        ))),
     );
     insta::assert_snapshot!("race_keep_conflict", render(&app));
 }

@@ -138,7 +138,7 @@ pub fn on_key(form: &mut KeepForm, key: KeyEvent, fx: &mut Vec<Effect>) -> Outco
 /// nothing was (the base branch unchanged). The first line says which.
 pub fn outcome_lines(
     base_branch: &str,
-    result: &Result<Box<pb::KeepRaceEntryResponse>, String>,
+    result: &Result<pb::KeepRaceEntryResponse, String>,
 ) -> Vec<String> {
     let branch = if base_branch.is_empty() {
         "the base branch"

@@ -163,8 +163,8 @@ pub enum RaceReply {
         /// Comments sent.
         result: Result<u32, String>,
     },
-    /// KeepRaceEntry's answer (boxed: it is much larger than the other replies).
-    Kept(Result<Box<pb::KeepRaceEntryResponse>, String>),
+    /// KeepRaceEntry's answer.
+    Kept(Box<Result<pb::KeepRaceEntryResponse, String>>),
 }
 
 /// Opens the view and reads the races.
@@ -289,7 +289,9 @@ pub fn on_reply(app: &mut App, reply: RaceReply, now: std::time::Instant, fx: &m
         _ => {}
     }
     let Some(Overlay::Race(view)) = &mut app.overlay else {
-        if let RaceReply::Kept(Err(why)) = reply {
+        if let RaceReply::Kept(result) = reply
+            && let Err(why) = *result
+        {
             app.toast(format!("not kept: {why}"), now);
         }
         return;
@@ -435,9 +437,9 @@ pub async fn run(request: RaceRequest, channel: tonic::transport::Channel) -> Ve
                     ..Default::default()
                 })
                 .await
-                .map(|r| Box::new(r.into_inner()))
+                .map(tonic::Response::into_inner)
                 .map_err(|s| s.message().to_owned());
-            vec![Reply::Race(Box::new(RaceReply::Kept(result)))]
+            vec![Reply::Race(Box::new(RaceReply::Kept(Box::new(result))))]
         }
     }
 }
