@@ -97,11 +97,11 @@ pub enum Command {
 
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> CliResult {
+    let mut target = Target::resolve(cli.socket.as_deref());
     let remote = match &cli.remote {
-        Some(name) => Some(cmd::remote::find(name)?),
+        Some(name) => Some(cmd::remote::find(name, &target.socket)?),
         None => None,
     };
-    let mut target = Target::resolve(cli.socket.as_deref());
     if let Some(remote) = &remote {
         // The CLI's "last used" ids are kept per socket: a remote's are its own.
         target.socket = PathBuf::from(format!("ssh:{}", remote.name));

@@ -183,25 +183,7 @@ fn a_decision_is_answered_by_its_id_alone() {
     let ws = env.workspace("decide");
     let pane = spawn(&env, &ws, "agent", &["sleep", "600"]);
     // What Claude Code's permission hook runs, waiting for the answer.
-    let mut hook = env
-        .command(&[
-            "hook-event",
-            "--agent",
-            "claude",
-            "--event",
-            "PermissionRequest",
-            "--pane",
-            &pane,
-            "--wait-for-answer",
-            "--timeout",
-            "60",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("hook");
-    let payload = br#"{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
-    std::io::Write::write_all(&mut hook.stdin.take().expect("stdin"), payload).expect("payload");
+    let mut hook = env.permission_hook(&pane, true);
     let id = wait_for("the pending decision", Duration::from_secs(30), || {
         let listed = env.json(&["decision", "list"]);
         listed[0]["answerable"]

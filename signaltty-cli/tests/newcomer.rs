@@ -288,22 +288,7 @@ fn answering_a_read_only_decision_says_what_it_is_and_what_to_do() {
     let ws = env.workspace("readonly");
     let pane = spawn(&env, &ws, "agent", &["sleep", "600"]);
     // A permission hook that does not wait for an answer: the decision is shown, read-only.
-    let mut hook = env
-        .command(&[
-            "hook-event",
-            "--agent",
-            "claude",
-            "--event",
-            "PermissionRequest",
-            "--pane",
-            &pane,
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("hook");
-    let payload = br#"{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
-    std::io::Write::write_all(&mut hook.stdin.take().expect("stdin"), payload).expect("payload");
+    let mut hook = env.permission_hook(&pane, false);
     let mut out = String::new();
     hook.stdout
         .take()

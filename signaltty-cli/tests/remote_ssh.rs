@@ -59,6 +59,12 @@ fn a_remote_servers_workspaces_panes_and_decisions_over_ssh() {
     assert_eq!(listed[0]["name"], "gpu", "{listed}");
     assert_eq!(listed[0]["reachable"], true, "{listed}");
     assert!(remote.socket.exists(), "the remote server was auto-started");
+    // Later calls share that call's ssh login: its control socket sits beside the local socket.
+    let shared = std::fs::read_dir(local.dir.path())
+        .expect("local socket dir")
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().starts_with("ssh-"));
+    assert!(shared, "no shared ssh connection in {:?}", local.dir.path());
 
     // A workspace made over the link lives on the remote server, not the local one.
     let ws = local.json(&[
@@ -115,25 +121,7 @@ fn a_remote_servers_workspaces_panes_and_decisions_over_ssh() {
     assert!(at_local.is_some() && at_local < at_gpu, "{text}");
 
     // An agent on the remote asks; the local CLI answers through the link.
-    let mut hook = remote
-        .command(&[
-            "hook-event",
-            "--agent",
-            "claude",
-            "--event",
-            "PermissionRequest",
-            "--pane",
-            &pane,
-            "--wait-for-answer",
-            "--timeout",
-            "60",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("hook");
-    let payload = br#"{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
-    std::io::Write::write_all(&mut hook.stdin.take().expect("stdin"), payload).expect("payload");
+    let mut hook = remote.permission_hook(&pane, true);
     let id = wait_for("the remote decision", Duration::from_secs(30), || {
         let listed = local.json(&["--remote", "gpu", "decision", "list"]);
         listed[0]["answerable"]
@@ -285,25 +273,12 @@ impl PtyAttach {
 
     /// The `ssh` processes this attach runs (children of the CLI process).
     fn ssh_children(&self) -> Vec<i32> {
-        let parent = self.child.id().to_string();
-        let mut found = Vec::new();
-        for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
-            let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-                continue;
-            };
-            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-                continue;
-            };
-            // pid (comm) state ppid …: comm may hold spaces, so split after the last ')'.
-            let Some((head, tail)) = stat.rsplit_once(')') else {
-                continue;
-            };
-            let ppid = tail.split_whitespace().nth(1);
-            if head.ends_with("(ssh") && ppid == Some(parent.as_str()) {
-                found.push(pid);
-            }
-        }
-        found
+        let me = i32::try_from(self.child.id()).expect("pid");
+        sshd::children_of(me)
+            .into_iter()
+            .filter(|(_, name)| name == "ssh")
+            .map(|(pid, _)| pid)
+            .collect()
     }
 }
 

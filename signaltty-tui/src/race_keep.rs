@@ -154,25 +154,12 @@ pub fn outcome_lines(
             let kept = reply.race.as_ref().map_or(0, |r| r.kept_index);
             let short: String = reply.merged_commit.chars().take(10).collect();
             let mut lines = vec![format!("kept entry {kept}: {branch} now at {short}")];
-            for c in &reply.cleanup {
-                let mut done = vec![if c.stopped {
-                    "agent stopped"
-                } else {
-                    "agent not stopped"
-                }];
-                if c.worktree_removed {
-                    done.push("worktree removed");
-                }
-                if c.branch_deleted {
-                    done.push("branch deleted");
-                }
-                let problem = if c.problem.is_empty() {
-                    String::new()
-                } else {
-                    format!(" — {}", c.problem)
-                };
-                lines.push(format!("entry {}: {}{problem}", c.index, done.join(", ")));
-            }
+            lines.extend(
+                reply
+                    .cleanup
+                    .iter()
+                    .map(signaltty_client::present::race::cleanup_line),
+            );
             lines
         }
     }

@@ -59,7 +59,7 @@ pub async fn cmd_ls(ctx: &Ctx, args: LsArgs) -> CliResult {
 async fn ls_all(ctx: &Ctx) -> CliResult {
     let local = fetch(&ctx.client().await?).await?;
     let mut machines: Vec<(String, Result<Tree, String>)> = vec![("local".to_owned(), Ok(local))];
-    for remote in super::remote::all()? {
+    for remote in super::remote::all(&ctx.target.socket)? {
         let tree = async {
             let client = signaltty_client::remote::connect_remote(&remote).await?;
             fetch(&client).await

@@ -284,20 +284,7 @@ pub fn print_cleanup(ctx: &Ctx, race: Option<&pb::Race>, cleanup: &[pb::RaceClea
 
 fn print_cleanup_lines(ctx: &Ctx, cleanup: &[pb::RaceCleanup]) -> CliResult {
     for c in cleanup {
-        let mut done = vec!["agent stopped"];
-        if c.worktree_removed {
-            done.push("worktree removed");
-        }
-        if c.branch_deleted {
-            done.push("branch deleted");
-        }
-        let problem = if c.problem.is_empty() {
-            String::new()
-        } else {
-            format!(" — {}", c.problem)
-        };
-        ctx.out
-            .line(format!("entry {}: {}{problem}", c.index, done.join(", ")))?;
+        ctx.out.line(race_text::cleanup_line(c))?;
     }
     Ok(())
 }

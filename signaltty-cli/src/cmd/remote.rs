@@ -2,6 +2,7 @@
 //! kept as `[remotes.NAME]` in the user's config file (see `signaltty_config::remotes`), and the
 //! lookup behind the global `--remote NAME`.
 
+use std::path::Path;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
@@ -99,7 +100,7 @@ struct Row {
 
 async fn list(ctx: &Ctx) -> CliResult {
     let mut rows = Vec::new();
-    for remote in all()? {
+    for remote in all(&ctx.target.socket)? {
         let probe = tokio::time::timeout(PROBE_TIMEOUT, async {
             let client = connect_remote(&remote).await?;
             let status = client
@@ -150,8 +151,10 @@ async fn list(ctx: &Ctx) -> CliResult {
     ctx.out.text(&table.render())
 }
 
-/// Every configured remote, by name.
-pub fn all() -> CliResult<Vec<Remote>> {
+/// Every configured remote, by name; their ssh connections are shared through a control
+/// socket beside the local server's socket `local` (see `Remote::control_dir`).
+pub fn all(local: &Path) -> CliResult<Vec<Remote>> {
+    let control_dir = signaltty_client::trust::socket_dir(local);
     let path = signaltty_config::default_path();
     let loaded = signaltty_config::load(&path, signaltty_config::Missing::Default)
         .map_err(|problems| CliError::usage(problems.to_string()))?;
@@ -164,13 +167,14 @@ pub fn all() -> CliResult<Vec<Remote>> {
             host: r.host,
             ssh_options: r.ssh_options,
             command: r.command.unwrap_or_else(|| DEFAULT_COMMAND.to_owned()),
+            control_dir: Some(control_dir.clone()),
         })
         .collect())
 }
 
 /// The remote named `name` in the config file, or a usage error listing the known ones.
-pub fn find(name: &str) -> CliResult<Remote> {
-    let all = all()?;
+pub fn find(name: &str, local: &Path) -> CliResult<Remote> {
+    let all = all(local)?;
     let known: Vec<String> = all.iter().map(|r| r.name.clone()).collect();
     all.into_iter().find(|r| r.name == name).ok_or_else(|| {
         CliError::usage(format!(

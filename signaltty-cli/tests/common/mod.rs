@@ -216,6 +216,37 @@ impl TestEnv {
         path
     }
 
+    /// What Claude Code's permission hook runs for `Bash ls` on `pane`, as a child whose stdout
+    /// is piped: with `wait`, it holds until the decision is answered (answerable); without, it
+    /// reports and exits (the decision is read-only).
+    pub fn permission_hook(&self, pane: &str, wait: bool) -> std::process::Child {
+        let mut args = vec![
+            "hook-event",
+            "--agent",
+            "claude",
+            "--event",
+            "PermissionRequest",
+            "--pane",
+            pane,
+        ];
+        if wait {
+            args.extend_from_slice(&["--wait-for-answer", "--timeout", "60"]);
+        }
+        let mut hook = self
+            .command(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("hook");
+        let payload = br#"{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
+        hook.stdin
+            .take()
+            .expect("stdin")
+            .write_all(payload)
+            .expect("payload");
+        hook
+    }
+
     pub fn dir_str(&self) -> String {
         self.dir
             .path()

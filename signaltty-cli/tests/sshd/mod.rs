@@ -116,9 +116,40 @@ impl Sshd {
 
 impl Drop for Sshd {
     fn drop(&mut self) {
+        // Its per-connection children first: they hold the shared ssh logins the CLI leaves up
+        // for a minute (ControlPersist), which then end with the test.
+        let pid = i32::try_from(self.child.id()).expect("pid");
+        for (session, _) in children_of(pid) {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(session),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The processes whose parent is `parent`, with their command names (from `/proc`).
+pub fn children_of(parent: i32) -> Vec<(i32, String)> {
+    let parent = parent.to_string();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid …: comm may hold spaces, so split after the last ')'.
+        let (Some((head, tail)), Some(open)) = (stat.rsplit_once(')'), stat.find('(')) else {
+            continue;
+        };
+        if tail.split_whitespace().nth(1) == Some(parent.as_str()) {
+            found.push((pid, head[open + 1..].to_owned()));
+        }
+    }
+    found
 }
 
 /// A loopback port nobody listens on right now.

@@ -101,6 +101,28 @@ pub fn check_label(c: &pb::RaceCheck) -> String {
     }
 }
 
+/// One line of what keeping (or cancelling) a race did to an entry:
+/// `entry 2: agent stopped, worktree removed, branch deleted — <problem>`.
+pub fn cleanup_line(c: &pb::RaceCleanup) -> String {
+    let mut done = vec![if c.stopped {
+        "agent stopped"
+    } else {
+        "agent not stopped"
+    }];
+    if c.worktree_removed {
+        done.push("worktree removed");
+    }
+    if c.branch_deleted {
+        done.push("branch deleted");
+    }
+    let problem = if c.problem.is_empty() {
+        String::new()
+    } else {
+        format!(" — {}", c.problem)
+    };
+    format!("entry {}: {}{problem}", c.index, done.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,6 +193,30 @@ mod tests {
                 ),
                 ("b.txt".to_owned(), vec!["+1/-0".to_owned(), "·".to_owned()]),
             ]
+        );
+    }
+
+    #[test]
+    fn a_cleanup_line_says_what_was_done_and_what_was_not() {
+        let all = pb::RaceCleanup {
+            index: 2,
+            stopped: true,
+            worktree_removed: true,
+            branch_deleted: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            cleanup_line(&all),
+            "entry 2: agent stopped, worktree removed, branch deleted"
+        );
+        let kept_running = pb::RaceCleanup {
+            index: 3,
+            problem: "worktree has changes".into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            cleanup_line(&kept_running),
+            "entry 3: agent not stopped — worktree has changes"
         );
     }
 }
