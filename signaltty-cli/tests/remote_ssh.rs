@@ -340,3 +340,76 @@ fn a_killed_ssh_link_reconnects_and_the_attach_resumes() {
     a.wait_seen("after-relink", 2);
     a.detach();
 }
+
+/// `--remote NAME events` outlives a dropped link: it redials and resumes after the last event
+/// it printed, so what happened meanwhile arrives once and nothing twice.
+#[test]
+fn a_remote_event_stream_resumes_after_a_killed_ssh_link() {
+    let Some(sshd) = Sshd::start() else { return };
+    let local = TestEnv::new();
+    let remote = TestEnv::new();
+    add_remote(&local, &sshd, "gpu", &remote_command(&remote));
+    let mut events = local
+        .command(&["--json", "--remote", "gpu", "events", "--kind", "workspace"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("events");
+    let lines = line_reader(events.stdout.take().expect("stdout"));
+    let said = line_reader(events.stderr.take().expect("stderr"));
+    let mut seen = Vec::new();
+    let mut until = |what: &str| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while !seen.iter().any(|l: &String| l.contains(what)) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match lines.recv_timeout(left) {
+                Ok(line) => seen.push(line),
+                Err(_) => panic!("no {what:?} in the event stream: {seen:#?}"),
+            }
+        }
+        seen.clone()
+    };
+    until("synced");
+    remote.workspace("before-drop");
+    until("before-drop");
+
+    let ssh: Vec<i32> = sshd::children_of(i32::try_from(events.id()).expect("pid"))
+        .into_iter()
+        .filter(|(_, name)| name == "ssh")
+        .map(|(pid, _)| pid)
+        .collect();
+    assert_eq!(ssh.len(), 1, "one ssh under `events`: {ssh:?}");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(ssh[0]),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .expect("kill ssh");
+    let lost = said
+        .recv_timeout(Duration::from_secs(30))
+        .expect("a status line on stderr");
+    assert!(lost.contains("link to gpu lost"), "{lost}");
+    remote.workspace("while-down");
+    let all = until("while-down");
+    let _ = events.kill();
+    let _ = events.wait();
+    let created = |name: &str| {
+        all.iter()
+            .filter(|l| l.contains("workspace_created") && l.contains(name))
+            .count()
+    };
+    assert_eq!(created("before-drop"), 1, "{all:#?}");
+    assert_eq!(created("while-down"), 1, "{all:#?}");
+}
+
+/// Lines read from `pipe` on a thread of their own.
+fn line_reader(pipe: impl Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(pipe)).map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
