@@ -10,6 +10,7 @@ pub mod git;
 pub mod git_watch;
 pub mod guard;
 pub mod hibernate;
+mod inotify_fd;
 pub mod notifications;
 pub mod panes;
 pub mod race;

@@ -104,6 +104,56 @@ async fn idle_panes_without_clients_make_no_wakeups() {
 }
 
 #[tokio::test]
+async fn idle_claude_panes_watching_their_transcripts_make_no_wakeups() {
+    let root = Root::new();
+    let mut srv = server_with_idle_panes(&root).await;
+    let pid = srv.child.id();
+    // Each pane becomes a Claude pane whose transcript is watched (for Claude's unreported
+    // interruptions), then ends its turn: an idle agent must cost nothing, watch included.
+    let panes = srv
+        .panes()
+        .list_panes(signaltty_proto::v1::ListPanesRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
+        .panes;
+    assert_eq!(panes.len(), PANES);
+    let transcripts = root.path().join("transcripts");
+    std::fs::create_dir_all(&transcripts).unwrap();
+    for (i, pane) in panes.iter().enumerate() {
+        let transcript = transcripts.join(format!("s{i}.jsonl"));
+        std::fs::write(&transcript, "{}\n").unwrap();
+        for event in ["UserPromptSubmit", "Stop"] {
+            let payload = serde_json::json!({
+                "session_id": format!("s{i}"),
+                "hook_event_name": event,
+                "transcript_path": transcript,
+                "prompt": "hello",
+            });
+            srv.agents()
+                .report_hook_event(signaltty_proto::v1::ReportHookEventRequest {
+                    agent: signaltty_proto::v1::AgentKind::Claude as i32,
+                    event: event.to_owned(),
+                    payload: payload.to_string().into_bytes(),
+                    pane_id: pane.id.clone(),
+                    ..Default::default()
+                })
+                .await
+                .unwrap();
+        }
+    }
+    // Hang up, then let the saver write the agents' state and its pool thread end.
+    srv.channel = Channel::from_static("http://[::1]:1").connect_lazy();
+    wait_file_contains(&root.snapshot(), &[&format!("s{}", PANES - 1)]).await;
+    settle(pid).await;
+    let woke = wakeups(pid).await;
+    assert_eq!(
+        woke, 0,
+        "{PANES} idle Claude panes, no client: {woke} wake-ups in {WINDOW:?}"
+    );
+}
+
+#[tokio::test]
 async fn an_idle_connected_client_costs_only_what_the_connection_asks_for() {
     let root = Root::new();
     let srv = server_with_idle_panes(&root).await;

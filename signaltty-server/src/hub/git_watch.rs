@@ -14,11 +14,9 @@
 //! overflow refreshes every watched workspace.
 
 use std::collections::{HashMap, HashSet};
-use std::os::fd::AsFd;
 use std::path::PathBuf;
 
-use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify, WatchDescriptor};
-use tokio::io::unix::AsyncFd;
+use nix::sys::inotify::{AddWatchFlags, WatchDescriptor};
 use tokio::sync::mpsc;
 use tokio_util::task::TaskTracker;
 
@@ -28,6 +26,7 @@ use crate::model::ids::{PaneId, WorkspaceId};
 use crate::model::lifecycle::Lifecycle;
 
 use super::Hub;
+use super::inotify_fd::InotifyFd;
 
 /// What other parts of the server tell the watcher.
 #[derive(Debug)]
@@ -55,23 +54,6 @@ impl Default for Pokes {
             tx,
             rx: std::sync::Mutex::new(Some(rx)),
         }
-    }
-}
-
-/// The inotify instance, and a duplicate of its descriptor registered with tokio's reactor for
-/// readability (the duplicate shares the open file description, so it is readable exactly when
-/// the instance has events).
-struct Fd {
-    inotify: Inotify,
-    ready: AsyncFd<std::os::fd::OwnedFd>,
-}
-
-impl Fd {
-    fn open() -> std::io::Result<Fd> {
-        let inotify = Inotify::init(InitFlags::IN_NONBLOCK | InitFlags::IN_CLOEXEC)?;
-        let copy = inotify.as_fd().try_clone_to_owned()?;
-        let ready = crate::pane::sys::register(copy, tokio::io::Interest::READABLE)?;
-        Ok(Fd { inotify, ready })
     }
 }
 
@@ -119,7 +101,7 @@ impl Hub {
 
     async fn watch_git(&self, mut pokes: mpsc::UnboundedReceiver<Poke>) {
         let stop = self.shutdown_token().clone();
-        let fd = match Fd::open() {
+        let fd = match InotifyFd::open() {
             Ok(fd) => Some(fd),
             Err(e) => {
                 tracing::warn!(error = %e, "no inotify: git context refreshes only on request and on cwd reports");
@@ -169,9 +151,9 @@ impl Hub {
                         .map(|repo_root| Event::WorktreeChanged { repo_root }),
                 );
             }
-            let readable = async {
+            let batch = async {
                 match &fd {
-                    Some(fd) => fd.ready.readable().await.map(|g| Some((g, &fd.inotify))),
+                    Some(fd) => fd.next_batch().await,
                     None => std::future::pending().await,
                 }
             };
@@ -214,21 +196,14 @@ impl Hub {
                         }
                     }
                 },
-                ready = readable => {
-                    let Ok(Some((mut guard, inotify))) = ready else { continue };
-                    let events = match inotify.read_events() {
+                batch = batch => {
+                    let events = match batch {
                         Ok(events) => events,
-                        Err(nix::errno::Errno::EAGAIN) => {
-                            guard.clear_ready();
-                            continue;
-                        }
                         Err(e) => {
                             tracing::warn!(error = %e, "reading inotify events failed");
-                            guard.clear_ready();
                             continue;
                         }
                     };
-                    drop(guard);
                     let mut stale: HashSet<WorkspaceId> = HashSet::new();
                     let mut reaim = false;
                     for event in events {
@@ -277,7 +252,7 @@ impl Hub {
     /// Points the watches at the git directories of the workspaces' checkouts.
     async fn aim(
         &self,
-        fd: &Fd,
+        fd: &InotifyFd,
         watches: &mut HashMap<WatchDescriptor, Watched>,
         workspaces: &[(WorkspaceId, Option<PathBuf>)],
     ) {

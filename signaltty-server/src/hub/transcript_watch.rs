@@ -1,79 +1,151 @@
 //! Claude's interruptions, which it reports through no hook: "No" or Esc in its permission
 //! dialog, Esc while the model answers or a command runs. Claude writes each to its transcript
 //! (the `transcript_path` every hook payload names) as a user entry "[Request interrupted by
-//! user…]". So while a Claude pane is `working` or `blocked`, one task per pane reads what the
-//! transcript gained since the last look (every [`LOOK_EVERY`]; nothing is read while the pane
-//! is idle or done) and, on that marker, makes the pane `idle` with attention cleared, the
-//! message "interrupted" and any pending decision settled, as the hook Claude lacks would.
+//! user…]". So one task per Claude pane sleeps on inotify for its transcript's directory (the
+//! file may not exist yet, and may be replaced) and, when the transcript gains lines while the
+//! pane is `working` or `blocked`, looks for that marker; on it the pane becomes `idle` with
+//! attention cleared, the message "interrupted" and any pending decision settled, as the hook
+//! Claude lacks would. No timer: an idle Claude pane costs no wake-up.
 //!
 //! Only text appended after the watch began counts, so an old interruption never ends a new
-//! turn. The task ends when the pane is gone or exits, or a hook names another transcript.
+//! turn (lines gained while the pane is idle are read and passed over). The task ends when the
+//! pane exits or is closed (it listens on the event bus for that), or when a hook names another
+//! transcript (the new watch wakes the old one).
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock};
-use std::time::Duration;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use nix::sys::inotify::AddWatchFlags;
+use tokio::sync::Notify;
+use tokio::sync::broadcast::error::RecvError;
 
 use crate::agents::AgentKind;
 use crate::agents::mapping::HookEffect;
+use crate::model::event::Event;
 use crate::model::ids::PaneId;
 use crate::model::lifecycle::{Attention, Lifecycle};
 
 use super::Hub;
 use super::decisions::WaitEnd;
-
-/// How often a busy pane's transcript is read.
-const LOOK_EVERY: Duration = Duration::from_millis(250);
+use super::inotify_fd::InotifyFd;
 
 /// What Claude writes to its transcript when the user interrupts it.
 const MARKER: &[u8] = b"[Request interrupted by user";
 
-/// The transcript each pane's watch reads.
-fn watched() -> &'static Mutex<HashMap<PaneId, PathBuf>> {
-    static WATCHED: OnceLock<Mutex<HashMap<PaneId, PathBuf>>> = OnceLock::new();
+/// Per pane, the transcript its watch reads and how to wake that watch when it is replaced.
+type Watches = HashMap<PaneId, (PathBuf, Arc<Notify>)>;
+
+/// The watches of every pane.
+fn watched() -> &'static Mutex<Watches> {
+    static WATCHED: OnceLock<Mutex<Watches>> = OnceLock::new();
     WATCHED.get_or_init(Default::default)
+}
+
+/// Whether `pane`'s watch is still the one for `transcript`; forgets it when not `keep`.
+fn still_watched(pane: &PaneId, transcript: &Path, keep: bool) -> bool {
+    let Ok(mut map) = watched().lock() else {
+        return false;
+    };
+    let ours = map.get(pane).is_some_and(|(t, _)| t == transcript);
+    if ours && !keep {
+        map.remove(pane);
+    }
+    ours
 }
 
 impl Hub {
     /// Starts watching `transcript` for `pane` unless it is watched already.
     pub(super) fn watch_transcript(&self, pane: &PaneId, transcript: PathBuf) {
+        let replaced = Arc::new(Notify::new());
         {
             let Ok(mut map) = watched().lock() else {
                 return;
             };
-            if map.get(pane) == Some(&transcript) {
+            if map.get(pane).is_some_and(|(t, _)| *t == transcript) {
                 return;
             }
-            map.insert(pane.clone(), transcript.clone());
+            if let Some((_, old)) = map.insert(pane.clone(), (transcript.clone(), replaced.clone()))
+            {
+                old.notify_one();
+            }
         }
+        let (Some(dir), Some(name)) = (transcript.parent(), transcript.file_name()) else {
+            return;
+        };
+        let fd = InotifyFd::open().and_then(|fd| {
+            let mask = AddWatchFlags::IN_MODIFY
+                | AddWatchFlags::IN_CLOSE_WRITE
+                | AddWatchFlags::IN_CREATE
+                | AddWatchFlags::IN_MOVED_TO;
+            fd.inotify.add_watch(dir, mask)?;
+            Ok(fd)
+        });
+        let fd = match fd {
+            Ok(fd) => fd,
+            Err(e) => {
+                // Without it interruptions are not seen (as before this watch existed); the
+                // pane's state follows the hooks alone.
+                tracing::warn!(error = %e, path = %transcript.display(), "cannot watch Claude's transcript");
+                still_watched(pane, &transcript, false);
+                return;
+            }
+        };
         let hub = self.clone();
         let pane = pane.clone();
-        tokio::spawn(async move { hub.transcript_task(pane, transcript).await });
+        let name = name.to_owned();
+        tokio::spawn(async move {
+            hub.transcript_task(pane, transcript, name, fd, replaced)
+                .await
+        });
     }
 
-    async fn transcript_task(self, pane: PaneId, transcript: PathBuf) {
+    async fn transcript_task(
+        self,
+        pane: PaneId,
+        transcript: PathBuf,
+        name: OsString,
+        fd: InotifyFd,
+        replaced: Arc<Notify>,
+    ) {
         let mut offset = std::fs::metadata(&transcript).map_or(0, |m| m.len());
+        let mut bus = self.store().subscribe(None).live;
         loop {
-            tokio::time::sleep(LOOK_EVERY).await;
-            let still_ours = watched()
-                .lock()
-                .map(|m| m.get(&pane) == Some(&transcript))
-                .unwrap_or(false);
+            let mut grew = false;
+            tokio::select! {
+                () = replaced.notified() => {}
+                batch = fd.next_batch() => match batch {
+                    Ok(events) => grew = events.iter().any(|e| e.name.as_deref() == Some(name.as_os_str())),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "reading inotify events for a transcript failed");
+                        still_watched(&pane, &transcript, false);
+                        return;
+                    }
+                },
+                received = bus.recv() => match received {
+                    Ok(e) if !ends_pane(&e.event, &pane) => continue,
+                    Ok(_) | Err(RecvError::Lagged(_)) => {}
+                    Err(RecvError::Closed) => return,
+                },
+            }
             let lifecycle = self.store().read(|s| {
                 s.pane(&pane)
                     .ok()
                     .filter(|p| p.status.is_live())
                     .map(|p| p.state.lifecycle())
             });
-            let Some(lifecycle) = lifecycle.filter(|_| still_ours) else {
-                if let Ok(mut map) = watched().lock()
-                    && map.get(&pane) == Some(&transcript)
-                {
-                    map.remove(&pane);
-                }
+            let Some(lifecycle) = lifecycle else {
+                still_watched(&pane, &transcript, false);
                 return;
             };
+            if !still_watched(&pane, &transcript, true) {
+                return;
+            }
+            if !grew {
+                continue;
+            }
             let busy = matches!(lifecycle, Lifecycle::Working | Lifecycle::Blocked);
             let (gained, end) = read_from(&transcript, offset);
             offset = end;
@@ -98,9 +170,14 @@ impl Hub {
     }
 }
 
+/// Whether `event` says `pane`'s process exited or the pane was closed.
+fn ends_pane(event: &Event, pane: &PaneId) -> bool {
+    matches!(event, Event::PaneExited { pane_id, .. } | Event::PaneClosed { pane_id, .. } if pane_id == pane)
+}
+
 /// The complete lines `path` gained after `offset`, and the offset after them (unchanged when
 /// the file cannot be read; from 0 again when it shrank).
-fn read_from(path: &std::path::Path, offset: u64) -> (Vec<u8>, u64) {
+fn read_from(path: &Path, offset: u64) -> (Vec<u8>, u64) {
     let Ok(mut file) = std::fs::File::open(path) else {
         return (Vec::new(), offset);
     };
