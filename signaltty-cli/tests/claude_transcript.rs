@@ -94,3 +94,36 @@ fn an_interruption_in_the_transcript_makes_a_busy_pane_idle() {
     hook(&env, &pane, "UserPromptSubmit", &prompt);
     assert_eq!(pane_state(&env, &pane).0, "working");
 }
+
+/// A fresh HOME: Claude names its transcript at SessionStart before it has made the directory,
+/// and writes into it only once the prompt is sent. The interruption is seen all the same.
+#[test]
+fn a_transcript_whose_directory_comes_later_is_still_read() {
+    let env = TestEnv::new();
+    let ws = env.workspace("t");
+    let pane = env.json(&["pane", "spawn", &ws, "--", "sleep", "600"])["pane"]["id"]
+        .as_str()
+        .expect("pane id")
+        .to_owned();
+    let dir = env.dir.path().join("projects/-tmp-project");
+    let transcript = dir.join("session.jsonl");
+    let base = json!({"session_id": "s1", "transcript_path": transcript, "cwd": env.dir_str()});
+    hook(&env, &pane, "SessionStart", &base);
+    let mut prompt = base.clone();
+    prompt["prompt"] = json!("talk forever");
+    hook(&env, &pane, "UserPromptSubmit", &prompt);
+    assert_eq!(pane_state(&env, &pane).0, "working");
+
+    // Only now does Claude make the directory and write the turn, then the user presses Esc.
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(
+        &transcript,
+        "{\"type\":\"user\",\"message\":{\"content\":\"talk forever\"}}\n\
+         {\"type\":\"user\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"[Request interrupted by user]\"}]}}\n",
+    )
+    .expect("transcript");
+    wait_for("the pane to show the interruption", WAIT, || {
+        let (l, a, m) = pane_state(&env, &pane);
+        (l == "idle" && a == "none" && m == "interrupted").then_some(())
+    });
+}

@@ -32,6 +32,9 @@ use super::Hub;
 use super::decisions::WaitEnd;
 use super::inotify_fd::InotifyFd;
 
+/// How often a busy pane looks for its transcript's directory until it exists.
+const LOOK_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// What Claude writes to its transcript when the user interrupts it.
 const MARKER: &[u8] = b"[Request interrupted by user";
 
@@ -72,34 +75,12 @@ impl Hub {
                 old.notify_one();
             }
         }
-        let (Some(dir), Some(name)) = (transcript.parent(), transcript.file_name()) else {
+        let Some(name) = transcript.file_name().map(ToOwned::to_owned) else {
             return;
-        };
-        let fd = InotifyFd::open().and_then(|fd| {
-            let mask = AddWatchFlags::IN_MODIFY
-                | AddWatchFlags::IN_CLOSE_WRITE
-                | AddWatchFlags::IN_CREATE
-                | AddWatchFlags::IN_MOVED_TO;
-            fd.inotify.add_watch(dir, mask)?;
-            Ok(fd)
-        });
-        let fd = match fd {
-            Ok(fd) => fd,
-            Err(e) => {
-                // Without it interruptions are not seen (as before this watch existed); the
-                // pane's state follows the hooks alone.
-                tracing::warn!(error = %e, path = %transcript.display(), "cannot watch Claude's transcript");
-                still_watched(pane, &transcript, false);
-                return;
-            }
         };
         let hub = self.clone();
         let pane = pane.clone();
-        let name = name.to_owned();
-        tokio::spawn(async move {
-            hub.transcript_task(pane, transcript, name, fd, replaced)
-                .await
-        });
+        tokio::spawn(async move { hub.transcript_task(pane, transcript, name, replaced).await });
     }
 
     async fn transcript_task(
@@ -107,28 +88,58 @@ impl Hub {
         pane: PaneId,
         transcript: PathBuf,
         name: OsString,
-        fd: InotifyFd,
         replaced: Arc<Notify>,
     ) {
         let mut offset = std::fs::metadata(&transcript).map_or(0, |m| m.len());
         let mut bus = self.store().subscribe(None).live;
+        let mut fd: Option<InotifyFd> = None;
+        // Read after subscribing, so that no change of it falls between the two.
+        let mut busy = self.store().read(|s| {
+            s.pane(&pane).is_ok_and(|p| {
+                matches!(p.state.lifecycle(), Lifecycle::Working | Lifecycle::Blocked)
+            })
+        });
         loop {
             let mut grew = false;
-            tokio::select! {
-                () = replaced.notified() => {}
-                batch = fd.next_batch() => match batch {
-                    Ok(events) => grew = events.iter().any(|e| e.name.as_deref() == Some(name.as_os_str())),
-                    Err(e) => {
-                        tracing::warn!(error = %e, "reading inotify events for a transcript failed");
-                        still_watched(&pane, &transcript, false);
-                        return;
+            if fd.is_none() {
+                fd = watch_dir(&transcript);
+                // The transcript may have gained lines before its directory could be watched.
+                grew = fd.is_some();
+            }
+            if !grew {
+                let batch = async {
+                    match &fd {
+                        Some(fd) => fd.next_batch().await,
+                        None => std::future::pending().await,
                     }
-                },
-                received = bus.recv() => match received {
-                    Ok(e) if !ends_pane(&e.event, &pane) => continue,
-                    Ok(_) | Err(RecvError::Lagged(_)) => {}
-                    Err(RecvError::Closed) => return,
-                },
+                };
+                // Until Claude has made the transcript's directory (a fresh HOME has none at
+                // SessionStart), look for it while the pane is busy: only then can an
+                // interruption be missed.
+                let dir_appears = async {
+                    if fd.is_none() && busy {
+                        tokio::time::sleep(LOOK_EVERY).await;
+                    } else {
+                        std::future::pending::<()>().await;
+                    }
+                };
+                tokio::select! {
+                    () = replaced.notified() => {}
+                    () = dir_appears => {}
+                    batch = batch => match batch {
+                        Ok(events) => grew = events.iter().any(|e| e.name.as_deref() == Some(name.as_os_str())),
+                        Err(e) => {
+                            tracing::warn!(error = %e, "reading inotify events for a transcript failed");
+                            still_watched(&pane, &transcript, false);
+                            return;
+                        }
+                    },
+                    received = bus.recv() => match received {
+                        Ok(e) if !concerns(&e.event, &pane) => continue,
+                        Ok(_) | Err(RecvError::Lagged(_)) => {}
+                        Err(RecvError::Closed) => return,
+                    },
+                }
             }
             let lifecycle = self.store().read(|s| {
                 s.pane(&pane)
@@ -143,10 +154,10 @@ impl Hub {
             if !still_watched(&pane, &transcript, true) {
                 return;
             }
+            busy = matches!(lifecycle, Lifecycle::Working | Lifecycle::Blocked);
             if !grew {
                 continue;
             }
-            let busy = matches!(lifecycle, Lifecycle::Working | Lifecycle::Blocked);
             let (gained, end) = read_from(&transcript, offset);
             offset = end;
             if busy && gained.windows(MARKER.len()).any(|w| w == MARKER) {
@@ -170,9 +181,25 @@ impl Hub {
     }
 }
 
-/// Whether `event` says `pane`'s process exited or the pane was closed.
-fn ends_pane(event: &Event, pane: &PaneId) -> bool {
-    matches!(event, Event::PaneExited { pane_id, .. } | Event::PaneClosed { pane_id, .. } if pane_id == pane)
+/// Whether `event` is `pane`'s: its lifecycle moved, its process exited or it was closed.
+fn concerns(event: &Event, pane: &PaneId) -> bool {
+    matches!(event,
+        Event::LifecycleChanged { pane_id, .. }
+        | Event::PaneExited { pane_id, .. }
+        | Event::PaneClosed { pane_id, .. } if pane_id == pane)
+}
+
+/// An inotify watch on the transcript's directory (so a file made or replaced later is seen
+/// too); `None` while the directory does not exist.
+fn watch_dir(transcript: &Path) -> Option<InotifyFd> {
+    let dir = transcript.parent()?;
+    let fd = InotifyFd::open().ok()?;
+    let mask = AddWatchFlags::IN_MODIFY
+        | AddWatchFlags::IN_CLOSE_WRITE
+        | AddWatchFlags::IN_CREATE
+        | AddWatchFlags::IN_MOVED_TO;
+    fd.inotify.add_watch(dir, mask).ok()?;
+    Some(fd)
 }
 
 /// The complete lines `path` gained after `offset`, and the offset after them (unchanged when
