@@ -6,6 +6,8 @@
 //!
 //! **Busy**: 16 panes printing continuously (perl, ~30 KB/s each) plus the `cat` pane, in one
 //! tab / one tmux window (`tiled`); both systems at once, so they share the machine's state.
+//! **Many**: the same with 99 panes that print like agents (a status line every half second
+//! each) plus the `cat` pane: 100 panes on screen (issue 31).
 //! Over a window: frames per second the client writes (the TUI's synchronized-update ends;
 //! write bursts for both), CPU per MB the panes printed (the TUI process against tmux client +
 //! server; the signaltty server separately); then keystroke echo into `cat` while they print.
@@ -22,7 +24,7 @@ use serde_json::json;
 use signaltty_proto::v1::{Lifecycle, ListPanesRequest};
 
 use super::tui_setup::{
-    SIZE, fresh_dir, printed_bytes, printer, signaltty_grid, spawn_tui, tmux_grid,
+    SIZE, agent_printer, fresh_dir, printed_bytes, printer, signaltty_grid, spawn_tui, tmux_grid,
 };
 use super::{echo::SCRIPT, sh};
 use crate::order::round_order;
@@ -40,8 +42,32 @@ pub const KEYS: [&str; 5] = ["λ", "μ", "ν", "ξ", "π"];
 /// Keys per line before a carriage return (not a multiple of `KEYS.len()`; narrower than a pane).
 const LINE: usize = 29;
 
+/// What a busy screen holds beside the `cat` pane.
+struct Busy {
+    /// How many other panes.
+    printers: usize,
+    /// What each runs (`tag`, index).
+    printer: fn(&str, usize) -> Vec<String>,
+    /// Keys per line typed into `cat`: fewer than its cell is wide, no multiple of `KEYS.len()`.
+    line: usize,
+}
+
+/// The busy part: 16 panes printing as fast as a busy agent's TUI redraws.
+const PRINTING: Busy = Busy {
+    printers: 16,
+    printer,
+    line: LINE,
+};
+
+/// The many-pane part: 100 panes on screen (a 10×10 grid; cells ~17 columns wide in the TUI).
+const MANY: Busy = Busy {
+    printers: 99,
+    printer: agent_printer,
+    line: 11,
+};
+
 /// Printing panes in the busy part (the `cat` pane comes on top).
-const PRINTERS: usize = 16;
+const PRINTERS: usize = PRINTING.printers;
 
 /// The pause before each key at a person's pace (as in the echo section).
 const TYPING_PAUSE: Duration = Duration::from_millis(20);
@@ -88,7 +114,8 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         bail!("the tui section measures signaltty-tui; it has nothing to do without signaltty");
     }
     let (alone, typing, idle) = alone(bench).await?;
-    let (window, busy) = busy(bench).await?;
+    let (window, busy_lat) = busy(bench, &PRINTING).await?;
+    let (many_window, many) = busy(bench, &MANY).await?;
 
     let mut rows = Vec::new();
     let batch = bench.sizes.echo_batch.max(1);
@@ -107,10 +134,23 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         ));
     }
     rows.extend(echo_rows(
-        &format!("{PRINTERS} panes printing ({} keys)", busy.tui.len()),
-        &busy,
+        &format!("{PRINTERS} panes printing ({} keys)", busy_lat.tui.len()),
+        &busy_lat,
     ));
-    rows.extend(window_rows(&window));
+    rows.extend(window_rows(&window, &format!("{PRINTERS} panes printing")));
+    let on_screen = MANY.printers + 1;
+    rows.extend(echo_rows(
+        &format!(
+            "{on_screen} panes on screen, agent-like output ({} keys)",
+            many.tui.len()
+        ),
+        &many,
+    ));
+    rows.extend(
+        window_rows(&many_window, &format!("{on_screen} panes on screen"))
+            .into_iter()
+            .take(1),
+    );
     let per_10s = |n: u64| n as f64 * 10.0 / idle.seconds;
     rows.push(
         Row::new(format!(
@@ -134,7 +174,15 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
         "batch": batch,
         "alone": ms_of(&alone),
         "typing": ms_of(&typing),
-        "busy": ms_of(&busy),
+        "busy": ms_of(&busy_lat),
+        "many": ms_of(&many),
+        "many_panes": MANY.printers + 1,
+        "many_window": {
+            "seconds": many_window.seconds,
+            "tui_frames": many_window.tui.frames,
+            "tui_bursts": many_window.tui.bursts,
+            "tmux_client_bursts": many_window.tmux_client.bursts,
+        },
         "window": {
             "seconds": window.seconds,
             "tui_frames": window.tui.frames,
@@ -169,7 +217,8 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
              client's after-work lands in the other's batch), then one key each after {} ms of \
              rest; busy = \
              the same while {PRINTERS} other panes of each system (one tab / one `tiled` window, \
-             both systems at once) print ~30 KB/s each. Frames/s: synchronized-update ends \
+             both systems at once) print ~30 KB/s each; many = the same with {} panes on \
+             screen, the others printing one status line every half second each. Frames/s: synchronized-update ends \
              (`ESC[?2026l`, one per TUI frame) and write bursts (reads after ≥ {} ms of \
              silence; tmux 3.3 marks no frames, so bursts are its redraw count) over the window. \
              CPU per MB: utime+stime (schedstat, all threads) over the window ÷ bytes the \
@@ -179,6 +228,7 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
              {} s after set-up, with the server reporting no WORKING pane (so no clock shows).",
             SIZE.cols,
             SIZE.rows,
+            MANY.printers + 1,
             BATCH_REST.as_millis(),
             TYPING_PAUSE.as_millis(),
             BURST_GAP.as_millis(),
@@ -203,12 +253,12 @@ async fn alone(bench: &Bench) -> anyhow::Result<(Latencies, Latencies, Idle)> {
     let client = Pumped::start(tmux.attach_utf8("alone", SIZE).await?, b"READY");
 
     let (keys, typing_keys) = (
-        keystrokes(sizes.echo_keys),
-        keystrokes(sizes.echo_typing_keys),
+        keystrokes(sizes.echo_keys, LINE),
+        keystrokes(sizes.echo_typing_keys, LINE),
     );
     let batch = sizes.echo_batch.max(1);
     let (tui, client, lat, typing) = blocking(move || {
-        ready(&tui, &client)?;
+        ready(&tui, &client, LINE)?;
         let lat = rotate(&tui, &client, &keys, batch, Duration::ZERO)?;
         let typing = rotate(&tui, &client, &typing_keys, 1, TYPING_PAUSE)?;
         Ok((tui, client, lat, typing))
@@ -245,27 +295,32 @@ async fn alone(bench: &Bench) -> anyhow::Result<(Latencies, Latencies, Idle)> {
     Ok((lat, typing, idle))
 }
 
-/// 16 printing panes and the `cat` pane per system, both at once: the window, then echo.
-async fn busy(bench: &Bench) -> anyhow::Result<(Window, Latencies)> {
+/// `shape`'s panes and the `cat` pane per system, both at once: the window, then echo.
+async fn busy(bench: &Bench, shape: &Busy) -> anyhow::Result<(Window, Latencies)> {
     let sizes = &bench.sizes;
     let (server, _) =
         SignalttyServer::start(&bench.server_bin, &bench.dir, &bench.unique("tui")).await?;
     let cwd = fresh_dir(&bench.dir, &bench.unique("tui-busy-"))?;
     let workspace = server.create_workspace(&cwd).await?;
     let sig_tag = format!("tuibench-{}", bench.unique("sig"));
-    let printers: Vec<Vec<String>> = (0..PRINTERS).map(|i| printer(&sig_tag, i)).collect();
+    let printers: Vec<Vec<String>> = (0..shape.printers)
+        .map(|i| (shape.printer)(&sig_tag, i))
+        .collect();
     signaltty_grid(&server, &workspace, &sh(SCRIPT), &printers).await?;
     let home = bench.dir.join(bench.unique("tui-home-"));
     let tui = Pumped::start(spawn_tui(&bench.tui_bin, &server, &cwd, &home)?, b"READY");
 
     let mut tmux = TmuxServer::new(&bench.dir, &bench.unique("tui"), &bench.tmux_config);
     let tmux_tag = format!("tuibench-{}", bench.unique("tmux"));
-    let printers: Vec<Vec<String>> = (0..PRINTERS).map(|i| printer(&tmux_tag, i)).collect();
+    let printers: Vec<Vec<String>> = (0..shape.printers)
+        .map(|i| (shape.printer)(&tmux_tag, i))
+        .collect();
     tmux_grid(&mut tmux, "busy", &sh(SCRIPT), &printers).await?;
     let client = Pumped::start(tmux.attach_utf8("busy", SIZE).await?, b"READY");
 
+    let line = shape.line;
     let (tui, client) = blocking(move || {
-        ready(&tui, &client)?;
+        ready(&tui, &client, line)?;
         Ok((tui, client))
     })
     .await?;
@@ -298,7 +353,7 @@ async fn busy(bench: &Bench) -> anyhow::Result<(Window, Latencies)> {
         bail!("the printers printed nothing during the window (is perl installed?)");
     }
 
-    let keys = keystrokes(sizes.echo_flood_keys.max(sizes.echo_batch));
+    let keys = keystrokes(sizes.echo_flood_keys.max(sizes.echo_batch), shape.line);
     let batch = sizes.echo_batch.max(1);
     let (tui, client, lat) = blocking(move || {
         let lat = rotate(&tui, &client, &keys, batch, Duration::ZERO)?;
@@ -314,10 +369,10 @@ async fn busy(bench: &Bench) -> anyhow::Result<(Window, Latencies)> {
 /// Waits until both clients show their `cat` pane and types a few keys into each (which also
 /// proves that the keys reach `cat`; the TUI's default, tmux-like keymap types into the pane
 /// from the first key).
-fn ready(tui: &Pumped, tmux: &Pumped) -> anyhow::Result<()> {
+fn ready(tui: &Pumped, tmux: &Pumped, line: usize) -> anyhow::Result<()> {
     tui.wait_ready()?;
     tmux.wait_ready()?;
-    let warmup = keystrokes(20);
+    let warmup = keystrokes(20, line);
     tui.echo(&warmup, awaited)?;
     tmux.echo(&warmup, awaited)?;
     Ok(())
@@ -357,12 +412,12 @@ fn rotate(
     Ok(lat)
 }
 
-/// `count` keystrokes cycling through `KEYS`, every `LINE`th preceded by a carriage return.
-fn keystrokes(count: usize) -> Vec<Vec<u8>> {
+/// `count` keystrokes cycling through `KEYS`, every `line`th preceded by a carriage return.
+fn keystrokes(count: usize, line: usize) -> Vec<Vec<u8>> {
     (0..count)
         .map(|i| {
             let key = KEYS[i % KEYS.len()].as_bytes();
-            if i % LINE == LINE - 1 {
+            if i % line == line - 1 {
                 [b"\r", key].concat()
             } else {
                 key.to_vec()
@@ -417,8 +472,8 @@ fn echo_rows(what: &str, lat: &Latencies) -> Vec<Row> {
         .collect()
 }
 
-/// Frame rate and CPU per MB rows of the busy window.
-fn window_rows(w: &Window) -> Vec<Row> {
+/// Frame rate and CPU per MB rows of a busy window (`what`: what is on screen).
+fn window_rows(w: &Window, what: &str) -> Vec<Row> {
     let per_s = |n: u64| n as f64 / w.seconds;
     let mb = |b: u64| b as f64 / 1e6;
     let ms_per_mb = |cpu_s: f64, bytes: u64| cpu_s * 1e3 / mb(bytes).max(1e-9);
@@ -427,7 +482,7 @@ fn window_rows(w: &Window) -> Vec<Row> {
     let server = ms_per_mb(w.sig_server_cpu_s, w.sig_printed);
     let tmux_server = ms_per_mb(w.tmux_server_cpu_s, w.tmux_printed);
     vec![
-        Row::new(format!("TUI frames/s, {PRINTERS} panes printing"))
+        Row::new(format!("TUI frames/s, {what}"))
             .signaltty(format!(
                 "{:.1} frames ({:.1} bursts)",
                 per_s(w.tui.frames),
@@ -465,13 +520,17 @@ mod tests {
 
     #[test]
     fn every_key_changes_its_cell_from_one_line_to_the_next() {
-        assert_ne!(LINE % KEYS.len(), 0);
-        let keys = keystrokes(3 * LINE);
-        for (later, earlier) in keys[LINE..].iter().zip(&keys) {
-            assert_ne!(awaited(later), awaited(earlier));
+        for line in [PRINTING.line, MANY.line] {
+            assert_ne!(line % KEYS.len(), 0);
+            let keys = keystrokes(3 * line, line);
+            for (later, earlier) in keys[line..].iter().zip(&keys) {
+                assert_ne!(awaited(later), awaited(earlier));
+            }
+            assert!(keys[line - 1].starts_with(b"\r"));
         }
-        assert!(keys[LINE - 1].starts_with(b"\r"));
         // A line of keys fits in a pane of the busy grid (5 columns of the TUI's 172).
         const { assert!(LINE < 34) };
+        // ... and in a cell of the 10×10 grid of the many-pane part (17 columns).
+        const { assert!(MANY.line < 17) };
     }
 }

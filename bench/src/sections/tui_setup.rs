@@ -68,10 +68,20 @@ pub fn fresh_dir(root: &Path, name: &str) -> anyhow::Result<PathBuf> {
 /// A pane's command that prints numbered lines continuously (no fork per line: one perl).
 /// `tag` is on its command line, so [`printed_bytes`] finds every printer of one system.
 pub fn printer(tag: &str, id: usize) -> Vec<String> {
+    printing(tag, id, LINES_PER_TICK, "0.01")
+}
+
+/// A pane that prints like an agent at work: one status line every half second.
+pub fn agent_printer(tag: &str, id: usize) -> Vec<String> {
+    printing(tag, id, 1, "0.5")
+}
+
+/// `lines` numbered lines in one write(2) every `pause` seconds.
+fn printing(tag: &str, id: usize, lines: usize, pause: &str) -> Vec<String> {
     let code = format!(
-        "$|=1; my $n=0; while (1) {{ my $s=\"\"; for (1..{LINES_PER_TICK}) {{ $n++; \
+        "$|=1; my $n=0; while (1) {{ my $s=\"\"; for (1..{lines}) {{ $n++; \
          $s .= sprintf(\"agent %02d line %08d output\\r\\n\", $ARGV[1], $n) }} print $s; \
-         select(undef, undef, undef, 0.01) }}"
+         select(undef, undef, undef, {pause}) }}"
     );
     sh(&format!("exec perl -e '{code}' {tag} {id}"))
 }
