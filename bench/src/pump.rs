@@ -239,11 +239,12 @@ fn serve(
         } => {
             let mut latencies = Vec::with_capacity(keys.len());
             let mut result = Ok(());
-            for (key, awaited) in keys.iter().zip(&awaited) {
+            for (i, (key, awaited)) in keys.iter().zip(&awaited).enumerate() {
                 let start = Instant::now();
                 result = pty
                     .write_all(key, deadline())
-                    .and_then(|()| read_until(pty, awaited, counter, counts));
+                    .and_then(|()| read_until(pty, awaited, counter, counts))
+                    .map_err(|e| e.context(format!("key {} of {}", i + 1, keys.len())));
                 if result.is_err() {
                     break;
                 }
