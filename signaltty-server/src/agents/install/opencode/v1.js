@@ -23,7 +23,9 @@ export const SignalttyPlugin = async () => ({
     const ask = event.type.startsWith("permission.") || event.type.startsWith("question.");
     if (parents.has(session_id) && !ask) return;
     if (ask) {
-      report(event.type, payload(parents.get(session_id) ?? session_id, p));
+      if (event.type === "permission.asked" || event.type === "permission.updated") remember_ask(p);
+      const data = event.type === "permission.replied" ? with_ask(p) : p;
+      report(event.type, payload(parents.get(session_id) ?? session_id, data));
       return;
     }
     if (event.type === "session.status") {
