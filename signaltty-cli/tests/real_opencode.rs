@@ -99,6 +99,37 @@ fn allow_in_opencode_then_exit() {
     assert!(!message(&got).starts_with("Allow"), "a stale request: {got}");
 }
 
+/// Allow from signaltty (`decision answer`): the plugin's waiting report passes the verdict to
+/// OpenCode, whose dialog closes and whose command runs; the decision is gone at once.
+#[test]
+fn allow_from_signaltty_runs_the_command() {
+    let Some(world) = OpencodeWorld::new(script()) else {
+        return;
+    };
+    let pane = world.start_tui();
+    let asked = ask_for_bash(&world, &pane);
+    let decision = &asked["pending_decision"];
+    assert_eq!(decision["answerable"], true, "{asked}");
+    let options: Vec<&str> = decision["options"]
+        .as_array()
+        .expect("options")
+        .iter()
+        .filter_map(|o| o["id"].as_str())
+        .collect();
+    assert_eq!(options, ["once", "deny"]);
+    let id = decision["id"].as_str().expect("decision id");
+    let answered = Instant::now();
+    world.env.ok(&["decision", "answer", &pane, id, "once"]);
+    world.until(&pane, "decision gone after the answer", answered, |p| {
+        p["pending_decision"].is_null()
+    });
+    let (got, _) = world.until(&pane, "done after allow", answered, is("done", "unread"));
+    assert!(!message(&got).starts_with("Allow"), "a stale request: {got}");
+    let written = std::fs::read_to_string(world.project.join("done.txt")).expect("done.txt");
+    assert_eq!(written.trim(), "signaltty-ok");
+    assert!(!world.screen(&pane).contains("Permission required"));
+}
+
 /// Reject in OpenCode's own dialog: the pane says it was rejected, holds no request, and does
 /// not look like an ordinary finished turn — not even after OpenCode's idle events.
 #[test]

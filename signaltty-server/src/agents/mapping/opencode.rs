@@ -10,7 +10,7 @@
 //! | session.execution.interrupted (V2) | idle / none (a shutdown interruption changes nothing) |
 //! | session.error `MessageAbortedError` (Esc) | idle / none, "interrupted" |
 //! | session.error (other), session.execution.failed (V2) | failed / error |
-//! | permission.asked (permission.updated in older V1) | blocked / permission_required, with a decision answerable only in OpenCode |
+//! | permission.asked (permission.updated in older V1) | blocked / permission_required, with a decision (answerable from signaltty when the plugin's report waits: the V1 plugin) |
 //! | question.asked | blocked / input_required, the question and its options |
 //! | permission.replied `reject` | idle / none, "rejected: <tool> <patterns>" |
 //! | permission.replied (other), question.replied, question.rejected | settle them: working / none |
@@ -94,8 +94,9 @@ pub(super) fn map(event: &str, obj: Option<&Map<String, Value>>) -> Result<HookE
                 .filter(|t| !t.is_empty())
                 .unwrap_or_else(|| "a tool".to_owned());
             let detail = patterns(holder)?;
-            // OpenCode takes no verdict from a hook: the user answers in OpenCode.
-            ask("OpenCode", tool, detail, AskKind::AwaitedFirst)
+            // OpenCode shows its dialog at once and our plugin reports beside it, so a held
+            // report delays nothing: answerable from signaltty (the plugin replies to OpenCode).
+            ask("OpenCode", tool, detail, AskKind::Raced)
         }
         "question.asked" => {
             let mut e = HookEffect::state(Lifecycle::Blocked, Some(Attention::InputRequired));

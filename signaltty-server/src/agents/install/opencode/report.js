@@ -9,15 +9,20 @@ const PROGRAM = __SIGNALTTY_PROGRAM__;
 const REPORT_TIMEOUT_MS = 5000;
 const MAX_QUEUED = 64;
 const FLUSH_MS = 2000;
+// How long a permission ask waits for an answer from signaltty (the CLI's longest).
+const ANSWER_WAIT_S = 120;
+const ASK_HEAD_START_MS = 300;
 const queue = [];
 let busy = false;
 // The report whose child runs now: it may not have reached the server when OpenCode exits.
 let current = null;
 
-function report(event, payload) {
+// `on_verdict`, when given, makes the report wait for an answer from signaltty (a permission
+// ask): it is called with the verdict (`{reply, message}`) if one comes.
+function report(event, payload, on_verdict) {
   if (!process.env.SIGNALTTY_PANE) return;
   if (queue.length >= MAX_QUEUED) queue.shift();
-  queue.push([event, payload]);
+  queue.push([event, payload, on_verdict]);
   // Even starting the child happens after the handler returned.
   if (!busy) {
     busy = true;
@@ -41,21 +46,61 @@ function next() {
     clearTimeout(timer);
     setImmediate(next);
   };
-  const timer = setTimeout(() => child && child.kill("SIGKILL"), REPORT_TIMEOUT_MS);
+  const on_verdict = item[2];
+  const args = ["hook-event", "--agent", "opencode", "--event", item[0], "--payload-stdin"];
+  if (on_verdict) args.push("--wait-for-answer", "--timeout", String(ANSWER_WAIT_S));
+  // A waiting report is killed only when its wait is over.
+  const limit = on_verdict ? (ANSWER_WAIT_S + 10) * 1000 : REPORT_TIMEOUT_MS;
+  const timer = setTimeout(() => child && child.kill("SIGKILL"), limit);
   let child;
   try {
-    child = spawn(PROGRAM, ["hook-event", "--agent", "opencode", "--event", item[0], "--payload-stdin"], {
-      stdio: ["pipe", "ignore", "ignore"],
-    });
+    child = spawn(PROGRAM, args, { stdio: ["pipe", on_verdict ? "pipe" : "ignore", "ignore"] });
   } catch (_) {
     // Best effort: a missing CLI must never disturb the agent.
     done();
     return;
   }
   child.once("error", done);
-  child.once("close", done);
   child.stdin.on("error", () => {});
   child.stdin.end(JSON.stringify(item[1]));
+  if (!on_verdict) {
+    child.once("close", done);
+    return;
+  }
+  // The ask waits beside OpenCode's own dialog, so the reports after it must not wait for it:
+  // they go on once it had ASK_HEAD_START_MS to reach the server first (the next event of that
+  // session is the user's reply, which takes a person longer).
+  current = null;
+  setTimeout(() => {
+    if (!finished) {
+      finished = true;
+      setImmediate(next);
+    }
+  }, ASK_HEAD_START_MS);
+  let out = "";
+  child.stdout.on("data", (b) => (out += b));
+  child.once("close", () => {
+    clearTimeout(timer);
+    if (!finished) {
+      finished = true;
+      setImmediate(next);
+    }
+    let verdict;
+    try {
+      verdict = JSON.parse(out);
+    } catch (_) {
+      return; // No answer came from signaltty: OpenCode's dialog decides.
+    }
+    if (verdict && typeof verdict.reply === "string") attempt_verdict(on_verdict, verdict);
+  });
+}
+
+function attempt_verdict(on_verdict, verdict) {
+  try {
+    Promise.resolve(on_verdict(verdict)).catch(() => {});
+  } catch (_) {
+    // The request may be answered already: OpenCode's dialog won.
+  }
 }
 
 // `opencode run` exits as soon as its turn ends, and the reports still queued (its error, its
