@@ -63,7 +63,10 @@ fn ask_for_bash(world: &OpencodeWorld, pane: &str) -> serde_json::Value {
     world.until(pane, "working", started, |p| p["lifecycle"] == "working");
     world.wait_screen(pane, "Permission required");
     let shown = Instant::now();
-    eprintln!("[timing] OpenCode's dialog on screen: {:?}", started.elapsed());
+    eprintln!(
+        "[timing] OpenCode's dialog on screen: {:?}",
+        started.elapsed()
+    );
     let (got, _) = world.until(
         pane,
         "blocked on the permission (after the dialog showed)",
@@ -89,14 +92,20 @@ fn allow_in_opencode_then_exit() {
     world.press_until_gone(&pane, "Permission required", ENTER);
     let (got, _) = world.until(&pane, "done after allow", allowed, is("done", "unread"));
     assert!(got["pending_decision"].is_null(), "{got}");
-    assert!(!message(&got).starts_with("Allow"), "a stale request: {got}");
+    assert!(
+        !message(&got).starts_with("Allow"),
+        "a stale request: {got}"
+    );
     let written = std::fs::read_to_string(world.project.join("done.txt")).expect("done.txt");
     assert_eq!(written.trim(), "signaltty-ok");
     let exiting = Instant::now();
     world.prompt(&pane, "/exit");
     let (got, _) = world.until(&pane, "exited", exiting, |p| p["lifecycle"] == "exited");
     assert!(got["pending_decision"].is_null(), "{got}");
-    assert!(!message(&got).starts_with("Allow"), "a stale request: {got}");
+    assert!(
+        !message(&got).starts_with("Allow"),
+        "a stale request: {got}"
+    );
 }
 
 /// Allow from signaltty (`decision answer`): the plugin's waiting report passes the verdict to
@@ -124,7 +133,10 @@ fn allow_from_signaltty_runs_the_command() {
         p["pending_decision"].is_null()
     });
     let (got, _) = world.until(&pane, "done after allow", answered, is("done", "unread"));
-    assert!(!message(&got).starts_with("Allow"), "a stale request: {got}");
+    assert!(
+        !message(&got).starts_with("Allow"),
+        "a stale request: {got}"
+    );
     let written = std::fs::read_to_string(world.project.join("done.txt")).expect("done.txt");
     assert_eq!(written.trim(), "signaltty-ok");
     assert!(!world.screen(&pane).contains("Permission required"));
@@ -162,7 +174,9 @@ fn the_question_tool_is_a_question() {
     let asked = Instant::now();
     world.prompt(&pane, "please ask me");
     world.wait_screen(&pane, "Which colour should the button be?");
-    let (got, _) = world.until(&pane, "the question", asked, |p| p["lifecycle"] == "blocked");
+    let (got, _) = world.until(&pane, "the question", asked, |p| {
+        p["lifecycle"] == "blocked"
+    });
     assert_eq!(got["attention"], "input_required", "{got}");
     assert_eq!(
         message(&got),
@@ -176,10 +190,17 @@ fn the_question_tool_is_a_question() {
     // Red is the first, selected option.
     let answered = Instant::now();
     world.press_until_gone(&pane, "enter submit", ENTER);
-    world.until(&pane, "done after the answer", answered, is("done", "unread"));
-    world.model.wait_for("the answer", Duration::from_secs(10), |s| {
-        s.tool_output.as_deref().is_some_and(|o| o.contains("Red"))
-    });
+    world.until(
+        &pane,
+        "done after the answer",
+        answered,
+        is("done", "unread"),
+    );
+    world
+        .model
+        .wait_for("the answer", Duration::from_secs(10), |s| {
+            s.tool_output.as_deref().is_some_and(|o| o.contains("Red"))
+        });
 }
 
 /// Esc (twice, as OpenCode asks) while the model streams: the pane is idle and says it was

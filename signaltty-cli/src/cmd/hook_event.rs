@@ -397,8 +397,12 @@ mod tests {
             &reply(pb::Verdict::Allow, ""),
         );
         assert_eq!(allow.as_deref(), Some(r#"{"reply":"once"}"#));
-        let deny = verdict_for("opencode", "permission.asked", &reply(pb::Verdict::Deny, "no"))
-            .expect("a verdict");
+        let deny = verdict_for(
+            "opencode",
+            "permission.asked",
+            &reply(pb::Verdict::Deny, "no"),
+        )
+        .expect("a verdict");
         let v: serde_json::Value = serde_json::from_str(&deny).expect("JSON");
         assert_eq!(v, serde_json::json!({"reply": "reject", "message": "no"}));
     }

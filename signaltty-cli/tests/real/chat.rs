@@ -32,7 +32,10 @@ pub enum Reply {
         message: String,
     },
     /// A `question` tool call (OpenCode's question tool) with one question and its options.
-    Question { question: String, options: Vec<String> },
+    Question {
+        question: String,
+        options: Vec<String>,
+    },
     /// Text streamed a word every 100 ms until the client goes away (or ten minutes pass).
     Endless,
 }
@@ -115,7 +118,10 @@ fn serve(
         Reply::Endless => {
             write_stream_head(&mut out)?;
             for word in 0..6000 {
-                let chunk = chunk(json!({"role": "assistant", "content": format!("word{word} ")}), Value::Null);
+                let chunk = chunk(
+                    json!({"role": "assistant", "content": format!("word{word} ")}),
+                    Value::Null,
+                );
                 // A write fails once OpenCode dropped the stream (an interruption).
                 write!(out, "data: {chunk}\n\n")?;
                 out.flush()?;

@@ -154,10 +154,9 @@ impl OpencodeWorld {
 /// inherit that PATH, as a user's do.
 fn start_server_with(env: &TestEnv, opencode: &std::path::Path) {
     let dir = opencode.parent().expect("the launcher's directory");
-    let path = std::env::join_paths(
-        std::iter::once(dir.to_owned())
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-    )
+    let path = std::env::join_paths(std::iter::once(dir.to_owned()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
     .expect("PATH");
     let out = env
         .command(&["server", "start"])

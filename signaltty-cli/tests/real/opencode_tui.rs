@@ -77,7 +77,14 @@ impl OpencodeWorld {
     pub fn stays_away_from(&self, pane: &str, lifecycle: &str, within: Duration) -> bool {
         let secs = format!("{}", within.as_secs_f64());
         let run = self.env.run(&[
-            "--json", "pane", "wait", pane, "--until", lifecycle, "--timeout", &secs,
+            "--json",
+            "pane",
+            "wait",
+            pane,
+            "--until",
+            lifecycle,
+            "--timeout",
+            &secs,
         ]);
         let reached = run.success()
             && serde_json::from_str::<Value>(&run.stdout)

@@ -302,8 +302,14 @@ mod tests {
         assert!(v2.contains("export default"));
         // Reports never block the event loop: only the exit handler, when there is no loop
         // left to block, sends synchronously.
-        let (running, exiting) = v2.split_once("process.once(\"exit\"").expect("an exit flush");
-        assert!(!running.replace("spawn, spawnSync", "").contains("spawnSync"));
+        let (running, exiting) = v2
+            .split_once("process.once(\"exit\"")
+            .expect("an exit flush");
+        assert!(
+            !running
+                .replace("spawn, spawnSync", "")
+                .contains("spawnSync")
+        );
         assert!(exiting.contains("spawnSync"));
         assert!(v2_package_json().contains(MANAGED_MARKER));
     }

@@ -111,11 +111,14 @@ pub(super) fn map(event: &str, obj: Option<&Map<String, Value>>) -> Result<HookE
         "permission.replied" if field(obj, "reply")? == Some("reject") => {
             let mut e = HookEffect::state(Lifecycle::Idle, Some(Attention::None));
             let holder = holder(obj, "reply")?;
-            let what = [str_field(holder, "permission")?.map(str::to_owned), patterns(holder)?]
-                .into_iter()
-                .flatten()
-                .collect::<Vec<_>>()
-                .join(" ");
+            let what = [
+                str_field(holder, "permission")?.map(str::to_owned),
+                patterns(holder)?,
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" ");
             e.message = summary(&if what.is_empty() {
                 "rejected in OpenCode".to_owned()
             } else {
