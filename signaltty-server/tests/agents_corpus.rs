@@ -1,7 +1,7 @@
 //! The versioned fixture corpus, `tests/fixtures/corpus/<agent>/<version>/<event>.json`: one
 //! payload per event and notification type each agent documents, shaped like the docs page named
 //! in its `$doc` header. A new agent release is one new `<version>` directory. Each file also says
-//! which pane state it meets (`$given`) and what it must leave (`$expect`): lifecycle, attention,
+//! which pane state it meets (`$given`: fresh, working, done, failed, or asked) and what it must leave (`$expect`): lifecycle, attention,
 //! the last message it sets (absent = none), what happens to a pending decision (`created`,
 //! `settled`, `kept`, `none`), and, for events that can wait for an answer, what the hook prints
 //! on an allow (`verdict_allow`). The header keys start with `$`: agents' payloads never do, and
@@ -75,6 +75,10 @@ fn given(kind: AgentKind, dir: &Path, name: &str) -> (PaneState, Option<PendingD
         "done" => {
             s.set_lifecycle(Lifecycle::Done, ChangeSource::Hook, t(1));
             s.raise_attention(Attention::Unread, t(1));
+        }
+        "failed" => {
+            s.set_lifecycle(Lifecycle::Failed, ChangeSource::Hook, t(1));
+            s.raise_attention(Attention::Error, t(1));
         }
         "asked" => {
             s.set_lifecycle(Lifecycle::Working, ChangeSource::Hook, t(1));

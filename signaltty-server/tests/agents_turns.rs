@@ -190,7 +190,7 @@ async fn an_answered_opencode_question_is_no_longer_the_message() {
     f.run("fg", "question.asked", "question.asked").await;
     let (l, a, _, m) = f.state().await;
     assert_eq!((l, a), (L::Blocked, A::InputRequired));
-    assert_eq!(m, "Which branch should I push?");
+    assert_eq!(m, "Which branch should I push? (main)");
     f.run("fg", "question.replied", "question.replied").await;
     let (l, a, _, m) = f.state().await;
     assert_eq!((l, a), (L::Working, A::None));

@@ -181,14 +181,16 @@ pub fn parse_agent(text: &str) -> CliResult<pb::AgentKind> {
     names::parse::<pb::AgentKind>(text).map_err(|e| CliError::usage(format!("--agent: {e}")))
 }
 
-/// The hook output for a verdict in `agent`'s format: Cursor's `{"permission": …}`, else
+/// The hook output for a verdict in `agent`'s format: Cursor's `{"permission": …}`, OpenCode's
+/// `{"reply": "once"|"reject"}` (our plugin passes it to OpenCode's permission reply), else
 /// Claude Code's and Codex's (see [`verdict_output`]).
 pub fn verdict_for(
     agent: &str,
     event: &str,
     reply: &pb::ReportHookEventResponse,
 ) -> Option<String> {
-    if parse_agent(agent).ok() != Some(pb::AgentKind::Cursor) {
+    let kind = parse_agent(agent).ok();
+    if kind != Some(pb::AgentKind::Cursor) && kind != Some(pb::AgentKind::Opencode) {
         return verdict_output(event, reply);
     }
     let message = if reply.message.is_empty() {
@@ -196,7 +198,16 @@ pub fn verdict_for(
     } else {
         reply.message.as_str()
     };
-    let output = match pb::Verdict::try_from(reply.verdict).ok()? {
+    let verdict = pb::Verdict::try_from(reply.verdict).ok()?;
+    if kind == Some(pb::AgentKind::Opencode) {
+        let output = match verdict {
+            pb::Verdict::Allow => serde_json::json!({ "reply": "once" }),
+            pb::Verdict::Deny => serde_json::json!({ "reply": "reject", "message": message }),
+            pb::Verdict::Unspecified => return None,
+        };
+        return Some(output.to_string());
+    }
+    let output = match verdict {
         pb::Verdict::Allow => serde_json::json!({ "permission": "allow" }),
         pb::Verdict::Deny => serde_json::json!({
             "permission": "deny",
@@ -376,6 +387,24 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn opencode_gets_its_reply_shape() {
+        let allow = verdict_for(
+            "opencode",
+            "permission.asked",
+            &reply(pb::Verdict::Allow, ""),
+        );
+        assert_eq!(allow.as_deref(), Some(r#"{"reply":"once"}"#));
+        let deny = verdict_for(
+            "opencode",
+            "permission.asked",
+            &reply(pb::Verdict::Deny, "no"),
+        )
+        .expect("a verdict");
+        let v: serde_json::Value = serde_json::from_str(&deny).expect("JSON");
+        assert_eq!(v, serde_json::json!({"reply": "reject", "message": "no"}));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! A fake OpenAI chat-completions API on 127.0.0.1 for the real OpenCode (an OpenAI-compatible
 //! custom provider): every `POST …/chat/completions` is answered by the scenario's script as
-//! streamed `chat.completion.chunk`s (a tool call, or text), or as an HTTP error. `GET`s (the
+//! streamed `chat.completion.chunk`s (a tool call, text, or an endless stream), or as an HTTP
+//! error. `GET`s (the
 //! model list) list one model. Each request is recorded, as in `responses.rs`.
 
 #![allow(dead_code)]
@@ -13,6 +14,9 @@ use serde_json::{Value, json};
 
 use super::loopback::{Recorded, Server, read_request, write_error, write_json, write_stream_head};
 
+/// The system prompt of OpenCode's title agent.
+const TITLE_AGENT: &str = "You are a title generator";
+
 /// What the model answers to one request.
 #[derive(Clone, Debug)]
 pub enum Reply {
@@ -20,8 +24,20 @@ pub enum Reply {
     Shell { call_id: String, command: String },
     /// A final assistant message.
     Text(String),
-    /// An HTTP error with an OpenAI-style error body.
-    Error { status: u16, message: String },
+    /// An HTTP error with an OpenAI-style error body of type `kind`: OpenCode retries a
+    /// `server_error` (whatever the status) and gives up at once on an `invalid_request_error`.
+    Error {
+        status: u16,
+        kind: String,
+        message: String,
+    },
+    /// A `question` tool call (OpenCode's question tool) with one question and its options.
+    Question {
+        question: String,
+        options: Vec<String>,
+    },
+    /// Text streamed a word every 100 ms until the client goes away (or ten minutes pass).
+    Endless,
 }
 
 /// What a request carried, as the script sees it.
@@ -29,6 +45,8 @@ pub enum Reply {
 pub struct Seen {
     /// The text of every user message, joined by newlines.
     pub user: String,
+    /// The text of the last user message (the prompt of this turn).
+    pub last_user: String,
     /// The output of the last tool call in the input, when the model gets one back.
     pub tool_output: Option<String>,
     /// The whole request body.
@@ -82,10 +100,34 @@ fn serve(
         );
     }
     let request = read_seen(request.body);
-    let reply = script(&request);
-    seen.push(request);
+    // OpenCode asks the same model for a title for each new session, beside the turn itself:
+    // answered here, so that scripts see only the turns.
+    let reply = if request.body.to_string().contains(TITLE_AGENT) {
+        Reply::Text("A title".to_owned())
+    } else {
+        let reply = script(&request);
+        seen.push(request);
+        reply
+    };
     match reply {
-        Reply::Error { status, message } => write_error(&mut out, status, &message)?,
+        Reply::Error {
+            status,
+            kind,
+            message,
+        } => write_error(&mut out, status, &kind, &message)?,
+        Reply::Endless => {
+            write_stream_head(&mut out)?;
+            for word in 0..6000 {
+                let chunk = chunk(
+                    json!({"role": "assistant", "content": format!("word{word} ")}),
+                    Value::Null,
+                );
+                // A write fails once OpenCode dropped the stream (an interruption).
+                write!(out, "data: {chunk}\n\n")?;
+                out.flush()?;
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
         reply => {
             write_stream_head(&mut out)?;
             for event in events(&reply) {
@@ -100,11 +142,23 @@ fn serve(
 
 /// The streamed chunks of one reply, then `[DONE]`.
 fn events(reply: &Reply) -> Vec<Value> {
-    let chunk = |delta: Value, finish: Value| {
-        json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1,
-            "model": "fake-model", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    let call = |id: &str, name: &str, arguments: Value| {
+        vec![
+            chunk(
+                json!({"role": "assistant", "tool_calls": [{"index": 0, "id": id, "type": "function",
+                    "function": {"name": name, "arguments": arguments.to_string()}}]}),
+                Value::Null,
+            ),
+            chunk(json!({}), json!("tool_calls")),
+        ]
     };
     match reply {
+        Reply::Question { question, options } => call(
+            "call_question",
+            "question",
+            json!({"questions": [{"question": question, "header": "Choice", "options":
+                options.iter().map(|o| json!({"label": o, "description": o})).collect::<Vec<_>>()}]}),
+        ),
         Reply::Shell { call_id, command } => vec![
             chunk(
                 json!({"role": "assistant", "tool_calls": [{"index": 0, "id": call_id, "type": "function",
@@ -118,8 +172,14 @@ fn events(reply: &Reply) -> Vec<Value> {
             chunk(json!({"role": "assistant", "content": text}), Value::Null),
             chunk(json!({}), json!("stop")),
         ],
-        Reply::Error { .. } => Vec::new(),
+        Reply::Error { .. } | Reply::Endless => Vec::new(),
     }
+}
+
+/// One streamed `chat.completion.chunk`.
+fn chunk(delta: Value, finish: Value) -> Value {
+    json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1,
+        "model": "fake-model", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
 }
 
 fn read_seen(body: Value) -> Seen {
@@ -136,6 +196,7 @@ fn read_seen(body: Value) -> Seen {
         };
         match message["role"].as_str() {
             Some("user") => {
+                seen.last_user.clone_from(&text);
                 seen.user.push_str(&text);
                 seen.user.push('\n');
             }

@@ -90,11 +90,14 @@ pub fn write_json(out: &mut TcpStream, status: u16, text: &str) -> std::io::Resu
     )
 }
 
-/// Writes an OpenAI-style error answer.
-pub fn write_error(out: &mut TcpStream, status: u16, message: &str) -> std::io::Result<()> {
-    let text =
-        json!({"error": {"message": message, "type": "server_error", "code": "server_error"}})
-            .to_string();
+/// Writes an OpenAI-style error answer of type `kind` (`server_error`, `invalid_request_error`).
+pub fn write_error(
+    out: &mut TcpStream,
+    status: u16,
+    kind: &str,
+    message: &str,
+) -> std::io::Result<()> {
+    let text = json!({"error": {"message": message, "type": kind, "code": kind}}).to_string();
     write_json(out, status, &text)
 }
 

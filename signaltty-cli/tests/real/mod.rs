@@ -9,4 +9,5 @@ pub mod loopback;
 pub mod npm;
 pub mod npm_codex;
 pub mod opencode;
+pub mod opencode_tui;
 pub mod responses;

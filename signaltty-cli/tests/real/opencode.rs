@@ -24,6 +24,9 @@ pub struct OpencodeWorld {
     pub opencode: PathBuf,
     pub project: PathBuf,
     pub ws: String,
+    /// `XDG_CACHE_HOME=…` for OpenCode: where it installs its provider package from npm on
+    /// first use (10 s), kept beside the pinned install so that only the first run pays it.
+    cache: String,
 }
 
 impl OpencodeWorld {
@@ -32,6 +35,7 @@ impl OpencodeWorld {
     pub fn new(script: impl Fn(&Seen) -> Reply + Send + Sync + 'static) -> Option<OpencodeWorld> {
         let opencode = super::npm_codex::opencode()?;
         let env = TestEnv::new();
+        start_server_with(&env, &opencode);
         let model = FakeChat::start(script);
         let project = env.dir.path().join("proj");
         std::fs::create_dir_all(&project).expect("project dir");
@@ -56,9 +60,20 @@ impl OpencodeWorld {
             model,
             opencode,
             project,
+            cache: format!(
+                "XDG_CACHE_HOME={}",
+                super::npm::cache_root().join("opencode-cache").display()
+            ),
         };
         let installed = world.env.json(&["integration", "install", "opencode"]);
         assert!(installed.to_string().contains("signaltty"), "{installed}");
+        // OpenCode 1.18 loads `plugins/*.js` of its config directory: the V1 plugin, and no V2
+        // directory beside it (which only an OpenCode the install could not ask writes).
+        let plugins = world.env.dir.path().join("xdg-config/opencode/plugins");
+        assert!(
+            plugins.join("signaltty.js").is_file() && !plugins.join("signaltty").exists(),
+            "the install wrote the wrong plugin for OpenCode 1.18: {installed}"
+        );
         Some(world)
     }
 
@@ -68,12 +83,16 @@ impl OpencodeWorld {
             "pane",
             "spawn",
             &self.ws,
+            "--size",
+            "120x40",
             "--cwd",
             self.project.to_str().expect("utf-8"),
             "--env",
             "OPENCODE_DISABLE_MODELS_FETCH=1",
             "--env",
             "OPENCODE_DISABLE_AUTOUPDATE=1",
+            "--env",
+            &self.cache,
             "--",
             self.opencode.to_str().expect("utf-8"),
         ];
@@ -126,4 +145,23 @@ impl OpencodeWorld {
         eprintln!("[timing] {label}: {took:?}");
         (got, took)
     }
+}
+
+/// Starts the world's server with the pinned OpenCode's directory first on its PATH: the
+/// server installs the plugin, and asks `opencode --version` which generation to write — with
+/// no `opencode` on its PATH it could not tell and wrote only the OpenCode 2 plugin, which
+/// OpenCode 1.18 never loads (no event of the real OpenCode reached signaltty then). The panes
+/// inherit that PATH, as a user's do.
+fn start_server_with(env: &TestEnv, opencode: &std::path::Path) {
+    let dir = opencode.parent().expect("the launcher's directory");
+    let path = std::env::join_paths(std::iter::once(dir.to_owned()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .expect("PATH");
+    let out = env
+        .command(&["server", "start"])
+        .env("PATH", path)
+        .output()
+        .expect("signaltty server start");
+    assert!(out.status.success(), "server start: {out:?}");
 }

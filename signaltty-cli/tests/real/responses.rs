@@ -86,7 +86,9 @@ fn serve(
     let reply = script(&request);
     seen.push(request);
     match reply {
-        Reply::Error { status, message } => write_error(&mut out, status, &message)?,
+        Reply::Error { status, message } => {
+            write_error(&mut out, status, "server_error", &message)?
+        }
         reply => {
             write_stream_head(&mut out)?;
             for event in events(&reply) {

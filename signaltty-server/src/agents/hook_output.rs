@@ -3,8 +3,9 @@
 //! `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`,
 //! and for a deny `"decision":{"behavior":"deny","message":"…"}`. Cursor's
 //! `beforeShellExecution`/`beforeMCPExecution` take `{"permission":"allow"}` or
-//! `{"permission":"deny","user_message":"…","agent_message":"…"}`. OpenCode cannot act on a
-//! verdict, so it gets none. No verdict at all (timeout, cancel) means printing nothing: the
+//! `{"permission":"deny","user_message":"…","agent_message":"…"}`. OpenCode's `permission.asked`
+//! (our plugin's report) takes `{"reply":"once"}` or `{"reply":"reject","message":"…"}`, which the
+//! plugin passes to OpenCode's permission reply. No verdict at all (timeout, cancel) means printing nothing: the
 //! agent then falls back to its own prompt — silence never allows.
 
 use serde_json::{Value, json};
@@ -16,6 +17,13 @@ use crate::model::decision::Verdict;
 pub fn native_verdict(kind: AgentKind, verdict: &Verdict) -> Option<Value> {
     if !kind.supports_native_wait() {
         return None;
+    }
+    if kind == AgentKind::Opencode {
+        // What our plugin passes to OpenCode's permission reply (`once` / `reject`).
+        return Some(match verdict {
+            Verdict::Allow => json!({ "reply": "once" }),
+            Verdict::Deny { message } => json!({ "reply": "reject", "message": message }),
+        });
     }
     if kind == AgentKind::Cursor {
         return Some(match verdict {
@@ -83,8 +91,6 @@ mod tests {
 
     #[test]
     fn other_agents_get_nothing() {
-        for kind in [AgentKind::Opencode, AgentKind::Generic] {
-            assert_eq!(native_verdict(kind, &Verdict::Allow), None);
-        }
+        assert_eq!(native_verdict(AgentKind::Generic, &Verdict::Allow), None);
     }
 }

@@ -86,12 +86,14 @@ impl AgentKind {
     }
 
     /// The hook events of this agent that can take a verdict: Claude Code's and Codex's
-    /// `PermissionRequest`; Cursor's `beforeShellExecution` and `beforeMCPExecution`.
+    /// `PermissionRequest`; Cursor's `beforeShellExecution` and `beforeMCPExecution`; OpenCode's
+    /// `permission.asked` (our OpenCode 1 plugin replies to OpenCode with the verdict).
     pub fn waiting_events(self) -> &'static [&'static str] {
         match self {
             AgentKind::Claude | AgentKind::Codex => &["PermissionRequest"],
             AgentKind::Cursor => &["beforeShellExecution", "beforeMCPExecution"],
-            AgentKind::Opencode | AgentKind::Generic => &[],
+            AgentKind::Opencode => &["permission.asked"],
+            AgentKind::Generic => &[],
         }
     }
 

@@ -17,7 +17,8 @@
 //! PATH, too slow) only V2 is written, and the install says so ([`UNKNOWN_VERSION_NOTICE`]).
 //!
 //! Both report asynchronously (a `signaltty hook-event` child per event, one at a time, killed
-//! after 5 s, at most 64 queued) and never block OpenCode's event loop.
+//! after 5 s, at most 64 queued) and never block OpenCode's event loop; only when OpenCode exits
+//! are the reports still queued sent synchronously (2 s at most), or `opencode run` lost its last.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -299,10 +300,17 @@ mod tests {
         assert!(!v1.contains("__SIGNALTTY"));
         let v2 = v2_tui_source("/bin/signaltty");
         assert!(v2.contains("export default"));
+        // Reports never block the event loop: only the exit handler, when there is no loop
+        // left to block, sends synchronously.
+        let (running, exiting) = v2
+            .split_once("process.once(\"exit\"")
+            .expect("an exit flush");
         assert!(
-            !v2.contains("spawnSync"),
-            "reports never block the event loop"
+            !running
+                .replace("spawn, spawnSync", "")
+                .contains("spawnSync")
         );
+        assert!(exiting.contains("spawnSync"));
         assert!(v2_package_json().contains(MANAGED_MARKER));
     }
 }

@@ -4,14 +4,20 @@
 //! | event | lifecycle / attention |
 //! |---|---|
 //! | session.created | idle |
-//! | session.status `busy` · `retry` · `idle` | working / none · working / warning, "retrying: <OpenCode's error>" · done / unread |
+//! | session.status `busy` · `retry` · `idle` | working / none · working / warning, "retrying: <OpenCode's error>" · done / unread (not on an idle or failed pane) |
 //! | session.execution.started (V2) | working / none |
-//! | session.idle, session.execution.succeeded (V2) | done / unread |
+//! | session.idle, session.execution.succeeded (V2) | done / unread (not on an idle or failed pane) |
 //! | session.execution.interrupted (V2) | idle / none (a shutdown interruption changes nothing) |
-//! | session.error, session.execution.failed (V2) | failed / error |
-//! | permission.asked (permission.updated in older V1) | blocked / permission_required, with a decision answerable only in OpenCode |
-//! | question.asked | blocked / input_required |
-//! | permission.replied, question.replied, question.rejected | settle them: working / none |
+//! | session.error `MessageAbortedError` (Esc) | idle / none, "interrupted" |
+//! | session.error (other), session.execution.failed (V2) | failed / error |
+//! | permission.asked (permission.updated in older V1) | blocked / permission_required, with a decision (answerable from signaltty when the plugin's report waits: the V1 plugin) |
+//! | question.asked | blocked / input_required, the question and its options |
+//! | permission.replied `reject` | idle / none, "rejected: <tool> <patterns>" |
+//! | permission.replied (other), question.replied, question.rejected | settle them: working / none |
+//!
+//! OpenCode ends every turn with `session.status` idle and `session.idle`, also a turn that
+//! failed, was interrupted or whose permission was rejected: those come right after the event that
+//! told the truth, so it does not move a pane that event left `idle` or `failed`.
 
 use serde_json::{Map, Value};
 
@@ -52,24 +58,22 @@ pub(super) fn map(event: &str, obj: Option<&Map<String, Value>>) -> Result<HookE
                 e.message = summary(&format!("retrying: {why}"));
                 e
             }
-            Some("idle") => HookEffect::state(Lifecycle::Done, Some(Attention::Unread)),
+            Some("idle") => turn_ended(),
             _ => HookEffect::default(),
         },
         "session.execution.started" => HookEffect::state(Lifecycle::Working, Some(Attention::None)),
-        "session.idle" | "session.execution.succeeded" => {
-            HookEffect::state(Lifecycle::Done, Some(Attention::Unread))
-        }
+        "session.idle" | "session.execution.succeeded" => turn_ended(),
         "session.execution.interrupted" => {
             // Shutting the background service down interrupts every session; they resume on
             // its next start, so nothing was interrupted by the user.
             if field(obj, "reason")? == Some("shutdown") {
                 HookEffect::default()
             } else {
-                let mut e = HookEffect::state(Lifecycle::Idle, Some(Attention::None));
-                e.message = Some("interrupted".to_owned());
-                e
+                interrupted()
             }
         }
+        // Esc (twice) in OpenCode's TUI aborts the turn with this error: not a failure.
+        "session.error" if error_name(obj)? == Some("MessageAbortedError") => interrupted(),
         "session.error" | "session.execution.failed" => {
             let mut e = HookEffect::state(Lifecycle::Failed, Some(Attention::Error));
             let text = error_text(obj)?;
@@ -90,8 +94,9 @@ pub(super) fn map(event: &str, obj: Option<&Map<String, Value>>) -> Result<HookE
                 .filter(|t| !t.is_empty())
                 .unwrap_or_else(|| "a tool".to_owned());
             let detail = patterns(holder)?;
-            // OpenCode takes no verdict from a hook: the user answers in OpenCode.
-            ask("OpenCode", tool, detail, AskKind::AwaitedFirst)
+            // OpenCode shows its dialog at once and our plugin reports beside it, so a held
+            // report delays nothing: answerable from signaltty (the plugin replies to OpenCode).
+            ask("OpenCode", tool, detail, AskKind::Raced)
         }
         "question.asked" => {
             let mut e = HookEffect::state(Lifecycle::Blocked, Some(Attention::InputRequired));
@@ -101,11 +106,55 @@ pub(super) fn map(event: &str, obj: Option<&Map<String, Value>>) -> Result<HookE
                 .or_else(|| Some("OpenCode asks a question".to_owned()));
             e
         }
+        // A reject ends the turn (OpenCode goes idle next): not an ordinary finished turn, and
+        // not the request any more. Our plugins add the rejected permission and its patterns.
+        "permission.replied" if field(obj, "reply")? == Some("reject") => {
+            let mut e = HookEffect::state(Lifecycle::Idle, Some(Attention::None));
+            let holder = holder(obj, "reply")?;
+            let what = [
+                str_field(holder, "permission")?.map(str::to_owned),
+                patterns(holder)?,
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" ");
+            e.message = summary(&if what.is_empty() {
+                "rejected in OpenCode".to_owned()
+            } else {
+                format!("rejected: {what}")
+            });
+            e
+        }
         "permission.replied" | "question.replied" | "question.rejected" => {
             HookEffect::state(Lifecycle::Working, Some(Attention::None))
         }
         _ => HookEffect::default(),
     })
+}
+
+/// The end of a turn: done, but not of a pane that the turn's last event left idle (interrupted,
+/// rejected) or failed (see the module docs).
+fn turn_ended() -> HookEffect {
+    HookEffect {
+        unless: &[Lifecycle::Idle, Lifecycle::Failed],
+        ..HookEffect::state(Lifecycle::Done, Some(Attention::Unread))
+    }
+}
+
+/// The user stopped the turn.
+fn interrupted() -> HookEffect {
+    let mut e = HookEffect::state(Lifecycle::Idle, Some(Attention::None));
+    e.message = Some("interrupted".to_owned());
+    e
+}
+
+/// The `name` of an error event's error object (`MessageAbortedError`, `APIError`, …).
+fn error_name(obj: Option<&Map<String, Value>>) -> Result<Option<&str>, HookError> {
+    match holder(obj, "error")?.and_then(|o| o.get("error")) {
+        Some(Value::Object(m)) => str_field(Some(m), "name"),
+        _ => Ok(None),
+    }
 }
 
 /// The object holding an event's fields: the payload itself when it has `key`, else its V1
@@ -171,15 +220,33 @@ fn patterns(holder: Option<&Map<String, Value>>) -> Result<Option<String>, HookE
     Ok((!clean.is_empty()).then_some(clean))
 }
 
-/// The first question's text: `questions[0].question`, or a top-level `question`.
+/// The first question's text (`questions[0].question`) with its options' labels, or a
+/// top-level `question`.
 fn question_text(obj: Option<&Map<String, Value>>) -> Result<Option<String>, HookError> {
     let holder = holder(obj, "questions")?;
     if let Some(Value::Array(qs)) = holder.and_then(|o| o.get("questions")) {
-        return Ok(qs
-            .first()
-            .and_then(|q| q.get("question").or_else(|| q.get("header")))
-            .and_then(Value::as_str)
-            .map(str::to_owned));
+        let Some(first) = qs.first() else {
+            return Ok(None);
+        };
+        let text = first
+            .get("question")
+            .or_else(|| first.get("header"))
+            .and_then(Value::as_str);
+        // The options are what the user chooses among: "Which colour? (Red / Blue)".
+        let options: Vec<&str> = first
+            .get("options")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|o| o.get("label").and_then(Value::as_str))
+            .collect();
+        return Ok(text.map(|t| {
+            if options.is_empty() {
+                t.to_owned()
+            } else {
+                format!("{t} ({})", options.join(" / "))
+            }
+        }));
     }
     Ok(field(obj, "question")?.map(str::to_owned))
 }

@@ -448,3 +448,44 @@ fn an_opencode_retry_says_why_it_waits_and_the_next_busy_clears_it() {
         (Lifecycle::Working, Attention::None)
     );
 }
+
+/// What our plugins send for a reject (the ask's permission and patterns added to the reply),
+/// and OpenCode's end of that turn right after it: the pane stays idle, saying what was rejected.
+#[test]
+fn an_opencode_reject_names_the_request_and_outlives_the_idle_after_it() {
+    let reject = map(
+        AgentKind::Opencode,
+        "permission.replied",
+        json!({"session_id": "s1", "reply": "reject", "permission": "bash",
+               "patterns": ["rm -rf victim"]}),
+    );
+    assert_eq!(
+        reject.message.as_deref(),
+        Some("rejected: bash rm -rf victim")
+    );
+    let idle = map(
+        AgentKind::Opencode,
+        "session.idle",
+        json!({"session_id": "s1"}),
+    );
+    let mut s = PaneState::new(t(0));
+    s.set_lifecycle(Lifecycle::Working, ChangeSource::Hook, t(1));
+    apply_hook(&mut s, &reject, None, t(2));
+    apply_hook(&mut s, &idle, None, t(3));
+    assert_eq!(
+        (s.lifecycle(), s.attention()),
+        (Lifecycle::Idle, Attention::None)
+    );
+    // An ordinary turn still ends done.
+    let busy = map(
+        AgentKind::Opencode,
+        "session.status",
+        json!({"session_id": "s1", "status": "busy"}),
+    );
+    apply_hook(&mut s, &busy, None, t(4));
+    apply_hook(&mut s, &idle, None, t(5));
+    assert_eq!(
+        (s.lifecycle(), s.attention()),
+        (Lifecycle::Done, Attention::Unread)
+    );
+}

@@ -110,6 +110,10 @@ pub struct HookEffect {
     /// proves an interrupted turn only while the pane still says `working`); on any other it
     /// changes nothing.
     pub only_if: Option<Lifecycle>,
+    /// The event is no news for a pane in one of these lifecycles (OpenCode's end of a turn
+    /// after the event that said how it ended: failed, interrupted, rejected); there it changes
+    /// nothing.
+    pub unless: &'static [Lifecycle],
     /// Only a reminder of a dialog already shown: on a `blocked` pane it changes nothing.
     pub reminder: bool,
     /// The agent's process is ending (Claude's `SessionEnd` other than `/clear`): in a pane
@@ -220,8 +224,8 @@ pub struct HookOutcome {
 /// is dropped first (so a clear is not held by it), then the lifecycle moves (source `hook`; a
 /// settled block goes back to `working`), then attention is raised, cleared, or — when the event
 /// settled a request — lowered from `input_required`/`permission_required` to what is true. An
-/// exited pane ignores late hooks, and a `skip_if_finished` event on a `done`/`failed` pane only
-/// restates. Creating a decision for `effect.permission` is the store's job (it supersedes any
+/// exited pane ignores late hooks, a `skip_if_finished` event on a `done`/`failed` pane only
+/// restates, and an event changes nothing on a pane in its `only_if`'s complement or `unless`. Creating a decision for `effect.permission` is the store's job (it supersedes any
 /// previous one).
 pub fn apply_hook(
     state: &mut PaneState,
@@ -234,6 +238,7 @@ pub fn apply_hook(
     if current == Lifecycle::Exited
         || (effect.skip_if_finished && finished)
         || effect.only_if.is_some_and(|l| l != current)
+        || effect.unless.contains(&current)
         || (effect.reminder && current == Lifecycle::Blocked)
     {
         return HookOutcome::default();

@@ -214,6 +214,12 @@ impl State {
         if let Some(d) = &cleared {
             events.push(cleared_event(d, ClearReason::PaneExited));
         }
+        // A request still open when the agent died was never answered: the pane must not keep
+        // offering it ("Allow bash? …" through the exit), but the user should see what it was.
+        let unanswered = cleared.is_some() || pane.state.attention().is_required();
+        if unanswered && pane.state.lifecycle() == Lifecycle::Blocked {
+            pane.last_message = unanswered_message(&pane.last_message);
+        }
         let rule = map_exit(pane.agent_kind(), Some(code));
         let changes = pane.state.exit(rule.lifecycle, rule.attention, now);
         events.extend(change_events(pane_id, changes, ChangeSource::Exit));
@@ -252,6 +258,7 @@ impl State {
             && lifecycle_before != Lifecycle::Exited
             && !(effect.skip_if_finished && finished)
             && effect.only_if.is_none_or(|l| l == lifecycle_before)
+            && !effect.unless.contains(&lifecycle_before)
             && !(effect.reminder && lifecycle_before == Lifecycle::Blocked);
         let mut events = Vec::new();
         let mut applied = HookApplied {
@@ -519,6 +526,15 @@ fn agent_left(
     events.extend(change_events(&pane.id, changes, ChangeSource::Hook));
     pane.last_message = format!("{} exited", kind.as_str());
     events
+}
+
+/// The message of a pane that exited with a request open: what it asked, said to be unanswered.
+fn unanswered_message(asked: &str) -> String {
+    if asked.is_empty() {
+        "exited without an answer".to_owned()
+    } else {
+        format!("exited without an answer to: {asked}")
+    }
 }
 
 fn adopt_agent(pane: &mut Pane, kind: AgentKind, session: Option<SessionId>, argv0: Option<&str>) {

@@ -10,7 +10,7 @@ const V1_EVENTS = new Set([
 // events are not the pane's state, but their permission and question asks are.
 const parents = new Map();
 
-export const SignalttyPlugin = async () => ({
+export const SignalttyPlugin = async ({ client } = {}) => ({
   event: async ({ event }) => {
     if (!event || !V1_EVENTS.has(event.type)) return;
     const p = event.properties ?? {};
@@ -23,7 +23,19 @@ export const SignalttyPlugin = async () => ({
     const ask = event.type.startsWith("permission.") || event.type.startsWith("question.");
     if (parents.has(session_id) && !ask) return;
     if (ask) {
-      report(event.type, payload(parents.get(session_id) ?? session_id, p));
+      if (event.type === "permission.asked" || event.type === "permission.updated") remember_ask(p);
+      const data = event.type === "permission.replied" ? with_ask(p) : p;
+      // An ask waits for an answer from signaltty, which is passed to OpenCode as if the user
+      // had chosen it in OpenCode's dialog.
+      const answer =
+        event.type === "permission.asked" && p.id && client
+          ? (verdict) =>
+              client.postSessionIdPermissionsPermissionId({
+                path: { id: session_id, permissionID: p.id },
+                body: { response: verdict.reply },
+              })
+          : undefined;
+      report(event.type, payload(parents.get(session_id) ?? session_id, data), answer);
       return;
     }
     if (event.type === "session.status") {

@@ -54,7 +54,8 @@ export default {
           report(type, { session_id: root(id), status, message });
           return;
         }
-        report(type, payload(root(id), d));
+        if (type === "permission.asked") remember_ask(d);
+        report(type, payload(root(id), type === "permission.replied" ? with_ask(d) : d));
       }),
     );
     return () => stops.forEach((stop) => attempt(() => stop(), undefined));
