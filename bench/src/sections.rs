@@ -10,6 +10,7 @@ pub mod panes;
 pub mod race;
 pub mod reflow;
 pub mod scrollback;
+pub mod ssh;
 pub mod startup;
 pub mod throughput;
 pub mod tui;
