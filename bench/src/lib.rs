@@ -168,8 +168,8 @@ impl Sizes {
             // The `ssh` section is kept near a minute: four clients, each key typed at a
             // person's pace rests 20 ms, and the link is slower than a local socket.
             ssh_echo_keys: 2000,
-            ssh_typing_keys: 250,
-            ssh_bytes: 50_000_000,
+            ssh_typing_keys: 200,
+            ssh_bytes: 30_000_000,
             ssh_rounds: 3,
         }
     }
