@@ -40,8 +40,9 @@ pub async fn cmd_bridge(ctx: &Ctx, _args: BridgeArgs) -> CliResult {
         _ = tokio::io::copy(&mut from_server, &mut link_out) => {}
     }
     let _ = link_out.flush().await;
-    // The stdin reader is a blocking thread the runtime would wait for at shutdown (forever, if
-    // the server went away and ssh keeps stdin open): leave now.
+    // Tokio's stdin reader (when stdin is not a pipe) is a blocking thread the runtime would
+    // wait for at shutdown (forever, if the server went away and ssh keeps stdin open): leave
+    // now.
     std::process::exit(0)
 }
 
