@@ -11,6 +11,7 @@ pub mod race;
 pub mod reflow;
 pub mod scrollback;
 pub mod ssh;
+mod ssh_setup;
 pub mod startup;
 pub mod throughput;
 pub mod tui;
