@@ -106,6 +106,13 @@ impl Corpus {
             ..corpus
         })
     }
+
+    /// Writes one plain throughput file of about `bytes` to `path` (the same text as
+    /// [`Corpus::plain`], cut shorter) and returns its exact size.
+    pub fn plain_file(path: &Path, bytes: u64) -> anyhow::Result<u64> {
+        write_until(path, bytes, plain_line)?;
+        Ok(std::fs::metadata(path)?.len())
+    }
 }
 
 /// One plain line: words up to 78 columns.

@@ -16,6 +16,7 @@ pub mod pump;
 pub mod report;
 pub mod sections;
 pub mod signaltty;
+pub mod sshd;
 pub mod stats;
 mod sys;
 pub mod tmux;
@@ -58,11 +59,14 @@ pub enum Section {
     Agents,
     /// A race of 8 fake agents: start to the last prompt typed, against `git worktree add` × 8.
     Race,
+    /// Echo and throughput through SSH: `signaltty --remote NAME attach` against
+    /// `ssh -tt HOST tmux attach`, over a private sshd on loopback.
+    Ssh,
 }
 
 impl Section {
     /// Every section, in the order a run takes them (cheap ones first).
-    pub const ALL: [Section; 12] = [
+    pub const ALL: [Section; 13] = [
         Self::Startup,
         Self::Echo,
         Self::Panes,
@@ -75,6 +79,7 @@ impl Section {
         Self::Tui,
         Self::Agents,
         Self::Race,
+        Self::Ssh,
     ];
 
     fn name(self) -> &'static str {
@@ -91,6 +96,7 @@ impl Section {
             Self::Tui => "tui",
             Self::Agents => "agents",
             Self::Race => "race",
+            Self::Ssh => "ssh",
         }
     }
 }
@@ -126,6 +132,14 @@ pub struct Sizes {
     pub reps: usize,
     /// Interleaved start-up rounds.
     pub startup_rounds: usize,
+    /// Measured keystrokes per client in the `ssh` section's batches.
+    pub ssh_echo_keys: usize,
+    /// Keys per client typed at a person's pace in the `ssh` section.
+    pub ssh_typing_keys: usize,
+    /// Bytes of the file the `ssh` section's panes print.
+    pub ssh_bytes: u64,
+    /// Interleaved throughput rounds in the `ssh` section.
+    pub ssh_rounds: usize,
 }
 
 impl Sizes {
@@ -151,6 +165,12 @@ impl Sizes {
             history_lines: 10_000,
             reps: 20,
             startup_rounds: 10,
+            // The `ssh` section is kept near a minute: four clients, each key typed at a
+            // person's pace rests 20 ms, and the link is slower than a local socket.
+            ssh_echo_keys: 2000,
+            ssh_typing_keys: 200,
+            ssh_bytes: 30_000_000,
+            ssh_rounds: 3,
         }
     }
 
@@ -171,6 +191,10 @@ impl Sizes {
             history_lines: 10_000,
             reps: 5,
             startup_rounds: 5,
+            ssh_echo_keys: 500,
+            ssh_typing_keys: 50,
+            ssh_bytes: 10_000_000,
+            ssh_rounds: 2,
         }
     }
 }
@@ -302,6 +326,7 @@ pub async fn run(options: Options) -> anyhow::Result<Report> {
             Section::Tui => sections::tui::run(&bench).await,
             Section::Agents => sections::agents::run(&bench).await,
             Section::Race => sections::race::run(&bench).await,
+            Section::Ssh => sections::ssh::run(&bench).await,
         };
         let took = started.elapsed().as_secs_f64();
         let steal = procfs::MachineCpu::read().steal_percent_since(&cpu_before);

@@ -143,14 +143,10 @@ fn status_field(status: &str, name: &str) -> Option<u64> {
     })
 }
 
-/// `utime + stime` (fields 14 and 15) of a `/proc/<pid>/stat` line. The command name (field 2)
-/// may contain spaces and parentheses, so fields are counted from the last `)`.
+/// `utime + stime` (fields 14 and 15) of a `/proc/<pid>/stat` line.
 fn stat_cpu_ticks(stat: &str) -> anyhow::Result<u64> {
-    let Some((_, after_comm)) = stat.rsplit_once(')') else {
-        bail!("malformed stat: {stat}")
-    };
-    // after_comm starts at field 3 (state): utime is field 14, i.e. index 11 here.
-    let fields: Vec<&str> = after_comm.split_whitespace().collect();
+    // Field 14 (utime) is index 11 of the fields after the command name.
+    let fields = stat_fields(stat)?;
     let field = |i: usize| -> anyhow::Result<u64> {
         fields
             .get(i)
@@ -159,6 +155,33 @@ fn stat_cpu_ticks(stat: &str) -> anyhow::Result<u64> {
             .context("stat field not a number")
     };
     Ok(field(11)? + field(12)?)
+}
+
+/// The fields of a `/proc/<pid>/stat` line from field 3 (state) on. The command name (field 2)
+/// may contain spaces and parentheses, so fields are counted from the last `)`.
+fn stat_fields(stat: &str) -> anyhow::Result<Vec<&str>> {
+    let Some((_, after_comm)) = stat.rsplit_once(')') else {
+        bail!("malformed stat: {stat}")
+    };
+    Ok(after_comm.split_whitespace().collect())
+}
+
+/// The pids of the processes whose parent is `parent` (field 4 of their stat line); a process
+/// that ends while the list is read is left out.
+pub fn children_of(parent: i32) -> Vec<i32> {
+    let parent = parent.to_string();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            let fields = stat_fields(&stat).ok()?;
+            (fields.get(1) == Some(&parent.as_str())).then_some(pid)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -193,6 +216,17 @@ mod tests {
     fn parses_cpu_ticks_after_a_tricky_command_name() -> anyhow::Result<()> {
         let stat = "123 (a) b (c) S 1 123 123 0 -1 4194560 100 0 0 0 7 5 0 0 20 0 3 0";
         assert_eq!(stat_cpu_ticks(stat)?, 12);
+        Ok(())
+    }
+
+    #[test]
+    fn finds_a_child_by_its_parent() -> anyhow::Result<()> {
+        let mut child = std::process::Command::new("sleep").arg("30").spawn()?;
+        let me = i32::try_from(std::process::id())?;
+        let found = children_of(me).contains(&i32::try_from(child.id())?);
+        child.kill()?;
+        child.wait()?;
+        assert!(found);
         Ok(())
     }
 

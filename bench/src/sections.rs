@@ -10,6 +10,8 @@ pub mod panes;
 pub mod race;
 pub mod reflow;
 pub mod scrollback;
+pub mod ssh;
+mod ssh_setup;
 pub mod startup;
 pub mod throughput;
 pub mod tui;

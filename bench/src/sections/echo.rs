@@ -30,17 +30,17 @@ const LINE: usize = 60;
 
 /// The pause before each key typed at a person's pace: long enough for every process on the
 /// path (and an idle vCPU) to go back to sleep, as between a person's keystrokes.
-const TYPING_PAUSE: Duration = Duration::from_millis(20);
+pub(crate) const TYPING_PAUSE: Duration = Duration::from_millis(20);
 
 /// Rest after every system is up, before any key is measured: the servers start one after the
 /// other, and the last one's start-up work (its first debounced save comes 2 s after its panes
 /// were made) would otherwise fall inside the ~3 s of batches.
-const SETTLE: Duration = Duration::from_secs(3);
+pub(crate) const SETTLE: Duration = Duration::from_secs(3);
 
 /// Unmeasured keys per system, in batches, right before the measured ones: the first few
 /// hundred keys after a start ran slower for every system, the raw PTY included (median 0.07–0.15
 /// ms against 0.04 for the rest, session 14), which put a start-up transient into the p99s.
-const WARMUP_KEYS: usize = 300;
+pub(crate) const WARMUP_KEYS: usize = 300;
 
 /// What the flooding pane runs: output as fast as the terminal takes it.
 const FLOOD: &str = "yes 'a line of output from an agent that floods its pane 0123456789'";
@@ -288,7 +288,10 @@ async fn rotate<'a>(
 }
 
 /// Echo latencies of `keys` typed one by one into `pty` (on the blocking pool).
-async fn pty_echo(pty: PtyChild, keys: &[Vec<u8>]) -> anyhow::Result<(PtyChild, Vec<Duration>)> {
+pub(crate) async fn pty_echo(
+    pty: PtyChild,
+    keys: &[Vec<u8>],
+) -> anyhow::Result<(PtyChild, Vec<Duration>)> {
     let keys = keys.to_vec();
     blocking(pty, move |p| {
         p.echo_latencies(&keys, Instant::now() + Duration::from_secs(60))
@@ -334,7 +337,8 @@ fn api_rows(what: &str, lat: &Latencies) -> Vec<Row> {
         .collect()
 }
 
-fn percentile(lat: &[Duration], p: f64) -> f64 {
+/// The `p`th percentile of `lat` in milliseconds (0 when there are none).
+pub(crate) fn percentile(lat: &[Duration], p: f64) -> f64 {
     stats::percentile(&stats::millis(lat), p).unwrap_or(0.0)
 }
 

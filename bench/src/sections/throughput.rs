@@ -28,12 +28,12 @@ use crate::{Bench, SectionOutput, stats};
 
 /// One timed transfer.
 #[derive(Clone, Copy, Debug)]
-struct Transfer {
-    seconds: f64,
+pub(crate) struct Transfer {
+    pub(crate) seconds: f64,
     /// Bytes the client received.
-    received: u64,
+    pub(crate) received: u64,
     /// Resyncs (signaltty only).
-    resyncs: u64,
+    pub(crate) resyncs: u64,
 }
 
 /// One round of one file.
@@ -69,12 +69,7 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
     for round in 0..bench.sizes.throughput_rounds {
         for (f, (name, path, _)) in files.iter().enumerate() {
             let n = bench.unique("");
-            let marker = format!("BENCH-{n}-DONE");
-            // The marker is assembled by printf, so the command line never contains it.
-            let script = format!(
-                "printf READY; read x; cat '{}'; printf 'BENCH-%s-DONE\\n' {n}; exec sleep 100000",
-                path.display()
-            );
+            let (script, marker) = transfer_script(path, &n);
             eprintln!("  round {} {name}: raw", round + 1);
             let raw =
                 pty_transfer(PtyChild::spawn(&sh(&script), TERM_SIZE)?, &marker, limit).await?;
@@ -181,8 +176,38 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
     Ok(output)
 }
 
+/// What a pane runs for one transfer of `file`, and the marker that ends it: the pane says
+/// READY and waits for a newline, then `cat`s the file and prints the marker. The marker is
+/// assembled by printf from the unique `n`, so the command line (which a client may show) never
+/// contains it.
+pub(crate) fn transfer_script(file: &std::path::Path, n: &str) -> (String, String) {
+    let script = format!(
+        "printf READY; read x; cat '{}'; printf 'BENCH-%s-DONE\\n' {n}; exec sleep 100000",
+        file.display()
+    );
+    (script, format!("BENCH-{n}-DONE"))
+}
+
+/// Waits until the client on `pty` shows READY, then times a transfer on it
+/// ([`pty_transfer`]).
+pub(crate) async fn ready_transfer(
+    pty: PtyChild,
+    marker: &str,
+    limit: Duration,
+) -> anyhow::Result<Transfer> {
+    let (pty, _) = blocking(pty, move |p| {
+        p.drain_until(b"READY", Instant::now() + Duration::from_secs(60))
+    })
+    .await?;
+    pty_transfer(pty, marker, limit).await
+}
+
 /// Types a newline into the PTY (raw, or a tmux client's) and drains it until `marker`.
-async fn pty_transfer(pty: PtyChild, marker: &str, limit: Duration) -> anyhow::Result<Transfer> {
+pub(crate) async fn pty_transfer(
+    pty: PtyChild,
+    marker: &str,
+    limit: Duration,
+) -> anyhow::Result<Transfer> {
     let marker = marker.as_bytes().to_vec();
     let (pty, transfer) = blocking(pty, move |pty| {
         let deadline = Instant::now() + limit;
@@ -212,11 +237,7 @@ async fn cli_transfer(
 ) -> anyhow::Result<Transfer> {
     let pane = server.spawn_pane(workspace, &sh(script)).await?;
     let attached = server.attach_cli(cli_bin, &pane.id)?;
-    let (attached, _) = blocking(attached, move |p| {
-        p.drain_until(b"READY", Instant::now() + Duration::from_secs(60))
-    })
-    .await?;
-    let transfer = pty_transfer(attached, marker, limit).await?;
+    let transfer = ready_transfer(attached, marker, limit).await?;
     server.close_pane(&pane.id).await?;
     Ok(transfer)
 }

@@ -68,8 +68,9 @@ impl Remote {
     /// outlives it by [`SHARE_FOR`], and later ones (each CLI call, a reconnect) open a channel
     /// on it instead of logging in again (~1 s saved per call). Only in a directory that is ours
     /// alone (the socket lives there), and only when the socket's path fits: ssh fails outright
-    /// on a control path too long for a Unix socket. A user's own `-o ControlMaster=no` in the
-    /// remote's ssh options wins (ssh keeps the first value given).
+    /// on a control path too long for a Unix socket. A user's own `-o ControlPath=none` in the
+    /// remote's ssh options turns sharing off (ssh keeps the first value given; `ControlMaster=no`
+    /// alone still uses a master that is up).
     fn sharing_options(&self) -> Vec<String> {
         let Some(dir) = self.control_dir.as_deref().filter(|d| private_dir(d)) else {
             return Vec::new();
