@@ -21,6 +21,7 @@
 //! the TUI all link it.
 
 pub mod detach_key;
+pub mod window_size;
 mod problem;
 pub mod remotes;
 pub mod schema;
@@ -32,6 +33,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub use detach_key::DetachKey;
+pub use window_size::WindowSize;
 pub use problem::{Problem, Problems};
 pub use remotes::RemoteConfig;
 pub use schema::AgentKind;
@@ -78,6 +80,8 @@ pub struct ServerConfig {
     pub keepalive_interval_secs: Option<u64>,
     /// Seconds a ping may go unanswered before the connection is closed.
     pub keepalive_timeout_secs: Option<u64>,
+    /// How a pane's size follows its clients' sizes (`latest`, `largest`, `smallest`).
+    pub window_size: Option<WindowSize>,
 }
 
 /// `[agents.<kind>]`: how the hooks of one agent kind behave.
