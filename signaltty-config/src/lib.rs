@@ -21,11 +21,11 @@
 //! the TUI all link it.
 
 pub mod detach_key;
-pub mod window_size;
 mod problem;
 pub mod remotes;
 pub mod schema;
 mod walk;
+pub mod window_size;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -33,10 +33,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub use detach_key::DetachKey;
-pub use window_size::WindowSize;
 pub use problem::{Problem, Problems};
 pub use remotes::RemoteConfig;
 pub use schema::AgentKind;
+pub use window_size::WindowSize;
 
 /// Environment variable naming the config file (overrides the XDG location).
 pub const CONFIG_ENV: &str = "SIGNALTTY_CONFIG";

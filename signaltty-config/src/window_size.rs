@@ -20,7 +20,11 @@ pub enum WindowSize {
 
 impl WindowSize {
     /// Every value, in the order they are listed to users.
-    pub const ALL: [WindowSize; 3] = [WindowSize::Latest, WindowSize::Largest, WindowSize::Smallest];
+    pub const ALL: [WindowSize; 3] = [
+        WindowSize::Latest,
+        WindowSize::Largest,
+        WindowSize::Smallest,
+    ];
 
     /// The name used in the file.
     pub fn name(self) -> &'static str {
@@ -40,7 +44,9 @@ impl std::str::FromStr for WindowSize {
             .into_iter()
             .find(|w| w.name() == text)
             .ok_or_else(|| {
-                format!("unknown window size {text:?}: expected \"latest\", \"largest\" or \"smallest\"")
+                format!(
+                    "unknown window size {text:?}: expected \"latest\", \"largest\" or \"smallest\""
+                )
             })
     }
 }
@@ -88,7 +94,10 @@ mod tests {
             .collect::<Vec<_>>()
             .join("\n");
         assert!(text.contains("server.window_size"), "{text}");
-        assert!(text.contains("\"latest\", \"largest\" or \"smallest\""), "{text}");
+        assert!(
+            text.contains("\"latest\", \"largest\" or \"smallest\""),
+            "{text}"
+        );
         assert!(crate::parse("[server]\nwindow_size = 3\n").is_err());
     }
 }

@@ -27,9 +27,12 @@ async fn until_resized(client: &mut Attached, cols: u32, rows: u32) {
 async fn stty_size(srv: &TestServer, pane: &str, tag: &str) -> String {
     let (mut c, _) = attach(srv, pane, 0, 0, true).await;
     // The typed line must not contain the marker itself, or its echo would match first.
-    srv.write_input(pane, format!("echo \"S\"\"Z{tag}:\" $(stty size)\n").as_bytes())
-        .await
-        .unwrap();
+    srv.write_input(
+        pane,
+        format!("echo \"S\"\"Z{tag}:\" $(stty size)\n").as_bytes(),
+    )
+    .await
+    .unwrap();
     let needle = format!("SZ{tag}: ");
     loop {
         let text = String::from_utf8_lossy(&c.seen).to_string();
@@ -54,7 +57,11 @@ async fn server(rule: WindowSize) -> (TestServer, pb::Pane) {
 async fn latest_follows_the_client_that_attached_or_typed_last_and_a_detach_recomputes() {
     let (srv, pane) = server(WindowSize::default()).await;
     let (mut big, _) = attach(&srv, &pane.id, 160, 48, false).await;
-    assert_eq!(stty_size(&srv, &pane.id, "a").await, "48 160", "attaching is activity");
+    assert_eq!(
+        stty_size(&srv, &pane.id, "a").await,
+        "48 160",
+        "attaching is activity"
+    );
     let (mut small, _) = attach(&srv, &pane.id, 90, 26, false).await;
     until_resized(&mut big, 90, 26).await;
     assert_eq!(stty_size(&srv, &pane.id, "b").await, "26 90");
@@ -122,7 +129,10 @@ async fn a_read_only_client_may_not_ping() {
     let end = tokio::time::timeout(WAIT, watcher.rx.message())
         .await
         .expect("answered");
-    assert!(end.is_err(), "a read-only client's input is refused: {end:?}");
+    assert!(
+        end.is_err(),
+        "a read-only client's input is refused: {end:?}"
+    );
     sizer.resize(121, 40).await;
     until_resized(&mut sizer, 121, 40).await;
     assert_eq!(stty_size(&srv, &pane.id, "a").await, "40 121");

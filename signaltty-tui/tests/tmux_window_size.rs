@@ -150,13 +150,17 @@ fn a_tui_larger_than_the_pane_marks_the_unused_area_until_typed_into() {
         printed(s, "large") && !s.contains(MARKS)
     });
     let answers = stty_answers(&screen);
-    let (rows, cols) = *answers.last().unwrap_or_else(|| panic!("a stty answer:\n{screen}"));
+    let (rows, cols) = *answers
+        .last()
+        .unwrap_or_else(|| panic!("a stty answer:\n{screen}"));
     assert!(
         rows > 20 && cols > 80,
         "the first keys reached the program at the TUI's size, not the small one: {answers:?}\n{screen}"
     );
     // The small client shows the pane's top-left part, unmarked.
-    let small = other.wait("the attach showing the TUI's output", |s| printed(s, "large"));
+    let small = other.wait("the attach showing the TUI's output", |s| {
+        printed(s, "large")
+    });
     assert!(!small.contains(MARKS), "{small}");
 }
 
@@ -181,8 +185,8 @@ fn a_signaltty_attach_larger_than_the_pane_marks_the_unused_area_until_typed_int
     });
     // Marks fill whole rows below the pane.
     assert!(
-        big.lines().any(|l| l.trim_end().chars().count() == 160
-            && l.chars().all(|c| c == '·')),
+        big.lines()
+            .any(|l| l.trim_end().chars().count() == 160 && l.chars().all(|c| c == '·')),
         "{big}"
     );
 
@@ -191,7 +195,10 @@ fn a_signaltty_attach_larger_than_the_pane_marks_the_unused_area_until_typed_int
     let big = other.wait("the attach typed into, without marks", |s| {
         printed(s, "back") && !s.contains(MARKS)
     });
-    assert!(printed(&big, "tiny"), "the screen is whole after the repaint:\n{big}");
+    assert!(
+        printed(&big, "tiny"),
+        "the screen is whole after the repaint:\n{big}"
+    );
     let answers = {
         other.type_line("stty size");
         other.wait("a stty answer", |s| stty_answers(s).contains(&(45, 160)))

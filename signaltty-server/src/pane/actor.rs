@@ -119,6 +119,9 @@ struct Shared {
     painted: AtomicBool,
     /// Rung when `painted` turns false: what was held back goes out at once.
     unpainted: Notify,
+    /// The client active last (`ClientId`'s number, 0 for none), kept with the model's
+    /// clients: a key of the client that already is the latest costs no lock.
+    latest: AtomicU64,
 }
 
 /// Handle to a pane's actor. Cheap to clone.
@@ -204,6 +207,7 @@ impl PaneHandle {
             answering: Arc::new(AtomicBool::new(false)),
             painted: AtomicBool::new(false),
             unpainted: Notify::new(),
+            latest: AtomicU64::new(0),
         });
         serve(Arc::clone(&shared), events, report);
         PaneHandle { shared }
@@ -351,6 +355,9 @@ impl PaneHandle {
 
     /// A client typed or pinged: under `latest` the pane takes its size.
     pub fn client_active(&self, client: ClientId) -> Option<Size> {
+        if self.shared.latest.load(Ordering::Relaxed) == client.0 {
+            return None;
+        }
         let mut model = self.model();
         if !model.clients.touch(client) {
             return None;
@@ -374,6 +381,8 @@ impl PaneHandle {
     /// The size the rule makes of the attached, size-reporting clients; applies it when it
     /// differs.
     fn arbitrate(&self, model: &mut Model) -> Option<Size> {
+        let latest = model.clients.latest().map_or(0, |id| id.0);
+        self.shared.latest.store(latest, Ordering::Relaxed);
         let size = model.clients.effective(model.rule)?;
         self.apply_size(model, size)
     }

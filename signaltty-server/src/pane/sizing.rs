@@ -78,6 +78,14 @@ impl Clients {
         }
     }
 
+    /// The client active last, if any.
+    pub fn latest(&self) -> Option<ClientId> {
+        self.clients
+            .iter()
+            .max_by_key(|(_, c)| c.active)
+            .map(|(id, _)| *id)
+    }
+
     /// The pane's size under `rule`; `None` with no sizing client (the last size stays).
     pub fn effective(&self, rule: WindowSize) -> Option<Size> {
         effective(rule, self.clients.values().copied())
@@ -87,7 +95,9 @@ impl Clients {
 /// The size `rule` makes of `clients`; `None` when none of them sizes the pane (all read-only,
 /// or none at all).
 pub fn effective(rule: WindowSize, clients: impl IntoIterator<Item = Client>) -> Option<Size> {
-    let sizing = clients.into_iter().filter_map(|c| Some((c.size?, c.active)));
+    let sizing = clients
+        .into_iter()
+        .filter_map(|c| Some((c.size?, c.active)));
     match rule {
         WindowSize::Latest => sizing.max_by_key(|&(_, active)| active).map(|(s, _)| s),
         WindowSize::Largest => sizing.map(|(s, _)| s).reduce(|a, b| Size {
@@ -123,6 +133,7 @@ mod tests {
         assert!(clients.touch(id(1)));
         assert_eq!(clients.effective(WindowSize::Latest), Some(size(200, 50)));
         assert!(!clients.touch(id(1)), "already the last: nothing changes");
+        assert_eq!(clients.latest(), Some(id(1)));
         // A resize of the client that is not the latest changes nothing; of the latest, all.
         assert!(clients.resize(id(2), size(90, 30)));
         assert_eq!(clients.effective(WindowSize::Latest), Some(size(200, 50)));
@@ -147,14 +158,8 @@ mod tests {
                 active: 2,
             },
         ];
-        assert_eq!(
-            effective(WindowSize::Largest, clients),
-            Some(size(120, 50))
-        );
-        assert_eq!(
-            effective(WindowSize::Smallest, clients),
-            Some(size(90, 40))
-        );
+        assert_eq!(effective(WindowSize::Largest, clients), Some(size(120, 50)));
+        assert_eq!(effective(WindowSize::Smallest, clients), Some(size(90, 40)));
         assert_eq!(effective(WindowSize::Latest, clients), Some(size(90, 50)));
     }
 

@@ -64,7 +64,10 @@ mod tests {
     #[test]
     fn keys_wait_only_while_the_size_is_not_ours_and_never_twice_for_the_same_sizes() {
         let mut s = Sizing::new((100, 30));
-        assert!(s.ours() && !s.hold(), "no size known yet: nothing to wait for");
+        assert!(
+            s.ours() && !s.hold(),
+            "no size known yet: nothing to wait for"
+        );
         s.pane = Some((100, 30));
         assert!(s.ours() && !s.hold());
         // Another client sized the pane.
