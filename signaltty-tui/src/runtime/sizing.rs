@@ -20,6 +20,16 @@ pub const PING_AFTER_IDLE: Duration = Duration::from_secs(1);
 /// Columns and rows.
 pub type Cells = (u16, u16);
 
+/// The sizes the server gives a pane at most and at least (its `model::pane::Size` limits):
+/// an area outside them never gets its own size, so a key is not held for it.
+const COLS: (u16, u16) = (20, 500);
+const ROWS: (u16, u16) = (5, 200);
+
+/// The size the server makes of `asked`.
+fn clamped((cols, rows): Cells) -> Cells {
+    (cols.clamp(COLS.0, COLS.1), rows.clamp(ROWS.0, ROWS.1))
+}
+
 /// What we know of the pane's size.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Sizing {
@@ -43,7 +53,7 @@ impl Sizing {
 
     /// Whether the pane has our size (or we do not know its size yet).
     pub fn ours(&self) -> bool {
-        self.pane.is_none_or(|pane| pane == self.asked)
+        self.pane.is_none_or(|pane| pane == clamped(self.asked))
     }
 
     /// Whether a key should wait for the server's resize.
@@ -84,5 +94,15 @@ mod tests {
         assert!(s.hold());
         s.pane = Some((110, 30));
         assert!(s.ours() && !s.hold());
+    }
+
+    #[test]
+    fn an_area_the_server_clamps_has_its_size_once_clamped() {
+        let mut s = Sizing::new((12, 3));
+        s.pane = Some((20, 5));
+        assert!(s.ours() && !s.hold(), "the smallest pane the server makes");
+        s.asked = (900, 300);
+        s.pane = Some((500, 200));
+        assert!(s.ours());
     }
 }
