@@ -262,6 +262,13 @@ impl AttachInput {
         }
     }
 
+    /// Tells the server this client is active without typing (an empty Input): under
+    /// `window_size = "latest"` the pane takes this client's size.
+    pub async fn activity(&self) {
+        self.send(ReqKind::Input(attach_request::Input { data: Vec::new() }))
+            .await;
+    }
+
     /// Reports this client's new size for the pane.
     pub async fn resize(&self, cols: u16, rows: u16) {
         let resize = attach_request::Resize {

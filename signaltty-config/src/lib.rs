@@ -25,6 +25,7 @@ mod problem;
 pub mod remotes;
 pub mod schema;
 mod walk;
+pub mod window_size;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -35,6 +36,7 @@ pub use detach_key::DetachKey;
 pub use problem::{Problem, Problems};
 pub use remotes::RemoteConfig;
 pub use schema::AgentKind;
+pub use window_size::WindowSize;
 
 /// Environment variable naming the config file (overrides the XDG location).
 pub const CONFIG_ENV: &str = "SIGNALTTY_CONFIG";
@@ -78,6 +80,8 @@ pub struct ServerConfig {
     pub keepalive_interval_secs: Option<u64>,
     /// Seconds a ping may go unanswered before the connection is closed.
     pub keepalive_timeout_secs: Option<u64>,
+    /// How a pane's size follows its clients' sizes (`latest`, `largest`, `smallest`).
+    pub window_size: Option<WindowSize>,
 }
 
 /// `[agents.<kind>]`: how the hooks of one agent kind behave.

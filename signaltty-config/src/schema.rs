@@ -71,6 +71,8 @@ pub enum Kind {
     Text,
     /// A detach key (`ctrl-X`, `C-X`, `^X`, `0xNN`).
     DetachKey,
+    /// A window-size rule (`latest`, `largest`, `smallest`).
+    WindowSize,
 }
 
 impl fmt::Display for Kind {
@@ -82,6 +84,7 @@ impl fmt::Display for Kind {
             Kind::DetachKey => {
                 f.write_str("a key such as \"ctrl-\\\\\", \"C-a\", \"^]\" or \"0x1d\"")
             }
+            Kind::WindowSize => f.write_str("\"latest\", \"largest\" or \"smallest\""),
         }
     }
 }
@@ -185,6 +188,14 @@ pub const KEYS: &[Key] = &[
         kind: Kind::Integer { min: 1, max: 600 },
         default: "20",
         doc: "Seconds a client has to answer that ping before its connection is closed.",
+    },
+    Key {
+        section: "server",
+        name: "window_size",
+        kind: Kind::WindowSize,
+        default: "latest",
+        doc: "A pane shown by several clients takes the size of the one active last (`latest`, \
+              like tmux's window-size), or the largest or smallest of their sizes.",
     },
     Key {
         section: "agents.*",

@@ -18,6 +18,7 @@ enum Checked {
     Integer(u64),
     Text(String),
     DetachKey(crate::DetachKey),
+    WindowSize(crate::WindowSize),
 }
 
 struct Walker<'s> {
@@ -151,6 +152,7 @@ impl Walker<'_> {
             ("keepalive_timeout_secs", Checked::Integer(n)) => {
                 out.keepalive_timeout_secs = Some(n);
             }
+            ("window_size", Checked::WindowSize(w)) => out.window_size = Some(w),
             _ => {}
         });
     }
@@ -290,6 +292,7 @@ fn check(kind: Kind, value: &DeValue<'_>) -> Result<Checked, String> {
             Ok(Checked::Text(s.to_string()))
         }
         (Kind::DetachKey, DeValue::String(s)) => s.parse().map(Checked::DetachKey),
+        (Kind::WindowSize, DeValue::String(s)) => s.parse().map(Checked::WindowSize),
         _ => Err(found()),
     }
 }

@@ -50,6 +50,8 @@ pub struct Config {
     /// A connection whose peer does not answer a ping within this is closed
     /// (`server.keepalive_timeout_secs`).
     pub keepalive_timeout: Duration,
+    /// How a pane shown by several clients is sized (`server.window_size`; `pane::sizing`).
+    pub window_size: signaltty_config::WindowSize,
     /// A connection that has not sent the HTTP/2 preface within this is closed, and until it
     /// has it does not count against `max_connections` (so silent connections cannot lock
     /// clients out).
@@ -150,6 +152,7 @@ impl Config {
             max_panes: crate::model::state::DEFAULT_MAX_PANES,
             keepalive_interval: Duration::from_secs(60),
             keepalive_timeout: Duration::from_secs(20),
+            window_size: signaltty_config::WindowSize::Latest,
             preface_timeout: Duration::from_secs(5),
             default_shell: None,
             user: signaltty_config::Config::default(),
@@ -192,6 +195,9 @@ impl Config {
         }
         if let Some(secs) = server.keepalive_timeout_secs {
             self.keepalive_timeout = Duration::from_secs(secs);
+        }
+        if let Some(rule) = server.window_size {
+            self.window_size = rule;
         }
         // `[agents.<kind>] wait_for_answer = true` holds that agent's permission hook in every
         // workspace; the hold is the longest `wait_timeout_ms` among them (clamped by `hold`).
@@ -273,13 +279,14 @@ mod tests {
     fn connection_limits_come_from_the_server_section() {
         let mut config = Config::new("/s".into(), "/d".into());
         let user = signaltty_config::parse(
-            "[server]\nmax_connections = 3\nkeepalive_interval_secs = 7\nkeepalive_timeout_secs = 2\n",
+            "[server]\nmax_connections = 3\nkeepalive_interval_secs = 7\nkeepalive_timeout_secs = 2\nwindow_size = \"largest\"\n",
         )
         .expect("valid");
         config.apply_user(user);
         assert_eq!(config.max_connections, 3);
         assert_eq!(config.keepalive_interval, Duration::from_secs(7));
         assert_eq!(config.keepalive_timeout, Duration::from_secs(2));
+        assert_eq!(config.window_size, signaltty_config::WindowSize::Largest);
         // Unset keeps the defaults.
         let mut plain = Config::new("/s".into(), "/d".into());
         plain.apply_user(signaltty_config::Config::default());

@@ -19,5 +19,6 @@ pub mod paint;
 pub mod pty;
 mod reaper;
 pub mod signal;
+pub mod sizing;
 pub mod spawn;
 pub(crate) mod sys;

@@ -13,6 +13,7 @@
 //! paints, and writes the plain ones to the pane.
 
 pub mod direct;
+pub mod fitted;
 pub mod keys;
 pub mod listen;
 pub mod paint;

@@ -322,7 +322,9 @@ fn rand_tag() -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resize_reaches_the_child_and_the_smallest_client_wins() {
-    let srv = TestServer::start().await;
+    // `window_size = "smallest"`; the default (`latest`) is tested in window_size.rs.
+    let srv =
+        TestServer::start_with(|c| c.window_size = signaltty_config::WindowSize::Smallest).await;
     let ws = srv.workspace("w").await;
     let pane = spawn_sized(&srv, &ws.id, &["sh"], 100, 30).await;
     assert_eq!(stty_size(&srv, &pane.id).await, "30 100");

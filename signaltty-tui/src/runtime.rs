@@ -24,6 +24,7 @@ mod direct;
 pub mod lending;
 pub mod painting;
 pub mod requests;
+mod sizing;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};

@@ -11,6 +11,7 @@ mod race;
 mod race_diff;
 mod sidebar;
 mod spawn;
+mod unused;
 
 use ratatui::Frame;
 use ratatui::buffer::Buffer;

@@ -9,10 +9,11 @@
 //! behind gets `Lagged` on its next receive and re-synchronises from a fresh snapshot. An idle
 //! pane costs no wake-ups (no timers, no task).
 //!
-//! Size: every attached, non-read-only client reports its size; the pane follows the smallest
-//! (cols and rows separately, like tmux's `smallest`). With no such client the last size stays.
+//! Size: every attached, non-read-only client reports its size, and its activity (attaching,
+//! typing, an activity ping); the pane's size follows the `[server] window_size` rule over them
+//! (`super::sizing`: the client active last by default, like tmux's `window-size latest`). With
+//! no such client the last size stays.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -25,6 +26,7 @@ use super::lazy_watch::LazyWatch;
 use super::notify_limit::NotifyLimit;
 use super::paint::{GrantId, Grants};
 use super::pty::{Pty, PtyEvent, PtyEvents};
+use super::sizing::{Clients, WindowSize};
 use crate::model::ids::PaneId;
 use crate::model::pane::Size;
 use crate::term::{HistoryLimits, OscScanner, Screen, ScreenSnapshot, TermEvent};
@@ -72,13 +74,23 @@ pub struct StartOptions {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ClientId(u64);
 
+impl ClientId {
+    /// An id for the sizing module's tests.
+    #[cfg(test)]
+    pub(super) fn for_tests(n: u64) -> ClientId {
+        ClientId(n)
+    }
+}
+
 struct Model {
     screen: Screen,
     /// Finds titles and notifications in the raw output (before the screen sees it).
     scanner: OscScanner,
     notify_limit: NotifyLimit,
     offset: u64,
-    clients: HashMap<ClientId, Option<Size>>,
+    clients: Clients,
+    /// The rule the clients' sizes are combined by (the server's `window_size`, given at join).
+    rule: WindowSize,
     next_client: u64,
     /// Output to attached clients. Made by the first subscriber and dropped at the first output
     /// nobody receives: a broadcast channel allocates all its slots up front (~4.5 KiB for 64
@@ -107,6 +119,9 @@ struct Shared {
     painted: AtomicBool,
     /// Rung when `painted` turns false: what was held back goes out at once.
     unpainted: Notify,
+    /// The client active last (`ClientId`'s number, 0 for none), kept with the model's
+    /// clients: a key of the client that already is the latest costs no lock.
+    latest: AtomicU64,
 }
 
 /// Handle to a pane's actor. Cheap to clone.
@@ -178,7 +193,8 @@ impl PaneHandle {
                 scanner: OscScanner::new(),
                 notify_limit: NotifyLimit::new(Instant::now()),
                 offset: 0,
-                clients: HashMap::new(),
+                clients: Clients::default(),
+                rule: WindowSize::default(),
                 next_client: 1,
                 fanout: None,
                 paints: Grants::default(),
@@ -191,6 +207,7 @@ impl PaneHandle {
             answering: Arc::new(AtomicBool::new(false)),
             painted: AtomicBool::new(false),
             unpainted: Notify::new(),
+            latest: AtomicU64::new(0),
         });
         serve(Arc::clone(&shared), events, report);
         PaneHandle { shared }
@@ -314,13 +331,15 @@ impl PaneHandle {
         self.shared.exit.get()
     }
 
-    /// Registers an attached client; `size` is `None` for read-only clients. Returns the id and
-    /// the pane's size after arbitration.
-    pub fn join(&self, size: Option<Size>) -> (ClientId, Option<Size>) {
+    /// Registers an attached client; `size` is `None` for read-only clients. `rule` is the
+    /// server's `window_size`. Attaching counts as activity. Returns the id and the pane's size
+    /// after arbitration when it changed.
+    pub fn join(&self, size: Option<Size>, rule: WindowSize) -> (ClientId, Option<Size>) {
         let mut model = self.model();
         let id = ClientId(model.next_client);
         model.next_client += 1;
-        model.clients.insert(id, size);
+        model.rule = rule;
+        model.clients.join(id, size);
         let changed = self.arbitrate(&mut model);
         (id, changed)
     }
@@ -328,9 +347,20 @@ impl PaneHandle {
     /// A client's new size.
     pub fn client_resized(&self, client: ClientId, size: Size) -> Option<Size> {
         let mut model = self.model();
-        match model.clients.get_mut(&client) {
-            Some(slot @ Some(_)) => *slot = Some(size),
-            _ => return None,
+        if !model.clients.resize(client, size) {
+            return None;
+        }
+        self.arbitrate(&mut model)
+    }
+
+    /// A client typed or pinged: under `latest` the pane takes its size.
+    pub fn client_active(&self, client: ClientId) -> Option<Size> {
+        if self.shared.latest.load(Ordering::Relaxed) == client.0 {
+            return None;
+        }
+        let mut model = self.model();
+        if !model.clients.touch(client) {
+            return None;
         }
         self.arbitrate(&mut model)
     }
@@ -338,7 +368,7 @@ impl PaneHandle {
     /// A client detached; the last size stays when it was the last one.
     pub fn leave(&self, client: ClientId) -> Option<Size> {
         let mut model = self.model();
-        model.clients.remove(&client);
+        model.clients.leave(client);
         self.arbitrate(&mut model)
     }
 
@@ -348,22 +378,13 @@ impl PaneHandle {
         self.apply_size(&mut model, size)
     }
 
-    /// The smallest size of the attached, size-reporting clients; applies it when it differs.
+    /// The size the rule makes of the attached, size-reporting clients; applies it when it
+    /// differs.
     fn arbitrate(&self, model: &mut Model) -> Option<Size> {
-        let smallest = model
-            .clients
-            .values()
-            .flatten()
-            .fold(None, |acc: Option<Size>, s| {
-                Some(match acc {
-                    None => *s,
-                    Some(a) => Size {
-                        cols: a.cols.min(s.cols),
-                        rows: a.rows.min(s.rows),
-                    },
-                })
-            })?;
-        self.apply_size(model, smallest)
+        let latest = model.clients.latest().map_or(0, |id| id.0);
+        self.shared.latest.store(latest, Ordering::Relaxed);
+        let size = model.clients.effective(model.rule)?;
+        self.apply_size(model, size)
     }
 
     fn apply_size(&self, model: &mut Model, size: Size) -> Option<Size> {

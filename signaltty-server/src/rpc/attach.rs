@@ -137,7 +137,7 @@ pub(super) fn start_session(
     tx: AttachSender,
 ) {
     let size = (!start.read_only).then(|| Size::clamped(start.cols, start.rows));
-    let (client, changed) = handle.join(size);
+    let (client, changed) = handle.join(size, hub.config().window_size);
     if let Some(size) = changed {
         hub.record_size(handle.id(), size);
     }
@@ -333,6 +333,14 @@ impl Session {
                         max: MAX_INPUT_BYTES,
                     }
                     .into());
+                }
+                // Typing (or an empty Input: an activity ping) makes this client the active
+                // one: under `window_size = "latest"` the pane takes its size.
+                if let Some(size) = self.handle.client_active(self.client) {
+                    self.hub.record_size(self.handle.id(), size);
+                }
+                if i.data.is_empty() {
+                    return Ok(());
                 }
                 if self.handle.exit_code().is_some()
                     && self.hub.takes_typing_while_asleep(self.handle.id())

@@ -10,6 +10,12 @@
 //! go to the pane in order (`InputQueue`), cut at the detach key. At the end the modes the
 //! pane's output switched on are reset and the client is told how it ended; nothing is written
 //! to the terminal after that.
+//!
+//! While the pane has another size than the terminal (another client sizes it: `[server]
+//! window_size`), output does not go through as it is: the terminal gets frames drawn from the
+//! pane's screen instead, at most one per [`FRAME`] (`super::fitted`: the top-left part, the
+//! unused area marked `·`). Typing makes this terminal the active client, which under `latest`
+//! gives the pane its size; once the sizes agree again a repaint hands over to plain output.
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
@@ -50,6 +56,8 @@ const FINAL_FLUSH: Duration = Duration::from_secs(2);
 /// under the pane's lock; with it a terminal that cannot keep up gets at most one fresh screen
 /// a frame, as with tmux. Typing never waits on it: it starts only when the terminal fell behind.
 const SKIP_PAUSE: Duration = Duration::from_millis(16);
+/// Shortest time between two frames drawn for a terminal of another size than its pane.
+const FRAME: Duration = Duration::from_millis(16);
 
 /// Serves one hand-off connection; `over_cap` (the cap) when it is one connection too many,
 /// refused once its request is read (the client then tries gRPC, which says the same).
@@ -156,7 +164,7 @@ impl Prepared {
         }
         let (cols, rows) = signaltty_tty::window_size(&tty).unwrap_or((80, 24));
         let size = (!request.read_only).then(|| Size::clamped(cols.into(), rows.into()));
-        let (client, changed) = handle.join(size);
+        let (client, changed) = handle.join(size, hub.config().window_size);
         if let Some(size) = changed {
             hub.record_size(handle.id(), size);
         }
@@ -167,6 +175,10 @@ impl Prepared {
             view.repaint(sub, true);
         }
         let mut exits = WatchStream::new(handle.watch_exit());
+        // The pane's size (its current one first), against the terminal's.
+        let mut pane_sizes = WatchStream::new(handle.watch_size());
+        let mut term_size = (cols, rows);
+        let mut fitted = Fitted::default();
         let mut closed_rx = handle.watch_closed();
         let closed = closed_rx.changed();
         let shutdown = hub.shutdown_token().clone();
@@ -180,7 +192,7 @@ impl Prepared {
         let end = loop {
             // Caught up after falling behind (and the pause is over): a fresh subscription
             // repaints the terminal.
-            if sub.is_none() && view.out.pending() == 0 && resume_at.is_none() {
+            if sub.is_none() && view.out.pending() == 0 && resume_at.is_none() && !fitted.on {
                 let fresh = handle.subscribe();
                 view.repaint(&fresh, false);
                 sub = Some(fresh);
@@ -201,15 +213,24 @@ impl Prepared {
                 () = &mut cancelled => break End::Shutdown,
                 Some(code) = exits.next(), if exited.is_none() => exited = code,
                 () = pause_until(resume_at), if resume_at.is_some() => resume_at = None,
+                Some(size) = pane_sizes.next() => {
+                    fitted.pane = Some((size.cols, size.rows));
+                    fitted.settle(term_size, &handle, &mut view, &mut sub);
+                }
+                () = pause_until(fitted.draw_at), if fitted.draw_at.is_some() => {
+                    fitted.draw(term_size, &handle, &mut view);
+                }
                 line = lines.next(stream) => match line {
                     Ok(Some(line)) if line == "resize" => {
                         if let Some((cols, rows)) = signaltty_tty::window_size(&tty) {
                             view.resize(cols, rows);
+                            term_size = (cols, rows);
                             if !request.read_only
                                 && let Some(size) = handle.client_resized(client, Size::clamped(cols.into(), rows.into()))
                             {
                                 hub.record_size(handle.id(), size);
                             }
+                            fitted.settle(term_size, &handle, &mut view, &mut sub);
                         }
                     }
                     // `stop`, a hang-up or anything else: the client wants its terminal back.
@@ -221,6 +242,10 @@ impl Prepared {
                     Ok(bytes) => {
                         let (forward, detach) = signaltty_tty::split_at_detach(bytes, request.detach_key);
                         if !request.read_only && !forward.is_empty() {
+                            // Typing makes this terminal the active client (`pane::sizing`).
+                            if let Some(size) = handle.client_active(client) {
+                                hub.record_size(handle.id(), size);
+                            }
                             input.send(&handle, forward.to_vec());
                         }
                         if detach {
@@ -237,12 +262,24 @@ impl Prepared {
                     Ok(chunk) => {
                         let Some(current) = sub.as_mut() else { continue };
                         let (data, _end, lagged) = coalesce(chunk, current, MAX_WRITE_BYTES);
+                        if fitted.on {
+                            // The next frame shows it.
+                            fitted.changed();
+                            if lagged {
+                                sub = Some(handle.subscribe());
+                            }
+                            continue;
+                        }
                         view.output(data);
                         if lagged || view.behind() {
                             view.fall_behind();
                             sub = None;
                             resume_at = Some(tokio::time::Instant::now() + SKIP_PAUSE);
                         }
+                    }
+                    Err(RecvError::Lagged(_)) if fitted.on => {
+                        sub = Some(handle.subscribe());
+                        fitted.changed();
                     }
                     Err(RecvError::Lagged(_)) => {
                         view.fall_behind();
@@ -259,6 +296,66 @@ impl Prepared {
             hub.record_size(handle.id(), size);
         }
         end
+    }
+}
+
+/// Frames for a terminal of another size than its pane (see the module's doc).
+#[derive(Default)]
+struct Fitted {
+    /// Frames are drawn (the sizes differ).
+    on: bool,
+    /// The pane's size, once its watch told.
+    pane: Option<(u16, u16)>,
+    /// When the next frame is due.
+    draw_at: Option<tokio::time::Instant>,
+    /// When the last one was drawn.
+    drawn: Option<tokio::time::Instant>,
+}
+
+impl Fitted {
+    /// Starts or ends drawing frames after either size changed.
+    fn settle(
+        &mut self,
+        term: (u16, u16),
+        handle: &PaneHandle,
+        view: &mut View,
+        sub: &mut Option<Subscribed>,
+    ) {
+        let on = self.pane.is_some_and(|pane| pane != term);
+        if on {
+            if !self.on {
+                // What plain output had not written yet is not worth writing now.
+                view.fall_behind();
+                if sub.is_none() {
+                    *sub = Some(handle.subscribe());
+                }
+            }
+            self.on = true;
+            self.draw_at = Some(tokio::time::Instant::now());
+        } else if self.on {
+            self.on = false;
+            self.draw_at = None;
+            // Plain output again, from a fresh screen.
+            let fresh = handle.subscribe();
+            view.repaint(&fresh, false);
+            *sub = Some(fresh);
+        }
+    }
+
+    /// The pane's screen changed: a frame at the next slot.
+    fn changed(&mut self) {
+        if self.draw_at.is_none() {
+            let now = tokio::time::Instant::now();
+            self.draw_at = Some(self.drawn.map_or(now, |at| (at + FRAME).max(now)));
+        }
+    }
+
+    fn draw(&mut self, term: (u16, u16), handle: &PaneHandle, view: &mut View) {
+        self.draw_at = None;
+        self.drawn = Some(tokio::time::Instant::now());
+        let mut frame = Vec::new();
+        handle.with_screen(|screen, _| super::fitted::frame(screen.view(), term, &mut frame));
+        view.push(&frame);
     }
 }
 

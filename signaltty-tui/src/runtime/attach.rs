@@ -10,9 +10,15 @@
 //! read, when nothing typed before it still waits (no byte in this task's channel, no
 //! backlog) — a key then costs no hop to this task. Otherwise it goes through the channel,
 //! behind what waits, and this task writes it.
+//!
+//! Several clients may show the pane: typing tells the server this client is active (a key
+//! into a pane another client sized, or the first after a pause: [`super::sizing`]), and keys
+//! typed into a pane that does not have our size wait here until the server's resize comes
+//! (at most [`HOLD`]), so the program gets them at our size.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::time::Instant;
 
 use signaltty_client::{AttachEvent, AttachInput, AttachStart, Backoff, Client};
 use tokio::sync::mpsc;
@@ -20,6 +26,7 @@ use tokio::task::JoinHandle;
 
 use super::Slot;
 use super::direct::Direct;
+use super::sizing::{HOLD, PING_AFTER_IDLE, Sizing};
 use crate::app::{Attachment, Msg, PaneEvent};
 
 enum Cmd {
@@ -27,6 +34,11 @@ enum Cmd {
     Resize(u16, u16),
     /// The loop left a backlog in the direct input: flush it.
     Flush,
+    /// Tell the server we are active (typing after a pause).
+    Ping,
+    /// A key into a pane that does not have our size: tell the server we are active, and hold
+    /// this and what follows until it has (at most [`HOLD`]).
+    Activate(Vec<u8>),
 }
 
 /// The pane's direct input while this attachment has it, shared by the task (which asks for
@@ -41,6 +53,10 @@ pub struct Handle {
     direct: SharedDirect,
     /// Inputs sent to the task and not yet written by it: while any waits, keys queue behind.
     queued: Rc<Cell<usize>>,
+    /// The size we asked for and the pane's, as the task last heard.
+    sizing: Rc<Cell<Sizing>>,
+    /// When a key was last typed here.
+    last_typed: Cell<Option<Instant>>,
 }
 
 impl Handle {
@@ -52,6 +68,19 @@ impl Handle {
     /// Types `bytes`: straight into the pane's direct input when nothing typed before waits,
     /// else through the task, in order.
     pub fn input(&self, bytes: Vec<u8>) {
+        let now = Instant::now();
+        let idle = self
+            .last_typed
+            .replace(Some(now))
+            .is_none_or(|at| now.duration_since(at) >= PING_AFTER_IDLE);
+        if self.sizing.get().hold() {
+            self.queued.set(self.queued.get() + 1);
+            let _ = self.cmds.send(Cmd::Activate(bytes));
+            return;
+        }
+        if idle {
+            let _ = self.cmds.send(Cmd::Ping);
+        }
         if self.queued.get() == 0
             && let Ok(mut slot) = self.direct.try_borrow_mut()
             && let Some(direct) = slot.as_mut()
@@ -102,9 +131,11 @@ pub fn start(
     let interactive = matches!(how, Attachment::Interactive { .. });
     let direct: SharedDirect = Rc::new(RefCell::new(None));
     let queued = Rc::new(Cell::new(0));
+    let sizing = Rc::new(Cell::new(Sizing::default()));
     let shared = Shared {
         direct: Rc::clone(&direct),
         queued: Rc::clone(&queued),
+        sizing: Rc::clone(&sizing),
     };
     let task = tokio::task::spawn_local(async move {
         let (cols, rows, read_only) = match how {
@@ -148,6 +179,8 @@ pub fn start(
         interactive,
         direct,
         queued,
+        sizing,
+        last_typed: Cell::new(None),
     }
 }
 
@@ -155,6 +188,21 @@ pub fn start(
 struct Shared {
     direct: SharedDirect,
     queued: Rc<Cell<usize>>,
+    sizing: Rc<Cell<Sizing>>,
+}
+
+impl Shared {
+    fn update_sizing(&self, f: impl FnOnce(&mut Sizing)) {
+        let mut sizing = self.sizing.get();
+        f(&mut sizing);
+        self.sizing.set(sizing);
+    }
+}
+
+/// Keys waiting for the pane to have our size.
+struct Held {
+    until: Instant,
+    keys: Vec<Vec<u8>>,
 }
 
 /// One stream's life. `Ok` when the TUI is gone; `Err` with the reason when the stream failed.
@@ -179,6 +227,8 @@ async fn session(
     let direct = &shared.direct;
     // A new stream: what the last one had is gone (given up when it ended).
     direct.borrow_mut().take();
+    shared.sizing.set(Sizing::new(*size));
+    let mut held: Option<Held> = None;
     let (mut events, input) = client
         .attach(start)
         .await
@@ -190,10 +240,19 @@ async fn session(
         *direct.borrow_mut() = asked;
     }
     loop {
+        if held.is_some() && shared.sizing.get().ours() {
+            release(held.take(), direct, &input, shared).await;
+        }
+        let hold_until = held.as_ref().map(|h| h.until);
         tokio::select! {
             flushed = flush_direct(direct) => if flushed.is_err() {
                 fall_back(direct, &input, &[]).await;
             },
+            () = sleep_until(hold_until), if hold_until.is_some() => {
+                // The size did not come: do not wait for it again.
+                shared.update_sizing(Sizing::give_up);
+                release(held.take(), direct, &input, shared).await;
+            }
             event = events.next() => {
                 let event = match event {
                     Ok(Some(event)) => event,
@@ -203,10 +262,14 @@ async fn session(
                 let event = match event {
                     AttachEvent::Snapshot(s) => {
                         backoff.reset();
+                        shared.update_sizing(|z| z.pane = Some((s.cols, s.rows)));
                         PaneEvent::Snapshot { screen: s.bytes, cols: s.cols, rows: s.rows }
                     }
                     AttachEvent::Output { data, .. } => PaneEvent::Output(data),
-                    AttachEvent::Resized { cols, rows } => PaneEvent::Resized { cols, rows },
+                    AttachEvent::Resized { cols, rows } => {
+                        shared.update_sizing(|z| z.pane = Some((cols, rows)));
+                        PaneEvent::Resized { cols, rows }
+                    }
                     AttachEvent::Exited { code } => {
                         // The master outlives the program (writes then go nowhere): type over
                         // gRPC again, where the server refuses input to an exited pane.
@@ -221,25 +284,66 @@ async fn session(
             }
             cmd = cmds.recv() => match cmd {
                 None => return Ok(()),
-                Some(Cmd::Input(data)) => {
-                    if !read_only {
-                        let written = direct.borrow_mut().as_mut().map(|d| d.write(&data));
-                        match written {
-                            Some(Ok(())) => {}
-                            Some(Err(())) => fall_back(direct, &input, &data).await,
-                            None => input.input(data).await,
+                Some(Cmd::Input(data)) => match held.as_mut() {
+                    // Behind the keys that wait for our size.
+                    Some(h) => h.keys.push(data),
+                    None => {
+                        if !read_only {
+                            type_in(direct, &input, data).await;
                         }
+                        shared.queued.set(shared.queued.get().saturating_sub(1));
                     }
+                },
+                Some(Cmd::Activate(data)) if read_only => {
+                    drop(data);
                     shared.queued.set(shared.queued.get().saturating_sub(1));
                 }
                 Some(_) if read_only => {}
                 Some(Cmd::Flush) => {}
+                Some(Cmd::Ping) => input.activity().await,
+                Some(Cmd::Activate(data)) => {
+                    input.activity().await;
+                    held.get_or_insert_with(|| Held { until: Instant::now() + HOLD, keys: Vec::new() })
+                        .keys
+                        .push(data);
+                }
                 Some(Cmd::Resize(c, r)) => {
                     *size = (c, r);
+                    shared.update_sizing(|z| z.asked = (c, r));
                     input.resize(c, r).await;
                 }
             },
         }
+    }
+}
+
+/// Types `data` into the pane: direct input while we have it, else over gRPC.
+async fn type_in(direct: &RefCell<Option<Direct>>, input: &AttachInput, data: Vec<u8>) {
+    let written = direct.borrow_mut().as_mut().map(|d| d.write(&data));
+    match written {
+        Some(Ok(())) => {}
+        Some(Err(())) => fall_back(direct, input, &data).await,
+        None => input.input(data).await,
+    }
+}
+
+/// Types the keys that waited, in order.
+async fn release(
+    held: Option<Held>,
+    direct: &RefCell<Option<Direct>>,
+    input: &AttachInput,
+    shared: &Shared,
+) {
+    for data in held.into_iter().flat_map(|h| h.keys) {
+        type_in(direct, input, data).await;
+        shared.queued.set(shared.queued.get().saturating_sub(1));
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
     }
 }
 

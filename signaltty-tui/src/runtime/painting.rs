@@ -9,8 +9,8 @@
 //!   by DECSC/DECRC, so the cursor and colours this process left are untouched; our frames are
 //!   blocking writes, and the tty's write lock keeps the two from interleaving.
 //! - It is granted only while nothing of ours is drawn over the pane's content: no overlay,
-//!   no selection or decision in the pane, no "reconnecting…", a model that fits
-//!   ([`target`]). Before a frame that changes that, the grant is stopped and the server's
+//!   no selection or decision in the pane, no "reconnecting…", a model of exactly the
+//!   pane's area ([`target`]). Before a frame that changes that, the grant is stopped and the server's
 //!   `stopped` awaited ([`ServerPaint::settle`]), so nothing it paints lands on what the frame
 //!   draws; the rectangle is then redrawn from our model.
 //! - A cell the server painted and the program changed again without a paint (a big change the
@@ -65,7 +65,7 @@ pub enum Redraw {
 }
 
 /// Where the server may paint now: the focused pane of the current tab, when nothing of ours
-/// is drawn over its content and its model fits it. `interactive` tells whether the pane is
+/// is drawn over its content and its model has exactly its size. `interactive` tells whether the pane is
 /// attached for typing (a grant is only worth its cost where keys are echoed).
 pub fn target(app: &App, interactive: impl Fn(&str) -> bool) -> Option<Target> {
     if app.overlay.is_some() || matches!(app.link, Link::Reconnecting { .. }) {
@@ -81,7 +81,10 @@ pub fn target(app: &App, interactive: impl Fn(&str) -> bool) -> Option<Target> {
     let (_, placement) = placement(app)?;
     let rect = content(placement.rect_of(&pane.id)?);
     let (cols, rows) = app.screens.get(&pane.id)?.view().size();
-    (rect.width > 0 && rect.height > 0 && cols <= rect.width && rows <= rect.height).then(|| {
+    // Only while the pane has exactly our size: the server paints the pane's cells, not the
+    // marks of the area a smaller pane leaves (`view::unused`); and only then are our keys
+    // lent (`lending`), so a key that must tell the server we are active is read by us.
+    (rect.width > 0 && rect.height > 0 && cols == rect.width && rows == rect.height).then(|| {
         Target {
             pane: pane.id.clone(),
             rect,

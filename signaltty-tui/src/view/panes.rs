@@ -1,7 +1,8 @@
 //! The pane area: the current tab's split tree with a title row per pane, dividers between
 //! them, each pane's cells drawn from its terminal model (the same `signaltty-term` model the
-//! server keeps, so the screen equals what `ReadPane` returns), and a pending decision drawn
-//! over the bottom of its pane with its numbered options.
+//! server keeps, so the screen equals what `ReadPane` returns), the area a smaller pane does
+//! not reach marked (`super::unused`), and a pending decision drawn over the bottom of its pane
+//! with its numbered options.
 
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier, Style};
@@ -56,6 +57,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         let body = content(p.rect);
         if let Some(screen) = app.screens.get(&p.pane_id) {
             cells(screen, body, buf);
+            super::unused::mark(screen.view().size(), body, 0..body.height, buf);
         }
         if let Some(sel) = selection(app, &p.pane_id) {
             for row in 0..body.height {
@@ -90,6 +92,9 @@ pub fn draw_rows(app: &App, pane_id: &str, body: Rect, rows: &[u16], buf: &mut B
         }
         if let Some(row) = term.and_then(|t| t.row(i)) {
             copy_row(row, width, body.x, y, buf, &mut last);
+        }
+        if let Some(term) = term {
+            super::unused::mark(term.size(), body, [i], buf);
         }
         if let Some(sel) = sel {
             select_row(sel, body, i, buf);
