@@ -126,7 +126,7 @@ impl Daemon {
         });
         // Beside the socket, under its lock: terminals handed over by `signaltty attach`. A
         // fast path only: without it clients attach over gRPC.
-        let handoff_path = signaltty_tty::handoff::socket_path(&socket);
+        let handoff_path = signaltty_tty::protocol::socket_path(&socket);
         match listen::bind_held(&handoff_path) {
             Ok(listener) => {
                 tasks.spawn(crate::terminal::listen::serve(

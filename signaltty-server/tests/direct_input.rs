@@ -1,4 +1,4 @@
-//! Direct input (`input 1 <pane>` on `<socket>.tty`, `signaltty_tty::direct`): a client that
+//! Direct input (`input 1 <pane>` on `<socket>.tty`, `signaltty_tty::protocol`): a client that
 //! may type into a live pane is given the pane's PTY master and types into it without the
 //! server; everyone else is refused with the reason. A real server, real panes, and for the
 //! placement rule a real process inside a pane asking.
@@ -17,32 +17,36 @@ use std::time::{Duration, Instant};
 
 use common::{TestServer, WAIT, attach, spawn};
 use signaltty_proto::v1 as pb;
-use signaltty_tty::direct;
-use signaltty_tty::handoff::{self, Lines, Reply};
 use signaltty_tty::output::TtyOutput;
-use tokio::net::UnixStream;
+use signaltty_tty::protocol::{self, Conn, Reply, Request};
+
+async fn connect(srv: &TestServer) -> Conn {
+    Conn::connect(&protocol::socket_path(srv.socket()))
+        .await
+        .expect("connect to the side socket")
+}
 
 /// Asks `srv` for `pane`'s input.
 async fn ask(srv: &TestServer, pane: &str) -> Result<TtyOutput, String> {
-    let stream = UnixStream::connect(handoff::socket_path(srv.socket()))
-        .await
-        .expect("connect to the hand-off socket");
-    direct::request(&stream, pane).await
+    let request = Request::Input {
+        pane: pane.to_owned(),
+    };
+    let fds = connect(srv).await.ask(&request, &[], WAIT).await?;
+    let [fd]: [_; 1] = fds
+        .try_into()
+        .map_err(|_| "not one descriptor".to_string())?;
+    TtyOutput::shared_nonblocking(fd).map_err(|e| e.to_string())
 }
 
 /// Sends a raw request line; the server's reply.
 async fn reply_to(srv: &TestServer, line: &[u8]) -> Reply {
-    let stream = UnixStream::connect(handoff::socket_path(srv.socket()))
-        .await
-        .expect("connect");
-    handoff::write_all(&stream, line).await.expect("send");
-    let mut lines = Lines::default();
-    let line = tokio::time::timeout(WAIT, lines.next(&stream))
+    let mut conn = connect(srv).await;
+    conn.send_bytes(line, &[]).await.expect("send");
+    tokio::time::timeout(WAIT, conn.recv::<Reply>())
         .await
         .expect("a reply in time")
-        .expect("read")
-        .expect("a line");
-    Reply::decode(&line).expect("a known reply")
+        .expect("a known reply")
+        .expect("a line")
 }
 
 fn refused_saying(reply: Result<TtyOutput, String>, says: &str) {
@@ -85,18 +89,17 @@ async fn the_descriptor_is_a_close_on_exec_non_blocking_terminal() {
     let srv = TestServer::start().await;
     let ws = srv.workspace("direct").await;
     let pane = spawn(&srv, &ws.id, &["cat"]).await;
-    let stream = UnixStream::connect(handoff::socket_path(srv.socket()))
-        .await
-        .expect("connect");
-    handoff::write_all(&stream, &direct::encode_request(&pane.id))
-        .await
-        .expect("send");
-    let mut buf = [0u8; handoff::MAX_LINE];
-    let (n, fds) = tokio::time::timeout(WAIT, handoff::recv_with_fds(&stream, &mut buf))
+    let mut conn = connect(&srv).await;
+    let request = Request::Input {
+        pane: pane.id.clone(),
+    };
+    conn.send(&request, &[]).await.expect("send");
+    let (reply, fds) = tokio::time::timeout(WAIT, conn.recv_with_fds::<Reply>())
         .await
         .expect("in time")
-        .expect("recv");
-    assert_eq!(&buf[..n], handoff::READY);
+        .expect("recv")
+        .expect("a reply");
+    assert_eq!(reply, Reply::Ready);
     assert_eq!(fds.len(), 1);
     let fd = fds[0].as_raw_fd();
     let fd_flags = nix::fcntl::fcntl(&fds[0], nix::fcntl::FcntlArg::F_GETFD).expect("getfd");
@@ -164,7 +167,7 @@ s.sendall(b\"input 1 {target}\\n\")
 msg, anc, flags, addr = s.recvmsg(4096, 64)
 open(\"{out}.tmp\", \"w\").write(msg.decode() + \"fds=%d\\n\" % len(anc))
 ' ; mv {out}.tmp {out}; exec sleep 600",
-        sock = handoff::socket_path(socket).display(),
+        sock = protocol::socket_path(socket).display(),
         out = result.display(),
     )
 }

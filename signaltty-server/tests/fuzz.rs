@@ -28,7 +28,7 @@ use signaltty_server::pane::paint::{Diff, ScreenCopy, Span, diff, render};
 use signaltty_server::rpc::convert::layout_from_pb;
 use signaltty_server::term::Screen;
 use signaltty_server::term::vt::{Attr, Color, Term};
-use signaltty_tty::paint::Rect;
+use signaltty_tty::protocol::Rect;
 
 #[path = "../../fuzz/harness.rs"]
 mod harness;

@@ -1,4 +1,4 @@
-//! Server paint (`paint 1 …` on `<socket>.tty`, `signaltty_tty::paint`): a client that shows a
+//! Server paint (`paint 1 …` on `<socket>.tty`, `signaltty_tty::protocol`): a client that shows a
 //! pane inside its own screen hands the server its terminal and the pane's rectangle on it; the
 //! server writes each echo there itself. A real server and real panes; a real pseudo-terminal
 //! stands in for the client's terminal (what is read from its master is what the person sees).
@@ -8,14 +8,13 @@
 mod clients;
 mod common;
 
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::time::{Duration, Instant};
 
 use common::{TestServer, WAIT, spawn_sized, until_screen};
 use signaltty_proto::v1 as pb;
 use signaltty_term::Screen;
-use signaltty_tty::handoff::{self, Lines, Reply};
-use signaltty_tty::paint::{self, Notice, Rect};
+use signaltty_tty::protocol::{self, Conn, Message, Notice, Rect, Reply, Request};
 use tokio::net::UnixStream;
 use tokio::sync::mpsc;
 
@@ -89,26 +88,46 @@ async fn type_into(srv: &TestServer, pane: &str, bytes: &[u8]) {
 }
 
 /// A grant for `pane` at `rect` on `term`.
-async fn grant(srv: &TestServer, pane: &str, rect: Rect, term: &Terminal) -> (UnixStream, Lines) {
-    let stream = UnixStream::connect(handoff::socket_path(srv.socket()))
-        .await
-        .expect("connect to the hand-off socket");
-    let lines = paint::request(&stream, pane, rect, term.slave.as_fd(), None)
-        .await
-        .expect("granted");
-    (stream, lines)
+async fn grant(srv: &TestServer, pane: &str, rect: Rect, term: &Terminal) -> Conn {
+    grant_on(srv, pane, rect, term.slave.as_fd()).await
 }
 
-async fn next_line(stream: &UnixStream, lines: &mut Lines) -> Option<String> {
-    tokio::time::timeout(WAIT, lines.next(stream))
+async fn grant_on(srv: &TestServer, pane: &str, rect: Rect, tty: BorrowedFd<'_>) -> Conn {
+    let mut conn = Conn::connect(&protocol::socket_path(srv.socket()))
+        .await
+        .expect("connect to the side socket");
+    let request = Request::Paint {
+        pane: pane.to_owned(),
+        rect,
+    };
+    conn.ask(&request, &[tty], WAIT).await.expect("granted");
+    conn
+}
+
+async fn next_reply(conn: &mut Conn) -> Option<Reply> {
+    tokio::time::timeout(WAIT, conn.recv::<Reply>())
         .await
         .expect("a line in time")
-        .expect("read")
+        .expect("a known reply")
 }
 
-async fn notice(stream: &UnixStream, lines: &mut Lines) -> Notice {
-    let line = next_line(stream, lines).await.expect("a notice");
-    Notice::decode(&line).expect("a known notice")
+async fn notice(conn: &mut Conn) -> Notice {
+    match next_reply(conn).await {
+        Some(Reply::Notice(notice)) => notice,
+        other => panic!("expected a notice, got {other:?}"),
+    }
+}
+
+async fn send(conn: &Conn, request: Request) {
+    conn.send(&request, &[]).await.expect("send");
+}
+
+fn paint_line(pane: &str, rect: Rect) -> Vec<u8> {
+    Request::Paint {
+        pane: pane.to_owned(),
+        rect,
+    }
+    .encode()
 }
 
 /// `paint` fed to a blank terminal of the client's size.
@@ -123,7 +142,7 @@ async fn an_echo_is_painted_at_its_cell_in_the_rectangle_and_nothing_else() {
     let srv = TestServer::start().await;
     let pane = cat_pane(&srv).await;
     let mut term = Terminal::new();
-    let (_stream, _lines) = grant(&srv, &pane.id, RECT, &term).await;
+    let _conn = grant(&srv, &pane.id, RECT, &term).await;
     type_into(&srv, &pane.id, b"x").await;
     let paint = term.paint().await;
     // "ready" fills columns 0–4 of row 0: the x is at (0, 5) of the pane.
@@ -168,18 +187,16 @@ async fn many_changed_rows_are_skipped_until_the_client_resumes() {
     type_into(&srv, &pane.id, b"\r\nb\r\nc\r\nd\r\ne\r\nf").await;
     until_screen(&srv, &pane.id, |s| s.ends_with('f')).await;
     let mut term = Terminal::new();
-    let (stream, mut lines) = grant(&srv, &pane.id, RECT, &term).await;
+    let mut conn = grant(&srv, &pane.id, RECT, &term).await;
     // A clear changes all six rows: not painted, the client is told.
     type_into(&srv, &pane.id, b"\x1b[H\x1b[2J").await;
-    assert_eq!(notice(&stream, &mut lines).await, Notice::Skipped);
+    assert_eq!(notice(&mut conn).await, Notice::Skipped);
     // Paused: an echo is not painted either.
     type_into(&srv, &pane.id, b"y").await;
     until_screen(&srv, &pane.id, |s| s.starts_with('y')).await;
     term.nothing_written().await;
 
-    handoff::write_all(&stream, paint::RESUME)
-        .await
-        .expect("resume");
+    send(&conn, Request::Resume).await;
     // `resume` has no answer: type until a letter is painted (the first may race it).
     let mut painted = None;
     for letter in b'k'..=b'z' {
@@ -204,28 +221,26 @@ async fn stop_and_hanging_up_end_the_grant() {
     let srv = TestServer::start().await;
     let pane = cat_pane(&srv).await;
     let mut term = Terminal::new();
-    let (stream, mut lines) = grant(&srv, &pane.id, RECT, &term).await;
+    let mut conn = grant(&srv, &pane.id, RECT, &term).await;
     type_into(&srv, &pane.id, b"1").await;
     term.paint().await;
-    handoff::write_all(&stream, paint::STOP)
-        .await
-        .expect("stop");
-    assert_eq!(notice(&stream, &mut lines).await, Notice::Stopped);
-    assert_eq!(next_line(&stream, &mut lines).await, None, "then closed");
+    send(&conn, Request::Stop).await;
+    assert_eq!(notice(&mut conn).await, Notice::Stopped);
+    assert_eq!(next_reply(&mut conn).await, None, "then closed");
     type_into(&srv, &pane.id, b"2").await;
     until_screen(&srv, &pane.id, |s| s.contains("12")).await;
     term.nothing_written().await;
 
     // Hanging up (our write side shut): the server ends the grant and closes.
-    let (stream, mut lines) = grant(&srv, &pane.id, RECT, &term).await;
+    let conn = grant(&srv, &pane.id, RECT, &term).await;
     type_into(&srv, &pane.id, b"3").await;
     term.paint().await;
-    let std_stream = stream.into_std().expect("std");
+    let std_stream = conn.into_stream().into_std().expect("std");
     std_stream
         .shutdown(std::net::Shutdown::Write)
         .expect("shutdown");
-    let stream = UnixStream::from_std(std_stream).expect("tokio");
-    assert_eq!(next_line(&stream, &mut lines).await, None, "closed");
+    let mut conn = Conn::new(UnixStream::from_std(std_stream).expect("tokio"));
+    assert_eq!(next_reply(&mut conn).await, None, "closed");
     type_into(&srv, &pane.id, b"4").await;
     until_screen(&srv, &pane.id, |s| s.contains("1234")).await;
     term.nothing_written().await;
@@ -245,43 +260,35 @@ async fn the_pane_exiting_closes_the_grant() {
     .await;
     until_screen(&srv, &pane.id, |s| s.contains("ready")).await;
     let term = Terminal::new();
-    let (stream, mut lines) = grant(&srv, &pane.id, RECT, &term).await;
+    let mut conn = grant(&srv, &pane.id, RECT, &term).await;
     type_into(&srv, &pane.id, b"\r").await;
     // Skips may come first (the newline scrolls nothing here, but a shell may redraw).
     loop {
-        match next_line(&stream, &mut lines).await {
+        match next_reply(&mut conn).await {
             None => break,
-            Some(line) => assert_eq!(Notice::decode(&line), Ok(Notice::Skipped)),
+            Some(reply) => assert_eq!(reply, Reply::Notice(Notice::Skipped)),
         }
     }
 }
 
 /// Sends `line` with `fds`; the reply.
-async fn reply_to(srv: &TestServer, line: &[u8], fds: &[i32]) -> Reply {
-    let stream = UnixStream::connect(handoff::socket_path(srv.socket()))
+async fn reply_to(srv: &TestServer, line: &[u8], fds: &[BorrowedFd<'_>]) -> Reply {
+    let mut conn = Conn::connect(&protocol::socket_path(srv.socket()))
         .await
         .expect("connect");
-    if fds.is_empty() {
-        handoff::write_all(&stream, line).await.expect("send");
-    } else {
-        handoff::send_with_fds(&stream, line, fds)
-            .await
-            .expect("send");
-    }
-    let mut lines = Lines::default();
-    let line = next_line(&stream, &mut lines).await.expect("a reply");
-    Reply::decode(&line).expect("a known reply")
+    conn.send_bytes(line, fds).await.expect("send");
+    next_reply(&mut conn).await.expect("a reply")
 }
 
 #[tokio::test]
 async fn bad_requests_are_refused_with_the_reason() {
     let srv = TestServer::start().await;
     let pane = cat_pane(&srv).await;
-    let term = Terminal::new();
-    let tty = term.slave.as_raw_fd();
+    let mut term = Terminal::new();
+    let tty = term.slave.as_fd();
     let (pipe_read, _pipe_write) = nix::unistd::pipe().expect("pipe");
-    let request = |pane: &str, rect: Rect| paint::encode_request(pane, rect);
-    let cases: Vec<(Vec<u8>, Vec<i32>, &str)> = vec![
+    let request = paint_line;
+    let cases: Vec<(Vec<u8>, Vec<BorrowedFd<'_>>, &str)> = vec![
         (request("pane_nope", RECT), vec![tty], "pane_nope"),
         (request("not-a-pane", RECT), vec![tty], "not a pane id"),
         (b"paint 1 x 1 2\n".to_vec(), vec![tty], "expected"),
@@ -289,12 +296,12 @@ async fn bad_requests_are_refused_with_the_reason() {
         (request(&pane.id, RECT), vec![tty, tty, tty], "descriptor"),
         (
             request(&pane.id, RECT),
-            vec![pipe_read.as_raw_fd()],
+            vec![pipe_read.as_fd()],
             "not a terminal",
         ),
         (
             request(&pane.id, RECT),
-            vec![tty, pipe_read.as_raw_fd()],
+            vec![tty, pipe_read.as_fd()],
             "not a terminal",
         ),
         (
@@ -313,7 +320,6 @@ async fn bad_requests_are_refused_with_the_reason() {
         }
     }
     // Nothing was painted by a refused request.
-    let mut term = term;
     type_into(&srv, &pane.id, b"z").await;
     until_screen(&srv, &pane.id, |s| s.contains("readyz")).await;
     term.nothing_written().await;
@@ -325,7 +331,7 @@ async fn bad_requests_are_refused_with_the_reason() {
         assert!(Instant::now() < deadline, "never restored");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    match reply_to(&srv, &request(&id, RECT), &[tty]).await {
+    match reply_to(&srv, &request(&id, RECT), &[term.slave.as_fd()]).await {
         Reply::Refused(_) => {}
         other => panic!("a restored pane was granted: {other:?}"),
     }
@@ -337,20 +343,18 @@ async fn a_grant_counts_against_max_connections() {
     let pane = cat_pane(&srv).await;
     let term = Terminal::new();
     // The harness's channel is one connection; the grant is the second.
-    let (stream, mut lines) = grant(&srv, &pane.id, RECT, &term).await;
-    let tty = term.slave.as_raw_fd();
-    match reply_to(&srv, &paint::encode_request(&pane.id, RECT), &[tty]).await {
+    let mut conn = grant(&srv, &pane.id, RECT, &term).await;
+    let tty = term.slave.as_fd();
+    match reply_to(&srv, &paint_line(&pane.id, RECT), &[tty]).await {
         Reply::Refused(why) => assert!(why.contains("TOO_MANY_CONNECTIONS"), "{why}"),
         other => panic!("a grant past the cap was not refused: {other:?}"),
     }
-    handoff::write_all(&stream, paint::STOP)
-        .await
-        .expect("stop");
-    assert_eq!(notice(&stream, &mut lines).await, Notice::Stopped);
+    send(&conn, Request::Stop).await;
+    assert_eq!(notice(&mut conn).await, Notice::Stopped);
     // Once it ended its slot is free again (released just after the connection closes).
     let deadline = Instant::now() + WAIT;
     loop {
-        match reply_to(&srv, &paint::encode_request(&pane.id, RECT), &[tty]).await {
+        match reply_to(&srv, &paint_line(&pane.id, RECT), &[tty]).await {
             Reply::Ready => break,
             other => assert!(Instant::now() < deadline, "never granted again: {other:?}"),
         }
@@ -379,12 +383,7 @@ async fn a_terminal_that_takes_part_of_a_paint_ends_the_grant_damaged() {
     let mut t = nix::sys::termios::tcgetattr(&pty.slave).expect("tcgetattr");
     nix::sys::termios::cfmakeraw(&mut t);
     nix::sys::termios::tcsetattr(&pty.slave, nix::sys::termios::SetArg::TCSANOW, &t).expect("raw");
-    let stream = UnixStream::connect(handoff::socket_path(srv.socket()))
-        .await
-        .expect("connect");
-    let mut lines = paint::request(&stream, &pane.id, wide, pty.slave.as_fd(), None)
-        .await
-        .expect("granted");
+    let mut conn = grant_on(&srv, &pane.id, wide, pty.slave.as_fd()).await;
     let deadline = Instant::now() + WAIT;
     for letter in (b'a'..=b'z').cycle() {
         assert!(
@@ -405,19 +404,17 @@ async fn a_terminal_that_takes_part_of_a_paint_ends_the_grant_damaged() {
         ]
         .concat();
         type_into(&srv, &pane.id, &screen).await;
-        match tokio::time::timeout(Duration::from_millis(50), lines.next(&stream)).await {
+        match tokio::time::timeout(Duration::from_millis(50), conn.recv::<Reply>()).await {
             Err(_elapsed) => {}
-            Ok(line) => match line.expect("read").as_deref().map(Notice::decode) {
+            Ok(reply) => match reply.expect("a known reply") {
                 // A paint that found the terminal full (nothing written): resume and go on.
-                Some(Ok(Notice::Skipped)) => handoff::write_all(&stream, paint::RESUME)
-                    .await
-                    .expect("resume"),
-                Some(Ok(Notice::Damaged)) => break,
+                Some(Reply::Notice(Notice::Skipped)) => send(&conn, Request::Resume).await,
+                Some(Reply::Notice(Notice::Damaged)) => break,
                 other => panic!("unexpected {other:?}"),
             },
         }
     }
-    assert_eq!(next_line(&stream, &mut lines).await, None, "then closed");
+    assert_eq!(next_reply(&mut conn).await, None, "then closed");
     drop(pty);
 }
 
@@ -430,22 +427,22 @@ async fn output_held_while_painted_goes_out_whole_when_painting_ends_or_pauses()
     let pane = cat_pane(&srv).await;
     let (mut attached, _) = common::attach(&srv, &pane.id, COLS.into(), ROWS.into(), false).await;
     let mut term = Terminal::new();
-    let (stream, mut lines) = grant(&srv, &pane.id, RECT, &term).await;
+    let mut conn = grant(&srv, &pane.id, RECT, &term).await;
     type_into(&srv, &pane.id, b"a").await;
     term.paint().await;
     type_into(&srv, &pane.id, b"b").await;
     term.paint().await;
     let early = tokio::time::timeout(Duration::from_millis(300), attached.rx.message()).await;
     assert!(early.is_err(), "held while painted, got {early:?}");
-    handoff::write_all(&stream, paint::STOP).await.unwrap();
-    assert_eq!(notice(&stream, &mut lines).await, Notice::Stopped);
+    send(&conn, Request::Stop).await;
+    assert_eq!(notice(&mut conn).await, Notice::Stopped);
     attached.until_output("ab").await;
 
     // A change too big to paint pauses the grant: held output goes too.
-    let (stream, mut lines) = grant(&srv, &pane.id, RECT, &term).await;
+    let mut conn = grant(&srv, &pane.id, RECT, &term).await;
     type_into(&srv, &pane.id, b"c").await;
     term.paint().await;
     type_into(&srv, &pane.id, b"\r\nd\r\ne\r\nf\r\ng\r\nh").await;
-    assert_eq!(notice(&stream, &mut lines).await, Notice::Skipped);
+    assert_eq!(notice(&mut conn).await, Notice::Skipped);
     attached.until_output("c\r\nd\r\ne\r\nf\r\ng\r\nh").await;
 }

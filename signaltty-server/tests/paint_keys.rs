@@ -1,4 +1,4 @@
-//! Server-read keys within a paint grant (`keys` … `back`, `signaltty_tty::keys`): the server
+//! Lent keys within a paint grant (`lend` … `back`, `signaltty_tty::protocol`): the server
 //! reads the client's terminal, writes plain keys to the pane, and hands everything else back
 //! in order. A real server and a real `cat` pane; a real raw pseudo-terminal stands in for the
 //! client's terminal (typing is writing to its master; the client reading its own keys again
@@ -15,11 +15,8 @@ use std::path::PathBuf;
 
 use common::{RawPty, TestServer, WAIT, until_screen};
 use signaltty_proto::v1 as pb;
-use signaltty_tty::handoff::{self, Lines};
 use signaltty_tty::input::TtyInput;
-use signaltty_tty::keys;
-use signaltty_tty::paint::{self, Notice, Rect};
-use tokio::net::UnixStream;
+use signaltty_tty::protocol::{self, Conn, Notice, Rect, Reply, Request};
 
 const RECT: Rect = Rect {
     col: 0,
@@ -34,45 +31,56 @@ async fn cat_pane(srv: &TestServer) -> pb::Pane {
 
 /// A grant for `pane` on `term`, with its input when `with_input`.
 async fn grant(srv: &TestServer, pane: &str, term: &RawPty, with_input: bool) -> Client {
-    let stream = UnixStream::connect(handoff::socket_path(srv.socket()))
+    let mut conn = Conn::connect(&protocol::socket_path(srv.socket()))
         .await
-        .expect("connect to the hand-off socket");
-    let input = with_input.then(|| term.slave.as_fd());
-    let lines = paint::request(&stream, pane, RECT, term.slave.as_fd(), input)
-        .await
-        .expect("granted");
-    Client { stream, lines }
+        .expect("connect to the side socket");
+    let mut fds = vec![term.slave.as_fd()];
+    if with_input {
+        fds.push(term.slave.as_fd());
+    }
+    let request = Request::Paint {
+        pane: pane.to_owned(),
+        rect: RECT,
+    };
+    conn.ask(&request, &fds, WAIT).await.expect("granted");
+    Client { conn }
 }
 
 struct Client {
-    stream: UnixStream,
-    lines: Lines,
+    conn: Conn,
 }
 
 impl Client {
-    async fn send(&self, line: &[u8]) {
-        handoff::write_all(&self.stream, line).await.expect("send");
+    async fn send(&self, request: Request) {
+        self.conn.send(&request, &[]).await.expect("send");
     }
 
-    /// The next line that is not `skipped`.
-    async fn line(&mut self) -> Option<String> {
+    async fn lend(&self, excluded: &str) {
+        self.send(Request::Lend {
+            excluded: excluded.to_owned(),
+        })
+        .await;
+    }
+
+    /// The next reply that is not `skipped`.
+    async fn reply(&mut self) -> Option<Reply> {
         loop {
-            let line = tokio::time::timeout(WAIT, self.lines.next(&self.stream))
+            let reply = tokio::time::timeout(WAIT, self.conn.recv::<Reply>())
                 .await
-                .expect("a line in time")
+                .expect("a reply in time")
                 .expect("read");
-            if line.as_deref() != Some("skipped") {
-                return line;
+            if reply != Some(Reply::Notice(Notice::Skipped)) {
+                return reply;
             }
         }
     }
 
     /// The next `back`'s bytes.
     async fn back(&mut self) -> Vec<u8> {
-        let line = self.line().await.expect("a line");
-        keys::decode_back(&line)
-            .unwrap_or_else(|| panic!("expected `back`, got {line:?}"))
-            .expect("valid")
+        match self.reply().await {
+            Some(Reply::Back(bytes)) => bytes,
+            other => panic!("expected `back`, got {other:?}"),
+        }
     }
 }
 
@@ -102,7 +110,7 @@ async fn plain_keys_go_to_the_pane_and_the_rest_comes_back_in_order() {
     let pane = cat_pane(&srv).await;
     let mut term = common::raw_pty(80, 24);
     let mut client = grant(&srv, &pane.id, &term, true).await;
-    client.send(&keys::encode_request("\x01")).await;
+    client.lend("\x01").await;
     // Letters and a whole UTF-8 character.
     type_keys(&mut term, "aμb".as_bytes());
     until_screen(&srv, &pane.id, |s| s.contains("readyaμb")).await;
@@ -122,7 +130,7 @@ async fn plain_keys_go_to_the_pane_and_the_rest_comes_back_in_order() {
     assert_eq!(read_own_keys(&term, 1).await, b"e");
 
     // A listed byte (the client's leader) comes back with everything after it.
-    client.send(&keys::encode_request("\x01")).await;
+    client.lend("\x01").await;
     type_keys(&mut term, b"x\x01y");
     assert_eq!(client.back().await, b"\x01y");
     let screen = until_screen(&srv, &pane.id, |s| s.contains("readyaμbcx")).await;
@@ -135,24 +143,23 @@ async fn release_and_stop_give_the_keys_back_and_nothing_more_is_read() {
     let pane = cat_pane(&srv).await;
     let mut term = common::raw_pty(80, 24);
     let mut client = grant(&srv, &pane.id, &term, true).await;
-    client.send(&keys::encode_request("")).await;
+    client.lend("").await;
     type_keys(&mut term, b"1");
     until_screen(&srv, &pane.id, |s| s.contains("ready1")).await;
-    client.send(keys::RELEASE).await;
+    client.send(Request::Release).await;
     assert_eq!(client.back().await, b"");
     type_keys(&mut term, b"2");
     assert_eq!(read_own_keys(&term, 1).await, b"2");
     // A release with nothing lent has no answer; the grant goes on.
-    client.send(keys::RELEASE).await;
+    client.send(Request::Release).await;
 
     // `stop` while reading: `back` first, then `stopped`.
-    client.send(&keys::encode_request("")).await;
+    client.lend("").await;
     type_keys(&mut term, b"3");
     until_screen(&srv, &pane.id, |s| s.contains("ready13")).await;
-    client.send(paint::STOP).await;
+    client.send(Request::Stop).await;
     assert_eq!(client.back().await, b"");
-    let line = client.line().await.expect("stopped");
-    assert_eq!(Notice::decode(&line), Ok(Notice::Stopped));
+    assert_eq!(client.reply().await, Some(Reply::Notice(Notice::Stopped)));
     type_keys(&mut term, b"4");
     assert_eq!(read_own_keys(&term, 1).await, b"4");
 }
@@ -164,7 +171,7 @@ async fn keys_are_refused_without_the_terminal_s_input_and_kept_from_a_pane_that
     let mut term = common::raw_pty(80, 24);
     // No input descriptor: an empty `back` at once.
     let mut client = grant(&srv, &pane.id, &term, false).await;
-    client.send(&keys::encode_request("")).await;
+    client.lend("").await;
     assert_eq!(client.back().await, b"");
     drop(client);
 
@@ -173,7 +180,7 @@ async fn keys_are_refused_without_the_terminal_s_input_and_kept_from_a_pane_that
     srv.write_input(&pane.id, b"\x1b[>8u!").await.expect("push");
     until_screen(&srv, &pane.id, |s| s.contains("ready!")).await;
     let mut client = grant(&srv, &pane.id, &term, true).await;
-    client.send(&keys::encode_request("")).await;
+    client.lend("").await;
     type_keys(&mut term, b"k");
     assert_eq!(client.back().await, b"k");
     srv.write_input(&pane.id, b".").await.expect("marker");

@@ -10,10 +10,10 @@
 mod clients;
 mod common;
 
-use std::os::fd::AsRawFd;
+use std::os::fd::AsFd;
 
 use common::{TestServer, WAIT};
-use signaltty_tty::handoff;
+use signaltty_tty::protocol::{self, Conn};
 use tokio::io::AsyncReadExt;
 use tokio::net::UnixStream;
 
@@ -27,13 +27,13 @@ fn open_descriptors() -> usize {
 /// the server hangs up.
 async fn offer_many(srv: &TestServer, copies: usize) {
     let file = std::fs::File::open("/dev/null").expect("/dev/null");
-    let fds = vec![file.as_raw_fd(); copies];
-    let mut stream = UnixStream::connect(handoff::socket_path(srv.socket()))
+    let fds = vec![file.as_fd(); copies];
+    let stream = UnixStream::connect(protocol::socket_path(srv.socket()))
         .await
         .expect("connect to the side socket");
-    handoff::send_with_fds(&stream, b"x\n", &fds)
-        .await
-        .expect("send");
+    let conn = Conn::new(stream);
+    conn.send_bytes(b"x\n", &fds).await.expect("send");
+    let mut stream = conn.into_stream();
     let mut sink = Vec::new();
     tokio::time::timeout(WAIT, stream.read_to_end(&mut sink))
         .await

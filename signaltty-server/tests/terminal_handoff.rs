@@ -1,4 +1,4 @@
-//! The terminal hand-off (`<socket>.tty`, `signaltty_tty::handoff`): a client gives the server
+//! The terminal hand-off (`<socket>.tty`, `signaltty_tty::protocol`): a client gives the server
 //! its terminal's descriptors and the server shows the pane on it. Driven here at the protocol
 //! level with a real pseudo-terminal standing in for the person's terminal (its master side is
 //! what the person sees and types into), so that refusals, the exit and read-only are checked
@@ -10,15 +10,14 @@ mod clients;
 mod common;
 
 use std::io::Write;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::PermissionsExt;
 use std::time::Instant;
 
 use common::{TestServer, WAIT, spawn};
 use signaltty_proto::v1 as pb;
-use signaltty_tty::handoff::{self, End, GO, Lines, Reply, Request, STOP};
 use signaltty_tty::modes::RESET_MODES;
-use tokio::net::UnixStream;
+use signaltty_tty::protocol::{self, Conn, End, HandOff, Message, Reply, Request};
 use tokio::sync::mpsc;
 
 /// The person's terminal: the pty's master, read on a thread.
@@ -41,8 +40,8 @@ impl Terminal {
         }
     }
 
-    fn fds(&self) -> [i32; 2] {
-        [self.slave.as_raw_fd(), self.slave.as_raw_fd()]
+    fn fds(&self) -> [BorrowedFd<'_>; 2] {
+        [self.slave.as_fd(), self.slave.as_fd()]
     }
 
     fn type_keys(&mut self, keys: &[u8]) {
@@ -72,8 +71,8 @@ impl Terminal {
     }
 }
 
-fn request(pane: &str) -> Request {
-    Request {
+fn request(pane: &str) -> HandOff {
+    HandOff {
         pane: pane.to_owned(),
         read_only: false,
         mark_seen: true,
@@ -81,40 +80,42 @@ fn request(pane: &str) -> Request {
     }
 }
 
-/// Sends `line` with `fds`; the server's first reply.
-async fn offer(srv: &TestServer, line: &[u8], fds: &[i32]) -> (UnixStream, Lines, Reply) {
-    let stream = UnixStream::connect(handoff::socket_path(srv.socket()))
-        .await
-        .expect("connect to the hand-off socket");
-    handoff::send_with_fds(&stream, line, fds)
-        .await
-        .expect("send");
-    let mut lines = Lines::default();
-    let reply = tokio::time::timeout(WAIT, lines.next(&stream))
-        .await
-        .expect("a reply in time")
-        .expect("read")
-        .expect("a line");
-    let reply = Reply::decode(&reply).expect("a known reply");
-    (stream, lines, reply)
+fn line(request: HandOff) -> Vec<u8> {
+    Request::HandOff(request).encode()
 }
 
-async fn end_of(stream: &UnixStream, lines: &mut Lines) -> End {
-    let line = tokio::time::timeout(WAIT, lines.next(stream))
+/// Sends `line` with `fds`; the server's first reply.
+async fn offer(srv: &TestServer, line: &[u8], fds: &[BorrowedFd<'_>]) -> (Conn, Reply) {
+    let mut conn = Conn::connect(&protocol::socket_path(srv.socket()))
+        .await
+        .expect("connect to the side socket");
+    conn.send_bytes(line, fds).await.expect("send");
+    let reply = tokio::time::timeout(WAIT, conn.recv::<Reply>())
+        .await
+        .expect("a reply in time")
+        .expect("a known reply")
+        .expect("a line");
+    (conn, reply)
+}
+
+async fn end_of(conn: &mut Conn) -> End {
+    match tokio::time::timeout(WAIT, conn.recv::<Reply>())
         .await
         .expect("the end in time")
-        .expect("read")
-        .expect("a line");
-    match Reply::decode(&line) {
-        Ok(Reply::End(end)) => end,
+    {
+        Ok(Some(Reply::End(end))) => end,
         other => panic!("expected an end, got {other:?}"),
     }
+}
+
+async fn send(conn: &Conn, request: Request) {
+    conn.send(&request, &[]).await.expect("send");
 }
 
 #[tokio::test]
 async fn the_hand_off_socket_is_private_beside_the_socket() {
     let srv = TestServer::start().await;
-    let path = handoff::socket_path(srv.socket());
+    let path = protocol::socket_path(srv.socket());
     assert_eq!(path.parent(), srv.socket().parent());
     let mode = std::fs::metadata(&path)
         .expect("exists")
@@ -132,31 +133,23 @@ async fn bad_offers_are_refused_and_change_nothing() {
     let before = srv.pane(&pane.id).await;
     let term = Terminal::new();
     let (read_end, _write_end) = nix::unistd::pipe().expect("pipe");
-    let cases: Vec<(Vec<u8>, Vec<i32>, &str)> = vec![
+    let cases: Vec<(Vec<u8>, Vec<BorrowedFd<'_>>, &str)> = vec![
+        (line(request("pane_nope")), term.fds().to_vec(), "pane_nope"),
         (
-            request("pane_nope").encode(),
-            term.fds().to_vec(),
-            "pane_nope",
-        ),
-        (
-            request("no spaces allowed").encode(),
+            line(request("no spaces allowed")),
             term.fds().to_vec(),
             "not a pane id",
         ),
         (b"hello there\n".to_vec(), term.fds().to_vec(), "attach"),
+        (line(request(&pane.id)), vec![term.slave.as_fd()], "two"),
         (
-            request(&pane.id).encode(),
-            vec![term.slave.as_raw_fd()],
-            "two",
-        ),
-        (
-            request(&pane.id).encode(),
-            vec![read_end.as_raw_fd(), read_end.as_raw_fd()],
+            line(request(&pane.id)),
+            vec![read_end.as_fd(), read_end.as_fd()],
             "cannot open the terminal",
         ),
     ];
     for (line, fds, says) in cases {
-        let (_stream, _lines, reply) = offer(&srv, &line, &fds).await;
+        let (_conn, reply) = offer(&srv, &line, &fds).await;
         match reply {
             Reply::Refused(why) => assert!(why.contains(says), "{why:?} should say {says:?}"),
             other => panic!(
@@ -177,9 +170,9 @@ async fn a_handed_over_terminal_types_into_the_pane_and_detaches_with_modes_rese
     // 100×30, so that joining with an 80×24 terminal visibly resizes it.
     let pane = common::spawn_sized(&srv, &ws.id, &["cat"], 100, 30).await;
     let mut term = Terminal::new();
-    let (stream, mut lines, reply) = offer(&srv, &request(&pane.id).encode(), &term.fds()).await;
+    let (mut conn, reply) = offer(&srv, &line(request(&pane.id)), &term.fds()).await;
     assert_eq!(reply, Reply::Ready);
-    handoff::write_all(&stream, GO).await.expect("go");
+    send(&conn, Request::Go).await;
     term.type_keys(b"hello\r");
     // cat's terminal echoes, then cat prints the line again.
     term.until(b"hello", 2).await;
@@ -195,7 +188,7 @@ async fn a_handed_over_terminal_types_into_the_pane_and_detaches_with_modes_rese
     // (The pane's own echo shows ESC as `^[`; cat's copy is the real sequence.)
     term.until(b"\x1b[?1049h", 1).await;
     term.type_keys(b"\x1cnot-sent\r");
-    assert_eq!(end_of(&stream, &mut lines).await, End::Detached);
+    assert_eq!(end_of(&mut conn).await, End::Detached);
     term.until(RESET_MODES, 1).await;
     term.until(b"\x1b[?1049l", 1).await;
     let text = srv
@@ -221,11 +214,11 @@ async fn the_pane_exiting_ends_the_attach_after_its_last_output() {
     )
     .await;
     let mut term = Terminal::new();
-    let (stream, mut lines, reply) = offer(&srv, &request(&pane.id).encode(), &term.fds()).await;
+    let (mut conn, reply) = offer(&srv, &line(request(&pane.id)), &term.fds()).await;
     assert_eq!(reply, Reply::Ready);
-    handoff::write_all(&stream, GO).await.expect("go");
+    send(&conn, Request::Go).await;
     term.type_keys(b"\r");
-    assert_eq!(end_of(&stream, &mut lines).await, End::Exited(7));
+    assert_eq!(end_of(&mut conn).await, End::Exited(7));
     term.until(b"last-words", 1).await;
 }
 
@@ -235,20 +228,20 @@ async fn read_only_watches_without_typing_or_sizing_and_stop_ends_it() {
     let ws = srv.workspace("handoff").await;
     let pane = common::spawn_sized(&srv, &ws.id, &["cat"], 100, 30).await;
     let mut term = Terminal::new();
-    let watch = Request {
+    let watch = HandOff {
         read_only: true,
         ..request(&pane.id)
     };
-    let (stream, mut lines, reply) = offer(&srv, &watch.encode(), &term.fds()).await;
+    let (mut conn, reply) = offer(&srv, &line(watch), &term.fds()).await;
     assert_eq!(reply, Reply::Ready);
-    handoff::write_all(&stream, GO).await.expect("go");
+    send(&conn, Request::Go).await;
     term.type_keys(b"typed-by-a-watcher\r");
     // Output from elsewhere still shows.
     let typist = common::attach(&srv, &pane.id, 100, 30, false).await.0;
     typist.input(b"from-the-typist\r").await;
     term.until(b"from-the-typist", 2).await;
-    handoff::write_all(&stream, STOP).await.expect("stop");
-    assert_eq!(end_of(&stream, &mut lines).await, End::Detached);
+    send(&conn, Request::Stop).await;
+    assert_eq!(end_of(&mut conn).await, End::Detached);
     let text = srv
         .read(&pane.id, pb::ReadMode::Screen, 0, false)
         .await
@@ -271,7 +264,7 @@ async fn a_peer_with_another_uid_gets_no_answer() {
         return;
     }
     let srv = TestServer::start().await;
-    let path = handoff::socket_path(srv.socket());
+    let path = protocol::socket_path(srv.socket());
     for p in [srv.dir.path(), srv.socket().parent().unwrap(), &path] {
         std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o777)).unwrap();
     }
@@ -317,9 +310,9 @@ async fn a_handed_over_terminal_counts_against_max_connections() {
     let pane = spawn(&srv, &ws.id, &["cat"]).await;
     // The harness's channel is one connection; the hand-off is the second.
     let mut term = Terminal::new();
-    let (stream, mut lines, reply) = offer(&srv, &request(&pane.id).encode(), &term.fds()).await;
+    let (mut conn, reply) = offer(&srv, &line(request(&pane.id)), &term.fds()).await;
     assert_eq!(reply, Reply::Ready);
-    handoff::write_all(&stream, GO).await.expect("go");
+    send(&conn, Request::Go).await;
     term.type_keys(b"counted\r");
     term.until(b"counted", 2).await;
 
@@ -340,8 +333,7 @@ async fn a_handed_over_terminal_counts_against_max_connections() {
 
     // A second hand-off is past the cap too: refused with the same reason, nothing shown.
     let other = Terminal::new();
-    let (_other_stream, _other_lines, reply) =
-        offer(&srv, &request(&pane.id).encode(), &other.fds()).await;
+    let (_other, reply) = offer(&srv, &line(request(&pane.id)), &other.fds()).await;
     match reply {
         Reply::Refused(why) => {
             assert!(why.contains("TOO_MANY_CONNECTIONS"), "{why}");
@@ -351,9 +343,9 @@ async fn a_handed_over_terminal_counts_against_max_connections() {
     }
 
     // Once the hand-off ends its connection no longer counts (the refused ones close too).
-    handoff::write_all(&stream, STOP).await.expect("stop");
-    assert_eq!(end_of(&stream, &mut lines).await, End::Detached);
-    drop(stream);
+    send(&conn, Request::Stop).await;
+    assert_eq!(end_of(&mut conn).await, End::Detached);
+    drop(conn);
     let deadline = Instant::now() + WAIT;
     loop {
         match call_on_a_new_connection(&srv).await {

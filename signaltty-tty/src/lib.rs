@@ -1,19 +1,19 @@
 //! A real terminal on the far side of a signaltty client — or, after a hand-off, of the server.
 //!
 //! Whoever writes a pane's output to a person's terminal needs the same few things, whether it
-//! is the CLI's `attach` or the server after the CLI handed its terminal over ([`handoff`]):
+//! is the CLI's `attach` or the server after the CLI handed its terminal over (the side
+//! socket's [`protocol`]):
 //! the terminal opened again with a non-blocking description of its own ([`input`] reads keys
 //! from the reactor, [`output`] writes with a backlog instead of blocking), the modes the pane's
 //! program switched on followed and reset ([`modes`]), and the detach key found in what was
-//! typed ([`split_at_detach`]); and a TUI's keys read by the server while it paints ([`keys`]). Nothing here knows about gRPC or the server's model.
+//! typed ([`split_at_detach`]); and which lent keys the server may write to a pane ([`lend`]).
+//! Nothing here knows about gRPC or the server's model.
 
-pub mod direct;
-pub mod handoff;
 pub mod input;
-pub mod keys;
+pub mod lend;
 pub mod modes;
 pub mod output;
-pub mod paint;
+pub mod protocol;
 mod sys;
 
 pub use sys::window_size;

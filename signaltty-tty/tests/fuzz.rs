@@ -1,6 +1,5 @@
 //! Fuzz targets for what this crate parses from another process: the side socket's lines
-//! (hand-off `attach`, its replies, `input`, `paint`, the paint notices, `keys`/`back`) and their
-//! framing, the descriptors sent with a request, and the pane output the mode tracker follows.
+//! (every request and reply of `signaltty_tty::protocol`) and their framing, the descriptors sent with a request, and the pane output the mode tracker follows.
 //! Stable-Rust harness (see `signaltty-term/tests/fuzz.rs` for why not `cargo fuzz`): the
 //! checked-in corpus (`fuzz/corpus/side_socket/`, one input a line, and
 //! `fuzz/corpus/mode_tracker/`), then mutated and random inputs, at `SIGNALTTY_FUZZ_CASES`
@@ -13,12 +12,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::os::fd::AsRawFd;
+use std::os::fd::AsFd;
 
 use proptest::prelude::*;
-use signaltty_tty::handoff::{self, Lines, Reply, Request};
+use signaltty_tty::lend;
 use signaltty_tty::modes::ModeTracker;
-use signaltty_tty::{direct, keys, paint};
+use signaltty_tty::protocol::{self, Conn, Message, Reply, Request};
 use tokio::net::UnixStream;
 
 #[path = "../../fuzz/harness.rs"]
@@ -47,111 +46,80 @@ fn line_of(encoded: &[u8]) -> String {
         .to_owned()
 }
 
-fn encode_reply(reply: &Reply) -> Vec<u8> {
-    match reply {
-        Reply::Ready => handoff::READY.to_vec(),
-        Reply::Refused(why) => Reply::refused(why),
-        Reply::End(end) => end.encode(),
-    }
-}
-
 /// Every decoder on `line`, and the round trips of whatever decodes.
 fn decode_every_way(line: &str) {
-    if let Ok(request) = Request::decode(line) {
-        let again = Request::decode(&line_of(&request.encode()));
-        assert_eq!(again, Ok(request), "{line:?}");
+    if let Ok(request) = Request::parse(line) {
+        let again = Request::parse(&line_of(&request.encode()));
+        assert_eq!(again, Ok(request.clone()), "{line:?}");
+        if let Request::Paint { rect, .. } = request {
+            assert!(rect.cols > 0 && rect.rows > 0);
+        }
+        if let Request::Lend { excluded } = &request {
+            assert!(excluded.len() <= protocol::MAX_BYTES);
+        }
     }
-    if let Ok(reply) = Reply::decode(line) {
-        let encoded = encode_reply(&reply);
-        let again = Reply::decode(&line_of(&encoded)).expect("an encoded reply decodes");
+    if let Ok(reply) = Reply::parse(line) {
+        let encoded = reply.encode();
+        let again = Reply::parse(&line_of(&encoded)).expect("an encoded reply decodes");
         // A reason loses its line breaks on the way out; after that it is stable.
-        assert_eq!(encode_reply(&again), encoded, "{line:?}");
+        assert_eq!(again.encode(), encoded, "{line:?}");
         if !line.contains('\r') {
             assert_eq!(again, reply, "{line:?}");
         }
-    }
-    if let Ok(pane) = direct::decode_request(line) {
-        assert_eq!(
-            direct::decode_request(&line_of(&direct::encode_request(&pane))),
-            Ok(pane.clone()),
-            "{line:?}"
-        );
-    }
-    if let Ok((pane, rect)) = paint::decode_request(line) {
-        assert!(rect.cols > 0 && rect.rows > 0);
-        assert_eq!(
-            paint::decode_request(&line_of(&paint::encode_request(&pane, rect))),
-            Ok((pane.clone(), rect)),
-            "{line:?}"
-        );
-    }
-    if let Ok(notice) = paint::Notice::decode(line) {
-        assert_eq!(paint::Notice::decode(&line_of(notice.encode())), Ok(notice));
-    }
-    if let Ok(excluded) = keys::decode_request(line) {
-        assert_eq!(
-            keys::decode_request(&line_of(&keys::encode_request(&excluded))),
-            Ok(excluded.clone()),
-            "{line:?}"
-        );
-    }
-    if let Some(Ok(bytes)) = keys::decode_back(line) {
-        assert!(bytes.len() <= keys::READ_MAX);
-        assert_eq!(
-            keys::decode_back(&line_of(&keys::encode_back(&bytes))),
-            Some(Ok(bytes.clone())),
-            "{line:?}"
-        );
+        if let Reply::Back(bytes) = &reply {
+            assert!(bytes.len() <= lend::READ_MAX);
+        }
     }
 }
 
-/// `keys::taken`'s promises: a prefix of whole characters, none excluded, none at all when the
+/// `lend::taken`'s promises: a prefix of whole characters, none excluded, none at all when the
 /// pane wants every key as an escape code, and taking again from what was taken takes it all.
 fn check_taken(read: &[u8], excluded: &str, flags: u8) {
-    let n = keys::taken(read, excluded, flags);
+    let n = lend::taken(read, excluded, flags);
     assert!(n <= read.len());
     let taken = std::str::from_utf8(&read[..n]).expect("whole UTF-8 characters");
     assert!(!taken.chars().any(|c| excluded.contains(c)), "{taken:?}");
-    if flags & keys::ALL_KEYS_AS_ESCAPES != 0 {
+    if flags & lend::ALL_KEYS_AS_ESCAPES != 0 {
         assert_eq!(n, 0);
     }
-    assert_eq!(keys::taken(&read[..n], excluded, flags), n);
+    assert_eq!(lend::taken(&read[..n], excluded, flags), n);
 }
 
-/// Lines written to one end of a socket pair, in `cuts` pieces, read back with [`Lines`] (the
-/// first `already` bytes as if read with the descriptors).
-fn read_back(input: &[u8], already: usize, cuts: &[usize]) {
+/// Lines written to one end of a socket pair, in `cuts` pieces, read back by a [`Conn`] (as
+/// requests: a line that does not parse is skipped, as the server refuses it and reads on).
+fn read_back(input: &[u8], cuts: &[usize]) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .build()
         .expect("runtime");
     runtime.block_on(async {
         let (writer, reader) = UnixStream::pair().expect("pair");
-        let already = already.min(input.len());
-        let (first, rest) = input.split_at(already);
-        let rest = rest.to_vec();
+        let writer = Conn::new(writer);
+        let rest = input.to_vec();
         let cuts = cuts.to_vec();
         let write = async move {
             let mut at = 0;
             for cut in cuts {
                 let to = (at + cut).min(rest.len());
-                handoff::write_all(&writer, &rest[at..to])
-                    .await
-                    .expect("write");
+                writer.send_bytes(&rest[at..to], &[]).await.expect("write");
                 at = to;
             }
-            handoff::write_all(&writer, &rest[at..])
-                .await
-                .expect("write");
+            writer.send_bytes(&rest[at..], &[]).await.expect("write");
             drop(writer);
         };
         let read = async {
-            let mut lines = Lines::with(first);
+            let mut reader = Conn::new(reader);
             let mut got = Vec::new();
             let ended = loop {
-                match lines.next(&reader).await {
-                    Ok(Some(line)) => got.push(line),
+                match reader.recv::<Request>().await {
+                    Ok(Some(request)) => got.push(Some(request)),
                     Ok(None) => break Ok(()),
+                    Err(e)
+                        if e.kind() == std::io::ErrorKind::InvalidData
+                            && !e.to_string().starts_with("a line is") =>
+                    {
+                        got.push(None);
+                    }
                     Err(e) => break Err(e),
                 }
             };
@@ -162,8 +130,11 @@ fn read_back(input: &[u8], already: usize, cuts: &[usize]) {
         let whole: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
         let complete = &whole[..whole.len() - 1];
         assert!(got.len() <= complete.len());
-        for (line, expected) in got.iter().zip(complete) {
-            assert_eq!(line.as_bytes(), *expected);
+        for (request, expected) in got.iter().zip(complete) {
+            let parsed = std::str::from_utf8(expected)
+                .ok()
+                .and_then(|line| Request::parse(line).ok());
+            assert_eq!(request, &parsed);
         }
         match ended {
             // The end: every complete line was read.
@@ -172,7 +143,7 @@ fn read_back(input: &[u8], already: usize, cuts: &[usize]) {
             Err(_) => {
                 let next = whole[got.len()];
                 assert!(
-                    std::str::from_utf8(next).is_err() || next.len() > handoff::MAX_LINE,
+                    std::str::from_utf8(next).is_err() || next.len() > protocol::MAX_LINE,
                     "refused {next:?}"
                 );
             }
@@ -180,27 +151,30 @@ fn read_back(input: &[u8], already: usize, cuts: &[usize]) {
     });
 }
 
-/// `data` sent with `count` descriptors (of /dev/null) and received: the bytes are a prefix of
-/// what was sent, every descriptor arrives, open.
-fn send_descriptors(data: &[u8], count: usize) {
+/// A line sent with `count` descriptors (of /dev/null) and received: the line is what was
+/// sent, every descriptor arrives, open.
+fn send_descriptors(line: &str, count: usize) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .build()
         .expect("runtime");
     runtime.block_on(async {
         let (a, b) = UnixStream::pair().expect("pair");
+        let (a, mut b) = (Conn::new(a), Conn::new(b));
         let files: Vec<std::fs::File> = (0..count)
             .map(|_| std::fs::File::open("/dev/null").expect("/dev/null"))
             .collect();
-        let fds: Vec<_> = files.iter().map(AsRawFd::as_raw_fd).collect();
-        let send = handoff::send_with_fds(&a, data, &fds);
-        let mut buf = vec![0u8; handoff::MAX_LINE];
-        let receive = handoff::recv_with_fds(&b, &mut buf);
+        let fds: Vec<_> = files.iter().map(AsFd::as_fd).collect();
+        let data = format!("{line}\n");
+        let send = a.send_bytes(data.as_bytes(), &fds);
+        let receive = b.recv_with_fds::<Reply>();
         let (sent, received) = tokio::join!(send, receive);
         sent.expect("sent");
-        let (n, received) = received.expect("received");
-        assert!(n > 0 && n <= data.len());
-        assert_eq!(&buf[..n], &data[..n]);
+        let Ok(Some((reply, received))) = received else {
+            // A line that is not a reply: its descriptors are closed with the connection.
+            return;
+        };
+        assert_eq!(Ok(reply), Reply::parse(line));
         assert_eq!(received.len(), count);
         for fd in &received {
             nix::sys::stat::fstat(fd).expect("an open descriptor");
@@ -324,8 +298,8 @@ fn corpus_side_socket() {
         decode_every_way(line);
     }
     let all = lines.join("\n");
-    read_back(all.as_bytes(), 40, &[1, 7, 100]);
-    send_descriptors(b"attach 1 28 0 1 pane_1\n", 2);
+    read_back(all.as_bytes(), &[1, 7, 100]);
+    send_descriptors("back 0d", 2);
 }
 
 #[test]
@@ -351,13 +325,13 @@ proptest! {
     }
 
     #[test]
-    fn fuzz_keys_back_round_trip(bytes in prop::collection::vec(any::<u8>(), 0..=keys::READ_MAX)) {
-        let line = line_of(&keys::encode_back(&bytes));
-        prop_assert_eq!(keys::decode_back(&line), Some(Ok(bytes)));
+    fn fuzz_lend_back_round_trip(bytes in prop::collection::vec(any::<u8>(), 0..=lend::READ_MAX)) {
+        let line = line_of(&Reply::Back(bytes.clone()).encode());
+        prop_assert_eq!(Reply::parse(&line), Ok(Reply::Back(bytes)));
     }
 
     #[test]
-    fn fuzz_keys_taken(
+    fn fuzz_lend_taken(
         read in prop::collection::vec(prop_oneof![3 => 0x20u8..0x80, 1 => any::<u8>()], 0..64),
         excluded in "[a-z`\u{1}é]{0,3}",
         flags in 0u8..32,
@@ -375,20 +349,19 @@ proptest! {
             0..6,
         ),
         garbage in prop::collection::vec(any::<u8>(), 0..4),
-        already in 0usize..64,
         cuts in prop::collection::vec(1usize..600, 0..8),
     ) {
         let mut input = lines.join("\n").into_bytes();
         input.extend_from_slice(&garbage);
-        read_back(&input, already, &cuts);
+        read_back(&input, &cuts);
     }
 
     #[test]
     fn fuzz_descriptor_receive(
-        data in prop::collection::vec(any::<u8>(), 1..512),
+        line in "[^\n]{0,512}",
         count in 0usize..=4,
     ) {
-        send_descriptors(&data, count);
+        send_descriptors(&line, count);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! `signaltty attach` by handing this terminal to the server (`signaltty_tty::handoff`): the
+//! `signaltty attach` by handing this terminal to the server (`signaltty_tty::protocol`): the
 //! server then reads the keys and writes the pane's output itself, so a keystroke's echo
 //! crosses one process, as with tmux, instead of this one twice more. This process only
 //! switches the terminal to raw mode and back, tells the server when the window changed size,
@@ -8,14 +8,13 @@
 //! server cannot open, a pane it will not take this way such as a restored one) returns `None`
 //! and the caller attaches over gRPC as before; `SIGNALTTY_ATTACH_HANDOFF=0` forces that path.
 
-use std::os::fd::AsRawFd;
+use std::os::fd::AsFd;
 use std::path::Path;
 use std::time::Duration;
 
 use signaltty_client::Client;
 use signaltty_client::raw_mode::RawMode;
-use signaltty_tty::handoff::{self, End, GO, Lines, RESIZE, Reply, Request, STOP};
-use tokio::net::UnixStream;
+use signaltty_tty::protocol::{self, Conn, End, HandOff, Reply, Request};
 use tokio::signal::unix::{SignalKind, signal};
 
 use super::attach::{AttachEnd, AttachOptions};
@@ -51,15 +50,14 @@ pub async fn attach(
 
 /// A terminal the server has (`go` sent), in raw mode until the end.
 struct HandedOff {
-    stream: UnixStream,
-    lines: Lines,
+    conn: Conn,
     signals: Signals,
     guard: RawMode,
 }
 
 impl HandedOff {
     async fn wait(mut self) -> AttachEnd {
-        let (end, vanished) = wait_for_end(&self.stream, &mut self.lines, self.signals).await;
+        let (end, vanished) = wait_for_end(&mut self.conn, self.signals).await;
         if vanished {
             // The server wrote the pane's output here and died without restoring anything:
             // the pane's program may have left the terminal on its alternate screen.
@@ -75,39 +73,32 @@ async fn hand_off(socket: &Path, pane: &str, options: &AttachOptions) -> Option<
     if std::env::var_os(ENV_SWITCH).is_some_and(|v| v == "0") {
         return None;
     }
-    let path = handoff::socket_path(socket);
-    let stream = UnixStream::connect(&path).await.ok()?;
-    signaltty_client::trust::check_peer(&stream, &path).ok()?;
-    let request = Request {
+    let path = protocol::socket_path(socket);
+    let mut conn = Conn::connect(&path).await.ok()?;
+    signaltty_client::trust::check_peer(conn.stream(), &path).ok()?;
+    let request = Request::HandOff(HandOff {
         pane: pane.to_owned(),
         read_only: options.read_only,
         mark_seen: options.mark_seen,
         detach_key: options.detach_key.0,
-    };
-    let fds = [std::io::stdin().as_raw_fd(), std::io::stdout().as_raw_fd()];
-    handoff::send_with_fds(&stream, &request.encode(), &fds)
+    });
+    let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
+    if let Err(why) = conn
+        .ask(&request, &[stdin.as_fd(), stdout.as_fd()], READY_TIMEOUT)
         .await
-        .ok()?;
-    let mut lines = Lines::default();
-    let ready = tokio::time::timeout(READY_TIMEOUT, lines.next(&stream)).await;
-    match ready {
-        Ok(Ok(Some(line))) if Reply::decode(&line) == Ok(Reply::Ready) => {}
-        Ok(Ok(Some(line))) => {
-            tracing_refusal(&line);
-            return None;
-        }
-        _ => return None,
+    {
+        tracing_refusal(&why);
+        return None;
     }
     let signals = Signals::new().ok()?;
     // Raw mode before `go`: the server writes the first repaint right after it.
     let guard = RawMode::enter().ok()?;
-    if handoff::write_all(&stream, GO).await.is_err() {
+    if conn.send(&Request::Go, &[]).await.is_err() {
         drop(guard);
         return None;
     }
     Some(HandedOff {
-        stream,
-        lines,
+        conn,
         signals,
         guard,
     })
@@ -115,9 +106,9 @@ async fn hand_off(socket: &Path, pane: &str, options: &AttachOptions) -> Option<
 
 /// Why the server refused, for `SIGNALTTY_LOG`-style debugging: kept out of the user's way
 /// since the gRPC attach that follows reports any real problem itself.
-fn tracing_refusal(line: &str) {
+fn tracing_refusal(why: &str) {
     if std::env::var_os("SIGNALTTY_DEBUG_HANDOFF").is_some() {
-        eprintln!("signaltty attach: hand-off not taken ({line}); attaching over gRPC");
+        eprintln!("signaltty attach: hand-off not taken ({why}); attaching over gRPC");
     }
 }
 
@@ -144,11 +135,7 @@ impl Signals {
 
 /// Relays size changes and signals until the server says how the attach ended; also whether
 /// it vanished without saying (its connection closed, or no answer to a stop).
-async fn wait_for_end(
-    stream: &UnixStream,
-    lines: &mut Lines,
-    mut signals: Signals,
-) -> (AttachEnd, bool) {
+async fn wait_for_end(conn: &mut Conn, mut signals: Signals) -> (AttachEnd, bool) {
     let mut stopped_by: Option<&'static str> = None;
     loop {
         let stopping = async {
@@ -158,23 +145,31 @@ async fn wait_for_end(
             }
         };
         let name = tokio::select! {
-            line = lines.next(stream) => {
-                return match line {
-                    Ok(Some(line)) => match Reply::decode(&line) {
-                        Ok(Reply::End(end)) => (ended(end, stopped_by), false),
-                        _ => (
-                            AttachEnd::Failed(CliError::local(format!(
-                                "the server said `{line}` instead of how the attach ended"
-                            ))),
-                            true,
-                        ),
-                    },
+            received = conn.recv::<Reply>() => {
+                return match received {
+                    Ok(Some(Reply::End(end))) => (ended(end, stopped_by), false),
+                    // The server restored the terminal before refusing what we sent.
+                    Ok(Some(Reply::Refused(why))) => {
+                        (AttachEnd::Failed(CliError::local(format!("the server refused: {why}"))), false)
+                    }
+                    Ok(Some(other)) => (
+                        AttachEnd::Failed(CliError::local(format!(
+                            "the server said {other:?} instead of how the attach ended"
+                        ))),
+                        true,
+                    ),
+                    Err(e) if e.kind() == std::io::ErrorKind::InvalidData => (
+                        AttachEnd::Failed(CliError::local(format!(
+                            "the server's answer did not parse ({e}) instead of how the attach ended"
+                        ))),
+                        true,
+                    ),
                     _ => (AttachEnd::StreamEnded, true),
                 };
             }
             () = stopping => return (AttachEnd::StreamEnded, true),
             _ = signals.winch.recv() => {
-                let _ = handoff::write_all(stream, RESIZE).await;
+                let _ = conn.send(&Request::Resize, &[]).await;
                 continue;
             }
             _ = signals.term.recv() => "SIGTERM",
@@ -184,7 +179,7 @@ async fn wait_for_end(
         };
         if stopped_by.is_none() {
             stopped_by = Some(name);
-            let _ = handoff::write_all(stream, STOP).await;
+            let _ = conn.send(&Request::Stop, &[]).await;
         }
     }
 }

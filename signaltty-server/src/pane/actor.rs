@@ -270,8 +270,8 @@ impl PaneHandle {
     pub fn add_paint(
         &self,
         out: std::fs::File,
-        rect: signaltty_tty::paint::Rect,
-        notices: tokio::sync::mpsc::UnboundedSender<signaltty_tty::paint::Notice>,
+        rect: signaltty_tty::protocol::Rect,
+        notices: tokio::sync::mpsc::UnboundedSender<signaltty_tty::protocol::Notice>,
     ) -> GrantId {
         let model = &mut *self.model();
         let id = model.paints.add(model.screen.view(), out, rect, notices);

@@ -1,4 +1,4 @@
-//! Server paint (`signaltty_tty::paint`): a client that draws this pane inside a screen of its
+//! Server paint (`signaltty_tty::protocol`, `paint`): a client that draws this pane inside a screen of its
 //! own (the TUI) gave the server its terminal and the pane's place on it; after each output
 //! chunk, still under the model's lock, the changes of the visible screen are written straight
 //! into that terminal — the echo's way is then program → server → terminal, as with tmux. The
@@ -30,7 +30,7 @@ use std::fs::File;
 use std::os::fd::AsFd;
 
 use nix::errno::Errno;
-use signaltty_tty::paint::{Notice, Rect};
+use signaltty_tty::protocol::{Notice, Rect};
 use tokio::sync::mpsc;
 
 use crate::term::vt::{Attr, Color, Row, Style, Term};

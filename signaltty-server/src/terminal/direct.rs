@@ -1,4 +1,4 @@
-//! Direct input (`signaltty_tty::direct`): a client that shows a pane over gRPC (the TUI) is
+//! Direct input (`input` on the side socket, `signaltty_tty::protocol`): a client that shows a pane over gRPC (the TUI) is
 //! given the pane's PTY master and writes typed bytes to it itself, so a key reaches the
 //! program without waking the server.
 //!
@@ -14,32 +14,27 @@
 //! (`pane/attached.rs::InputQueue` only writes; no activity, seen mark or agent state comes
 //! from input), so nothing it reports changes.
 
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 
-use signaltty_tty::direct;
-use signaltty_tty::handoff::{self, READY, Reply};
-use tokio::net::UnixStream;
+use signaltty_tty::protocol::{Conn, Reply};
 
 use crate::hub::Hub;
 use crate::model::ids::PaneId;
 use crate::peer::Origin;
 
-/// Answers one `input` request: the master with `ready`, or `refused <why>`.
-pub async fn handle(hub: &Hub, origin: &Origin, stream: &UnixStream, line: &str) {
-    match input_copy(hub, origin, line) {
+/// Answers an `input` request for `pane`: the master with `ready`, or `refused <why>`.
+pub async fn serve(hub: &Hub, origin: &Origin, conn: &Conn, pane: &str) {
+    match input_copy(hub, origin, pane) {
         Ok(master) => {
-            let _ = handoff::send_with_fds(stream, READY, &[master.as_raw_fd()]).await;
+            let _ = conn.send(&Reply::Ready, &[master.as_fd()]).await;
         }
-        Err(why) => {
-            let _ = handoff::write_all(stream, &Reply::refused(&why)).await;
-        }
+        Err(why) => super::dispatch::refuse(conn, &why).await,
     }
 }
 
 /// The checks of a typing attach, then a copy of the pane's master.
-fn input_copy(hub: &Hub, origin: &Origin, line: &str) -> Result<OwnedFd, String> {
-    let pane = direct::decode_request(line)?;
-    let id = PaneId::parse(&pane).ok_or_else(|| format!("`{pane}` is not a pane id"))?;
+fn input_copy(hub: &Hub, origin: &Origin, pane: &str) -> Result<OwnedFd, String> {
+    let id = PaneId::parse(pane).ok_or_else(|| format!("`{pane}` is not a pane id"))?;
     hub.may_control_pane(origin, &id)
         .map_err(|e| e.to_string())?;
     // A restored pane (its saved tail) has no terminal to type into.

@@ -5,7 +5,7 @@
 //! area of a larger terminal filled with `·`, the cursor where the pane has it. A frame is one
 //! write wrapped in synchronized output, so the terminal never shows half of one.
 
-use signaltty_tty::paint::Rect;
+use signaltty_tty::protocol::Rect;
 
 use crate::pane::paint::{Span, render};
 use crate::term::vt::Term;

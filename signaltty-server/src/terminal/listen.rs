@@ -52,7 +52,7 @@ pub async fn serve(hub: Hub, listener: UnixListener, path: PathBuf) {
                 }
                 let hub = hub.clone();
                 tokio::spawn(async move {
-                    super::session::handle(hub, origin, stream, over_cap).await;
+                    super::dispatch::handle(hub, origin, stream, over_cap).await;
                     drop(slot);
                 });
             }

@@ -1,4 +1,4 @@
-//! Server paint (`signaltty_tty::paint`): a client that shows a pane inside its own screen
+//! Server paint (`paint` on the side socket, `signaltty_tty::protocol`): a client that shows a pane inside its own screen
 //! (the TUI) gives the server its terminal and the pane's rectangle on it, and the pane actor
 //! writes each echo there itself (`pane/paint.rs`) — one process hop fewer per keystroke.
 //!
@@ -15,14 +15,12 @@
 //! the client hanging up end the grant and close the connection.
 //!
 //! A request with a second descriptor (the client's terminal input) may also ask us to read its
-//! keys (`keys` … `back`, [`super::keys`]); the reading ends with the grant.
+//! keys (`lend` … `back`, [`super::lent`]); the reading ends with the grant. A line that does
+//! not parse or belong is refused, and ends the grant.
 
 use std::os::fd::OwnedFd;
 
-use signaltty_tty::handoff::{self, Lines, READY, Reply};
-use signaltty_tty::keys as key_lines;
-use signaltty_tty::paint::{self, Notice, Rect};
-use tokio::net::UnixStream;
+use signaltty_tty::protocol::{Conn, Notice, Rect, Reply, Request};
 use tokio::sync::mpsc;
 
 use crate::hub::Hub;
@@ -30,40 +28,34 @@ use crate::model::ids::PaneId;
 use crate::pane::actor::PaneHandle;
 use crate::peer::Origin;
 
-use super::keys::{self, Keys};
+use super::dispatch::{refuse, unexpected};
+use super::lent::{self, Lent};
 
-/// Serves one `paint` request on `stream` (its first line `line`, the descriptors `fds`) from
-/// `origin`.
-pub async fn handle(
+/// Serves a `paint` request for `pane` at `rect` (the terminal's descriptors `fds`) on `conn`
+/// from `origin`, until the grant ends.
+pub async fn serve(
     hub: &Hub,
     origin: &Origin,
-    stream: &UnixStream,
-    lines: &mut Lines,
-    line: &str,
+    mut conn: Conn,
+    pane: &str,
+    rect: Rect,
     fds: Vec<OwnedFd>,
 ) {
-    let Prepared {
-        handle,
-        rect,
-        out,
-        input,
-    } = match prepare(hub, line, fds) {
+    let Prepared { handle, out, input } = match prepare(hub, pane, fds) {
         Ok(prepared) => prepared,
-        Err(why) => {
-            let _ = handoff::write_all(stream, &Reply::refused(&why)).await;
-            return;
-        }
+        Err(why) => return refuse(&conn, &why).await,
     };
-    if handoff::write_all(stream, READY).await.is_err() {
+    if conn.send(&Reply::Ready, &[]).await.is_err() {
         return;
     }
+    let conn = &mut conn;
     let (notices_tx, mut notices) = mpsc::unbounded_channel();
     let id = handle.add_paint(out, rect, notices_tx);
     let mut exit = handle.watch_exit();
     let mut closed = handle.watch_closed();
     let shutdown = hub.shutdown_token().clone();
     // The client's keys while we read them.
-    let mut reading: Option<Keys> = None;
+    let mut reading: Option<Lent> = None;
     loop {
         if exit.borrow().is_some() || *closed.borrow() {
             break;
@@ -73,11 +65,11 @@ pub async fn handle(
             () = shutdown.cancelled() => break,
             changed = exit.changed() => if changed.is_err() { break },
             changed = closed.changed() => if changed.is_err() { break },
-            read = keys::next(&mut reading) => {
+            read = lent::next(&mut reading) => {
                 let back = reading.as_ref().and_then(|k| k.pass(&read, &handle));
                 if let Some(back) = back {
                     reading = None;
-                    if send_back(stream, &back).await.is_err() {
+                    if send_back(conn, back).await.is_err() {
                         break;
                     }
                 }
@@ -85,49 +77,58 @@ pub async fn handle(
             notice = notices.recv() => match notice {
                 Some(Notice::Damaged) => {
                     // The actor already dropped the grant.
-                    let _ = give_back(stream, &mut reading).await;
-                    let _ = handoff::write_all(stream, Notice::Damaged.encode()).await;
+                    let _ = give_back(conn, &mut reading).await;
+                    let _ = conn.send(&Reply::Notice(Notice::Damaged), &[]).await;
                     return;
                 }
                 Some(notice) => {
-                    if handoff::write_all(stream, notice.encode()).await.is_err() {
+                    if conn.send(&Reply::Notice(notice), &[]).await.is_err() {
                         break;
                     }
                 }
                 None => break,
             },
-            line = lines.next(stream) => match line {
-                Ok(Some(line)) if line.as_bytes() == trimmed(paint::RESUME) => {
+            received = conn.recv::<Request>() => match received {
+                Ok(Some(Request::Resume)) => {
                     if !handle.resume_paint(id) {
                         break;
                     }
                 }
-                Ok(Some(line)) if line.as_bytes() == trimmed(key_lines::RELEASE) => {
-                    if give_back(stream, &mut reading).await.is_err() {
+                Ok(Some(Request::Release)) => {
+                    if give_back(conn, &mut reading).await.is_err() {
                         break;
                     }
                 }
-                Ok(Some(line)) if let Ok(excluded) = key_lines::decode_request(&line) => {
+                Ok(Some(Request::Lend { excluded })) => {
                     let opened = input
                         .as_ref()
                         .filter(|_| reading.is_none() && may_type(hub, origin, &handle))
-                        .and_then(|input| Keys::open(input, excluded).ok());
+                        .and_then(|input| Lent::open(input, excluded).ok());
                     // Refused (not ours to type into, no terminal input, already reading): an
                     // empty `back` at once, and the client reads its keys itself.
                     let refused = opened.is_none();
                     reading = reading.or(opened);
-                    if refused && send_back(stream, &[]).await.is_err() {
+                    if refused && send_back(conn, Vec::new()).await.is_err() {
                         break;
                     }
                 }
-                Ok(Some(line)) if line.as_bytes() == trimmed(paint::STOP) => {
-                    let _ = give_back(stream, &mut reading).await;
+                Ok(Some(Request::Stop)) => {
+                    let _ = give_back(conn, &mut reading).await;
                     handle.remove_paint(id);
-                    let _ = handoff::write_all(stream, Notice::Stopped.encode()).await;
+                    let _ = conn.send(&Reply::Notice(Notice::Stopped), &[]).await;
                     return;
                 }
-                // A hang-up, or a line this server does not know: the grant ends.
-                _ => break,
+                // A hang-up ends the grant; a line that does not parse or belong is refused.
+                received => {
+                    let expected = "`resume`, `lend`, `release` or `stop`";
+                    if let Some(why) = unexpected(received, expected) {
+                        let _ = give_back(conn, &mut reading).await;
+                        handle.remove_paint(id);
+                        refuse(conn, &why).await;
+                        return;
+                    }
+                    break;
+                }
             },
         }
     }
@@ -136,16 +137,16 @@ pub async fn handle(
 
 /// Stops reading the client's keys, if we were, and says so (`back`: nothing was left over,
 /// every read is passed on or handed back at once).
-async fn give_back(stream: &UnixStream, reading: &mut Option<Keys>) -> std::io::Result<()> {
+async fn give_back(conn: &Conn, reading: &mut Option<Lent>) -> std::io::Result<()> {
     if reading.take().is_some() {
-        send_back(stream, &[]).await?;
+        send_back(conn, Vec::new()).await?;
     }
     Ok(())
 }
 
 /// Hands `bytes` back to the client (`back`): we no longer read its keys.
-async fn send_back(stream: &UnixStream, bytes: &[u8]) -> std::io::Result<()> {
-    handoff::write_all(stream, &key_lines::encode_back(bytes)).await
+async fn send_back(conn: &Conn, bytes: Vec<u8>) -> std::io::Result<()> {
+    conn.send(&Reply::Back(bytes), &[]).await
 }
 
 /// Whether the grant's holder may type into the pane (the rule of a typing `Attach`).
@@ -153,14 +154,9 @@ fn may_type(hub: &Hub, origin: &Origin, handle: &PaneHandle) -> bool {
     hub.may_control_pane(origin, handle.id()).is_ok()
 }
 
-fn trimmed(line: &[u8]) -> &[u8] {
-    line.strip_suffix(b"\n").unwrap_or(line)
-}
-
 /// A grant's request, checked.
 struct Prepared {
     handle: PaneHandle,
-    rect: Rect,
     /// The terminal, opened again for writing.
     out: std::fs::File,
     /// The terminal's input, when the client sent it (for `keys`).
@@ -169,9 +165,8 @@ struct Prepared {
 
 /// The checks of a read-only attach, then the terminal opened again for writing; the error is
 /// the `refused` line's text.
-fn prepare(hub: &Hub, line: &str, fds: Vec<OwnedFd>) -> Result<Prepared, String> {
-    let (pane, rect) = paint::decode_request(line)?;
-    let id = PaneId::parse(&pane).ok_or_else(|| format!("`{pane}` is not a pane id"))?;
+fn prepare(hub: &Hub, pane: &str, fds: Vec<OwnedFd>) -> Result<Prepared, String> {
+    let id = PaneId::parse(pane).ok_or_else(|| format!("`{pane}` is not a pane id"))?;
     // A restored pane (its saved tail) has no live screen to paint from.
     let handle = hub.handle(&id).map_err(|e| e.to_string())?;
     if handle.exit_code().is_some() {
@@ -191,10 +186,5 @@ fn prepare(hub: &Hub, line: &str, fds: Vec<OwnedFd>) -> Result<Prepared, String>
     }
     let out = signaltty_tty::output::open_for_writing(&super::session::fd_path(&tty))
         .map_err(|e| format!("cannot open the terminal for writing: {e}"))?;
-    Ok(Prepared {
-        handle,
-        rect,
-        out,
-        input,
-    })
+    Ok(Prepared { handle, out, input })
 }

@@ -22,11 +22,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use signaltty_term::QueryFilter;
-use signaltty_tty::handoff::{self, End, Lines, READY, Reply, Request};
 use signaltty_tty::input::TtyInput;
 use signaltty_tty::modes::{CANCEL, ModeTracker};
 use signaltty_tty::output::TtyOutput;
-use tokio::net::UnixStream;
+use signaltty_tty::protocol::{Conn, End, HandOff, Reply, Request};
 use tokio::sync::broadcast::error::RecvError;
 use tokio_stream::StreamExt as _;
 use tokio_stream::wrappers::WatchStream;
@@ -39,8 +38,8 @@ use crate::pane::actor::{Chunk, PaneHandle, Subscribed};
 use crate::pane::attached::{InputQueue, coalesce};
 use crate::peer::Origin;
 
-/// How long a client has for each step before `go`.
-const START_TIMEOUT: Duration = Duration::from_secs(10);
+use super::dispatch::{START_TIMEOUT, refuse, unexpected};
+
 /// Output joined into one terminal write at most. Small enough that a flooding pane's
 /// terminal write (and the kernel's line-discipline pass over it, in a kworker on one of the
 /// two CPUs) stays short, so a quiet pane's echo is not held behind it: 256 KiB gave echo p99
@@ -59,55 +58,34 @@ const SKIP_PAUSE: Duration = Duration::from_millis(16);
 /// Shortest time between two frames drawn for a terminal of another size than its pane.
 const FRAME: Duration = Duration::from_millis(16);
 
-/// Serves one hand-off connection; `over_cap` (the cap) when it is one connection too many,
-/// refused once its request is read (the client then tries gRPC, which says the same).
-pub async fn handle(hub: Hub, origin: Origin, stream: UnixStream, over_cap: Option<usize>) {
-    let mut buf = [0u8; handoff::MAX_LINE];
-    let Ok(Ok((n, fds))) =
-        tokio::time::timeout(START_TIMEOUT, handoff::recv_with_fds(&stream, &mut buf)).await
-    else {
-        return;
-    };
-    let mut lines = Lines::with(&buf[..n]);
-    let Ok(Ok(Some(line))) = tokio::time::timeout(START_TIMEOUT, lines.next(&stream)).await else {
-        return;
-    };
-    if let Some(cap) = over_cap {
-        let why = format!(
-            "TOO_MANY_CONNECTIONS: {}",
-            crate::listen::over_cap_message(cap)
-        );
-        let _ = handoff::write_all(&stream, &Reply::refused(&why)).await;
-        return;
-    }
-    if line.starts_with(signaltty_tty::direct::VERB) {
-        return super::direct::handle(&hub, &origin, &stream, &line).await;
-    }
-    if line.starts_with(signaltty_tty::paint::VERB) {
-        return super::paint::handle(&hub, &origin, &stream, &mut lines, &line, fds).await;
-    }
-    let prepared = match prepare(&hub, &origin, &line, fds) {
+/// Serves a hand-off (`asked`, with the terminal's descriptors `fds`) on `conn`: `ready`, the
+/// client's `go`, then the session until it ends, and how it ended.
+pub async fn serve(hub: &Hub, origin: &Origin, mut conn: Conn, asked: HandOff, fds: Vec<OwnedFd>) {
+    let prepared = match prepare(hub, origin, asked, fds) {
         Ok(prepared) => prepared,
-        Err(why) => {
-            let _ = handoff::write_all(&stream, &Reply::refused(&why)).await;
-            return;
-        }
+        Err(why) => return refuse(&conn, &why).await,
     };
-    if handoff::write_all(&stream, READY).await.is_err() {
+    if conn.send(&Reply::Ready, &[]).await.is_err() {
         return;
     }
     // The client switches its terminal to raw mode between `ready` and `go`.
-    match tokio::time::timeout(START_TIMEOUT, lines.next(&stream)).await {
-        Ok(Ok(Some(line))) if line == "go" => {}
-        _ => return,
+    match tokio::time::timeout(START_TIMEOUT, conn.recv::<Request>()).await {
+        Ok(Ok(Some(Request::Go))) => {}
+        Ok(received) => {
+            if let Some(why) = unexpected(received, "`go`") {
+                refuse(&conn, &why).await;
+            }
+            return;
+        }
+        Err(_) => return,
     }
-    let end = prepared.run(&hub, &stream, &mut lines).await;
-    let _ = handoff::write_all(&stream, &end.encode()).await;
+    let end = prepared.run(hub, &mut conn).await;
+    let _ = conn.send(&end, &[]).await;
 }
 
 /// A request checked and its terminal opened, before anything was written to it.
 struct Prepared {
-    request: Request,
+    request: HandOff,
     handle: PaneHandle,
     keys: TtyInput,
     out: TtyOutput,
@@ -118,8 +96,12 @@ struct Prepared {
 /// Checks the request as `PaneService.Attach` would and opens the terminal; the error is the
 /// `refused` line's text (the client then attaches over gRPC, which reports a real problem with
 /// the server's reason and code).
-fn prepare(hub: &Hub, origin: &Origin, line: &str, fds: Vec<OwnedFd>) -> Result<Prepared, String> {
-    let request = Request::decode(line)?;
+fn prepare(
+    hub: &Hub,
+    origin: &Origin,
+    request: HandOff,
+    fds: Vec<OwnedFd>,
+) -> Result<Prepared, String> {
     let [tty_in, tty_out]: [OwnedFd; 2] = fds
         .try_into()
         .map_err(|_| "send the terminal's input and output descriptors, two".to_string())?;
@@ -151,7 +133,9 @@ pub(super) fn fd_path(fd: &OwnedFd) -> PathBuf {
 }
 
 impl Prepared {
-    async fn run(self, hub: &Hub, stream: &UnixStream, lines: &mut Lines) -> End {
+    /// The session; its answer is how it ended (`end …`), or `refused` for a line that does not
+    /// belong to a hand-off.
+    async fn run(self, hub: &Hub, conn: &mut Conn) -> Reply {
         let Prepared {
             request,
             handle,
@@ -202,15 +186,15 @@ impl Prepared {
                 && view.out.pending() == 0
                 && (!output_open || sub.as_ref().is_some_and(|s| s.chunks.is_empty()))
             {
-                break End::Exited(code);
+                break Reply::End(End::Exited(code));
             }
             if let Some(failed) = view.failed.take() {
-                break End::Failed(failed);
+                break Reply::End(End::Failed(failed));
             }
             tokio::select! {
                 biased;
-                _ = &mut closed => break End::Closed,
-                () = &mut cancelled => break End::Shutdown,
+                _ = &mut closed => break Reply::End(End::Closed),
+                () = &mut cancelled => break Reply::End(End::Shutdown),
                 Some(code) = exits.next(), if exited.is_none() => exited = code,
                 () = pause_until(resume_at), if resume_at.is_some() => resume_at = None,
                 Some(size) = pane_sizes.next() => {
@@ -220,8 +204,8 @@ impl Prepared {
                 () = pause_until(fitted.draw_at), if fitted.draw_at.is_some() => {
                     fitted.draw(term_size, &handle, &mut view);
                 }
-                line = lines.next(stream) => match line {
-                    Ok(Some(line)) if line == "resize" => {
+                received = conn.recv::<Request>() => match received {
+                    Ok(Some(Request::Resize)) => {
                         if let Some((cols, rows)) = signaltty_tty::window_size(&tty) {
                             view.resize(cols, rows);
                             term_size = (cols, rows);
@@ -233,12 +217,14 @@ impl Prepared {
                             fitted.settle(term_size, &handle, &mut view, &mut sub);
                         }
                     }
-                    // `stop`, a hang-up or anything else: the client wants its terminal back.
-                    _ => break End::Detached,
+                    // `stop` or a hang-up: the client wants its terminal back.
+                    Ok(Some(Request::Stop)) => break Reply::End(End::Detached),
+                    received => break unexpected(received, "`resize` or `stop`")
+                        .map_or(Reply::End(End::Detached), Reply::Refused),
                 },
                 typed = keys.read() => match typed {
                     // The terminal hung up: nothing more can be typed.
-                    Ok([]) | Err(_) => break End::Detached,
+                    Ok([]) | Err(_) => break Reply::End(End::Detached),
                     Ok(bytes) => {
                         let (forward, detach) = signaltty_tty::split_at_detach(bytes, request.detach_key);
                         if !request.read_only && !forward.is_empty() {
@@ -249,13 +235,13 @@ impl Prepared {
                             input.send(&handle, forward.to_vec());
                         }
                         if detach {
-                            break End::Detached;
+                            break Reply::End(End::Detached);
                         }
                     }
                 },
                 flushed = view.out.flush_some(), if view.out.pending() > 0 => {
                     if let Err(e) = flushed {
-                        break End::Failed(format!("cannot write to the terminal: {e}"));
+                        break Reply::End(End::Failed(format!("cannot write to the terminal: {e}")));
                     }
                 }
                 received = next_chunk(&mut sub), if output_open => match received {

@@ -1,5 +1,5 @@
 //! Direct input for one attach session: typed bytes written by this process to the pane's PTY
-//! master, which the server hands over on request (`signaltty_tty::direct`), instead of going
+//! master, which the server hands over on request (`input`, `signaltty_tty::protocol`), instead of going
 //! up the gRPC stream — a key then reaches the program without waking the server.
 //!
 //! One path per attach session keeps the order of what was typed: from the moment the
@@ -12,8 +12,10 @@
 //! leaves input on gRPC, as before.
 
 use std::path::Path;
+use std::time::Duration;
 
 use signaltty_tty::output::TtyOutput;
+use signaltty_tty::protocol::{self, Conn, Request};
 
 /// Set to `0` to keep typed input on the gRPC stream (for A/B measurements and as an escape
 /// hatch).
@@ -22,6 +24,8 @@ pub const ENV_SWITCH: &str = "SIGNALTTY_DIRECT_INPUT";
 /// Most bytes waiting for a pane that does not read; more is dropped (as the server's own
 /// input queue does when a pane stops reading), so a stuck pane never grows the TUI.
 const MAX_BACKLOG: usize = 1024 * 1024;
+/// How long the server has to answer.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The pane's input, written by us.
 pub struct Direct {
@@ -40,13 +44,18 @@ impl Direct {
         if std::env::var_os(ENV_SWITCH).is_some_and(|v| v == "0") {
             return None;
         }
-        let path = signaltty_tty::handoff::socket_path(socket);
-        let stream = tokio::net::UnixStream::connect(&path).await.ok()?;
-        signaltty_client::trust::check_peer(&stream, &path).ok()?;
-        signaltty_tty::direct::request(&stream, pane)
-            .await
-            .ok()
-            .map(|out| Direct { out })
+        let path = protocol::socket_path(socket);
+        let mut conn = Conn::connect(&path).await.ok()?;
+        signaltty_client::trust::check_peer(conn.stream(), &path).ok()?;
+        let request = Request::Input {
+            pane: pane.to_owned(),
+        };
+        let fds = conn.ask(&request, &[], ANSWER_TIMEOUT).await.ok()?;
+        // The master, sharing the server's non-blocking description: refused if it is not
+        // non-blocking, its flags never changed.
+        let [master]: [_; 1] = fds.try_into().ok()?;
+        let out = TtyOutput::shared_nonblocking(master).ok()?;
+        Some(Direct { out })
     }
 
     /// Writes `data` now, or queues what the pane does not take. `Err` when the descriptor

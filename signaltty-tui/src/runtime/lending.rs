@@ -1,6 +1,6 @@
 //! Lending the keys: while the server paints the focused pane and we are in Insert mode with
 //! nothing of ours in the way, the server reads our terminal itself and writes plain keys
-//! straight to the pane (`signaltty_tty::keys`), as tmux's server reads its client's terminal.
+//! straight to the pane (`lend`, `signaltty_tty::lend`), as tmux's server reads its client's terminal.
 //! A typed letter then wakes the server and the program only — this process is not woken at
 //! all — and its echo is painted by the server; our frame of it follows, paced like any output.
 //!
@@ -81,7 +81,7 @@ pub fn may_lend(app: &App, painting: Option<&str>, typed_all: impl Fn(&str) -> b
         let flags = term
             .keyboard()
             .kitty_flags(usize::from(term.alternate_screen()));
-        flags & signaltty_tty::keys::ALL_KEYS_AS_ESCAPES != 0
+        flags & signaltty_tty::lend::ALL_KEYS_AS_ESCAPES != 0
     });
     painting == Some(pane.id.as_str())
         && typed_all(&pane.id)
@@ -95,7 +95,7 @@ pub fn excluded(app: &App) -> String {
     // Plain ASCII bytes, and the characters the keymap's bindings start with (a binding to a
     // non-ASCII key).
     let ascii = (0..=u8::MAX)
-        .filter(|b| signaltty_tty::keys::plain(*b))
+        .filter(|b| signaltty_tty::lend::plain(*b))
         .map(char::from);
     let bound = app
         .keymap

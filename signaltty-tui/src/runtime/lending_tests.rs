@@ -63,7 +63,7 @@ fn every_byte_the_server_may_take_is_what_we_would_have_sent() {
         let event = PaneEvent::Output(protocol.to_vec());
         update(&mut app, Msg::Pane { pane_id, event }, Instant::now());
         let taken: Vec<u8> = (0..=u8::MAX)
-            .filter(|b| signaltty_tty::keys::taken(&[*b], &excluded(&app), kitty(&app)) == 1)
+            .filter(|b| signaltty_tty::lend::taken(&[*b], &excluded(&app), kitty(&app)) == 1)
             .collect();
         assert_eq!(
             taken.len(),
@@ -75,7 +75,7 @@ fn every_byte_the_server_may_take_is_what_we_would_have_sent() {
             .map(|b| vec![b])
             .chain(["é", "μ", "π", "Π", "中", "😀"].map(|c| c.as_bytes().to_vec()));
         for key in typed {
-            let whole = signaltty_tty::keys::taken(&key, &excluded(&app), kitty(&app));
+            let whole = signaltty_tty::lend::taken(&key, &excluded(&app), kitty(&app));
             assert_eq!(whole, key.len(), "{key:?} is the server's");
             assert_eq!(
                 sent(&mut app, &key),
@@ -91,7 +91,7 @@ fn every_byte_the_server_may_take_is_what_we_would_have_sent() {
     let pane_id = "b".to_owned();
     let event = PaneEvent::Output(b"\x1b[>9u".to_vec());
     update(&mut app, Msg::Pane { pane_id, event }, Instant::now());
-    assert_eq!(signaltty_tty::keys::taken(b"a", "", kitty(&app)), 0);
+    assert_eq!(signaltty_tty::lend::taken(b"a", "", kitty(&app)), 0);
     assert_ne!(sent(&mut app, b"a"), b"a");
 }
 
@@ -176,8 +176,8 @@ fn the_tmux_prefix_is_handed_back_and_nothing_else_is_kept() {
     let mut app = crate::test_fixture::app_with(crate::keymap::Preset::Tmux, (100, 30));
     let kept = excluded(&app);
     assert_eq!(kept, "", "no plain key is the TUI's in the tmux preset");
-    assert!(!signaltty_tty::keys::plain(0x02));
-    assert_eq!(signaltty_tty::keys::taken(b"ls\x02%", &kept, 0), 2);
+    assert!(!signaltty_tty::lend::plain(0x02));
+    assert_eq!(signaltty_tty::lend::taken(b"ls\x02%", &kept, 0), 2);
     for p in app.catalog.panes.values_mut() {
         p.pending_decision = None;
         p.attention = pb::Attention::None as i32;

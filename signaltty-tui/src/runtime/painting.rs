@@ -1,5 +1,5 @@
 //! Server painting: the server writes the focused pane's changes straight into this terminal,
-//! at the pane's place, as they come out of the program (`signaltty_tty::paint`), so a typed
+//! at the pane's place, as they come out of the program (`paint`, `signaltty_tty::protocol`), so a typed
 //! key's echo reaches the screen without waiting for this process — program → server →
 //! terminal, as with tmux, instead of program → server → TUI → terminal. The TUI still draws
 //! the same cells from its own model a moment later; the server's write is an early copy.
@@ -21,7 +21,7 @@
 //! everything itself, as before.
 //!
 //! The grant's request also passes our terminal's input, so that on the same connection the
-//! server can be lent our keys (`signaltty_tty::keys`; when and why: [`super::lending`]): a
+//! server can be lent our keys (`lend`, `signaltty_tty::lend`; when and why: [`super::lending`]): a
 //! grant tracks where the keys are read ([`ServerPaint::lend_keys`], [`ServerPaint::recall_keys`],
 //! [`ServerPaint::keys_lent`]) and keeps what the server hands back for the reader
 //! ([`ServerPaint::take_back`]). A grant that ends, however it ends, gives the keys back.
@@ -31,9 +31,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use signaltty_client::geometry::Rect;
-use signaltty_tty::handoff::{self, Lines};
-use signaltty_tty::paint::{self, Notice};
-use tokio::net::UnixStream;
+use signaltty_tty::protocol::{self, Conn, Notice, Reply, Request};
 use tokio::task::JoinHandle;
 
 use crate::app::{App, Link};
@@ -41,6 +39,9 @@ use crate::regions::{content, placement};
 
 /// Set to `0` to draw everything in the TUI (for A/B measurements and as an escape hatch).
 pub const ENV_SWITCH: &str = "SIGNALTTY_SERVER_PAINT";
+
+/// How long the server has to answer a request for a grant.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// How long a frame waits for the server to confirm it stopped painting (it answers in well
 /// under a millisecond; a server that does not is dropped, and the rectangle redrawn anyway).
@@ -103,11 +104,10 @@ pub enum Heard {
 
 struct Granted {
     target: Target,
-    stream: UnixStream,
-    lines: Lines,
+    conn: Conn,
     /// The server skipped a change: our next frame redraws the rectangle, then it may resume.
     paused: bool,
-    /// Whether the server reads our keys (`signaltty_tty::keys`).
+    /// Whether the server reads our keys (`lend`).
     keys: Keys,
     /// The server gave lent keys back unasked with nothing read (it refuses to read them, or
     /// cannot): not lent again under this grant.
@@ -116,11 +116,10 @@ struct Granted {
 
 impl Granted {
     /// A grant just given: painting, our keys ours.
-    fn new(target: Target, stream: UnixStream, lines: Lines) -> Granted {
+    fn new(target: Target, conn: Conn) -> Granted {
         Granted {
             target,
-            stream,
-            lines,
+            conn,
             paused: false,
             keys: Keys::Home,
             keys_refused: false,
@@ -143,7 +142,7 @@ enum State {
     Off,
     Asking {
         target: Target,
-        task: JoinHandle<Result<(UnixStream, Lines), String>>,
+        task: JoinHandle<Result<Conn, String>>,
     },
     On(Granted),
 }
@@ -198,8 +197,8 @@ impl ServerPaint {
                 // It may already be granted: take the answer and stop it, so nothing is
                 // painted over what this frame draws.
                 match tokio::time::timeout(STOP_WAIT, task).await {
-                    Ok(Ok(Ok((stream, lines)))) => {
-                        Some(stop(Granted::new(target, stream, lines), &mut self.back).await)
+                    Ok(Ok(Ok(conn))) => {
+                        Some(stop(Granted::new(target, conn), &mut self.back).await)
                     }
                     // Refused, failed or slow (the task is dropped with its connection): the
                     // server may have painted before it saw us go.
@@ -215,7 +214,7 @@ impl ServerPaint {
             && self.declined.as_ref() != Some(&target)
             && let Some(socket) = socket()
         {
-            let path = handoff::socket_path(&socket);
+            let path = protocol::socket_path(&socket);
             let (pane, rect) = (target.pane.clone(), target.rect);
             let task = tokio::spawn(ask(path, pane, rect));
             self.state = State::Asking { target, task };
@@ -231,9 +230,7 @@ impl ServerPaint {
                 let answer = task.await;
                 let target = target.clone();
                 match answer {
-                    Ok(Ok((stream, lines))) => {
-                        self.state = State::On(Granted::new(target, stream, lines));
-                    }
+                    Ok(Ok(conn)) => self.state = State::On(Granted::new(target, conn)),
                     // Refused (an older server, a pane that cannot be painted): the TUI draws.
                     Ok(Err(_)) => {
                         self.declined = Some(target);
@@ -244,32 +241,25 @@ impl ServerPaint {
                 Heard::Nothing
             }
             State::On(granted) => {
-                let line = granted.lines.next(&granted.stream).await;
                 let rect = granted.target.rect;
-                if let Ok(Some(line)) = &line
-                    && let Some(Ok(back)) = signaltty_tty::keys::decode_back(line)
-                {
-                    // Our keys are ours again.
-                    granted.keys_refused |= granted.keys == Keys::Lent && back.is_empty();
-                    granted.keys = Keys::Home;
-                    self.back.extend_from_slice(&back);
-                    return Heard::Nothing;
-                }
-                let notice = match &line {
-                    Ok(Some(line)) => Some(Notice::decode(line)),
-                    _ => None,
-                };
-                match notice {
-                    Some(Ok(Notice::Skipped)) => {
+                match granted.conn.recv::<Reply>().await {
+                    Ok(Some(Reply::Back(back))) => {
+                        // Our keys are ours again.
+                        granted.keys_refused |= granted.keys == Keys::Lent && back.is_empty();
+                        granted.keys = Keys::Home;
+                        self.back.extend_from_slice(&back);
+                        Heard::Nothing
+                    }
+                    Ok(Some(Reply::Notice(Notice::Skipped))) => {
                         granted.paused = true;
                         Heard::Redraw(Redraw::Rect(rect))
                     }
-                    Some(Ok(Notice::Damaged)) => {
+                    Ok(Some(Reply::Notice(Notice::Damaged))) => {
                         self.end();
                         Heard::Redraw(Redraw::All)
                     }
-                    // Ended by the server (the pane exited or closed, shutdown) or a line we
-                    // do not know: the grant is over.
+                    // Ended by the server (the pane exited or closed, shutdown, a refusal) or a
+                    // line we do not know: the grant is over.
                     _ => {
                         self.end();
                         Heard::Redraw(Redraw::Rect(rect))
@@ -288,7 +278,7 @@ impl ServerPaint {
         }
     }
 
-    /// Lends our keys to the server (`keys`, never taking the characters in `excluded`): only with a
+    /// Lends our keys to the server (`lend`, never taking the characters in `excluded`): only with a
     /// grant that paints, and only once the caller stopped reading the terminal. False when not
     /// lent (the caller reads on).
     pub fn lend_keys(&mut self, excluded: &str) -> bool {
@@ -298,7 +288,10 @@ impl ServerPaint {
         if granted.paused || granted.keys != Keys::Home || granted.keys_refused {
             return false;
         }
-        if sent(granted, &signaltty_tty::keys::encode_request(excluded)) {
+        let lend = Request::Lend {
+            excluded: excluded.to_owned(),
+        };
+        if granted.conn.try_send(&lend) {
             granted.keys = Keys::Lent;
             true
         } else {
@@ -316,7 +309,7 @@ impl ServerPaint {
         if granted.keys != Keys::Lent {
             return;
         }
-        if sent(granted, signaltty_tty::keys::RELEASE) {
+        if granted.conn.try_send(&Request::Release) {
             granted.keys = Keys::Recalled;
         } else {
             self.end();
@@ -343,7 +336,7 @@ impl ServerPaint {
             return;
         }
         granted.paused = false;
-        if !sent(granted, paint::RESUME) {
+        if !granted.conn.try_send(&Request::Resume) {
             self.end();
         }
     }
@@ -356,28 +349,26 @@ impl ServerPaint {
     }
 }
 
-/// Writes one of our short lines to the grant's connection without waiting. An idle socket
-/// takes a few bytes at once; `false` when it did not (the caller drops the grant, and the
-/// server, seeing the end, stops).
-fn sent(granted: &Granted, line: &[u8]) -> bool {
-    matches!(granted.stream.try_write(line), Ok(n) if n == line.len())
-}
-
-/// Connects to the hand-off socket and asks for a grant of `rect` for `pane` on our terminal.
-async fn ask(path: PathBuf, pane: String, rect: Rect) -> Result<(UnixStream, Lines), String> {
-    let stream = UnixStream::connect(&path)
-        .await
-        .map_err(|e| e.to_string())?;
-    signaltty_client::trust::check_peer(&stream, &path).map_err(|e| e.to_string())?;
-    let rect = paint::Rect {
-        col: rect.x,
-        row: rect.y,
-        cols: rect.width,
-        rows: rect.height,
+/// Connects to the side socket and asks for a grant of `rect` for `pane` on our terminal (its
+/// input sent too, to lend keys on the same connection). The sends are non-blocking
+/// ([`Conn::try_send`]): an idle socket takes a short line at once, and one that does not ends
+/// the grant (the server, seeing the end, stops).
+async fn ask(path: PathBuf, pane: String, rect: Rect) -> Result<Conn, String> {
+    let mut conn = Conn::connect(&path).await.map_err(|e| e.to_string())?;
+    signaltty_client::trust::check_peer(conn.stream(), &path).map_err(|e| e.to_string())?;
+    let request = Request::Paint {
+        pane,
+        rect: protocol::Rect {
+            col: rect.x,
+            row: rect.y,
+            cols: rect.width,
+            rows: rect.height,
+        },
     };
     let (terminal, input) = (std::io::stdout(), std::io::stdin());
-    let lines = paint::request(&stream, &pane, rect, terminal.as_fd(), Some(input.as_fd())).await?;
-    Ok((stream, lines))
+    conn.ask(&request, &[terminal.as_fd(), input.as_fd()], ANSWER_TIMEOUT)
+        .await?;
+    Ok(conn)
 }
 
 /// Stops a grant and waits (bounded) until the server says nothing more will be painted; keys
@@ -385,21 +376,15 @@ async fn ask(path: PathBuf, pane: String, rect: Rect) -> Result<(UnixStream, Lin
 async fn stop(mut granted: Granted, back: &mut Vec<u8>) -> Redraw {
     let rect = granted.target.rect;
     let stopped = async {
-        handoff::write_all(&granted.stream, paint::STOP)
-            .await
-            .ok()?;
+        granted.conn.send(&Request::Stop, &[]).await.ok()?;
         loop {
-            match granted.lines.next(&granted.stream).await {
-                Ok(Some(line)) => match Notice::decode(&line) {
-                    _ if let Some(Ok(keys)) = signaltty_tty::keys::decode_back(&line) => {
-                        back.extend_from_slice(&keys);
-                    }
-                    Ok(Notice::Stopped) => return Some(Redraw::Rect(rect)),
-                    Ok(Notice::Damaged) => return Some(Redraw::All),
-                    // A `skipped` sent before it saw our stop: the redraw covers it.
-                    _ => {}
-                },
-                // Ended meanwhile: nothing more will come either.
+            match granted.conn.recv::<Reply>().await {
+                Ok(Some(Reply::Back(keys))) => back.extend_from_slice(&keys),
+                Ok(Some(Reply::Notice(Notice::Stopped))) => return Some(Redraw::Rect(rect)),
+                Ok(Some(Reply::Notice(Notice::Damaged))) => return Some(Redraw::All),
+                // A `skipped` sent before it saw our stop: the redraw covers it.
+                Ok(Some(_)) => {}
+                // Ended meanwhile (or a line we do not know): nothing more will come either.
                 Ok(None) | Err(_) => return Some(Redraw::Rect(rect)),
             }
         }

@@ -1,4 +1,4 @@
-//! Server-read keys within a paint grant (`signaltty_tty::keys`): while a TUI shows the pane we
+//! Lent keys within a paint grant (`lend` … `back`, `signaltty_tty::lend`): while a TUI shows the pane we
 //! paint and types into it, we read its terminal and write plain keys straight to the pane, so
 //! a key wakes two processes on its way to the screen (us, the program), as with tmux, instead
 //! of three (the TUI, us, the program).
@@ -6,10 +6,10 @@
 //! Who gets it: the grant's holder, if it may type into the pane (`may_control_pane`, the rule
 //! of a typing `Attach`; painting alone is granted like a read-only one). The terminal is opened
 //! again through `/proc/self/fd/N`, so `O_NONBLOCK` is set on a description of our own; it is in
-//! the reactor only while we read it (between `keys` and `back`), so a TUI reading its own keys
+//! the reactor only while we read it (between `lend` and `back`), so a TUI reading its own keys
 //! never wakes us.
 //!
-//! What we take is only what the TUI would have sent unchanged (`keys::taken`: plain bytes its
+//! What we take is only what the TUI would have sent unchanged (`lend::taken`: plain bytes its
 //! bindings do not use, for a program that did not ask for every key as an escape code), and
 //! only what the pane takes at once (`write_input_now`, which also yields to a write already
 //! queued): everything else is handed back in order, so the pane sees the keys exactly as if
@@ -19,23 +19,23 @@ use std::io;
 use std::os::fd::OwnedFd;
 
 use signaltty_tty::input::TtyInput;
-use signaltty_tty::keys;
+use signaltty_tty::lend;
 
 use crate::pane::actor::PaneHandle;
 
 /// The client's terminal, read by us.
-pub struct Keys {
+pub struct Lent {
     input: TtyInput,
     excluded: String,
 }
 
-impl Keys {
+impl Lent {
     /// Opens the client's terminal input `source` for reading; the characters in `excluded`
     /// are always handed back.
-    pub fn open(source: &OwnedFd, excluded: String) -> io::Result<Keys> {
+    pub fn open(source: &OwnedFd, excluded: String) -> io::Result<Lent> {
         let input = TtyInput::reopen(&super::session::fd_path(source))?;
-        let input = input.reading_at_most(keys::READ_MAX);
-        Ok(Keys { input, excluded })
+        let input = input.reading_at_most(lend::READ_MAX);
+        Ok(Lent { input, excluded })
     }
 
     /// Writes the keys at the start of `read` that are the pane's to it; the rest, if any, is
@@ -51,7 +51,7 @@ impl Keys {
                 .keyboard()
                 .kitty_flags(usize::from(screen.alternate_screen()))
         });
-        let take = keys::taken(read, &self.excluded, flags);
+        let take = lend::taken(read, &self.excluded, flags);
         let mut written = 0;
         while written < take {
             match pane.pty().write_input_now(&read[written..take]) {
@@ -63,11 +63,11 @@ impl Keys {
     }
 }
 
-/// The next read of `keys` (empty when the terminal is gone); pending while there is none.
+/// The next read of `lent` (empty when the terminal is gone); pending while there is none.
 /// Cancel-safe.
-pub async fn next(keys: &mut Option<Keys>) -> Vec<u8> {
-    match keys {
-        Some(keys) => keys
+pub async fn next(lent: &mut Option<Lent>) -> Vec<u8> {
+    match lent {
+        Some(lent) => lent
             .input
             .read()
             .await
