@@ -23,6 +23,7 @@ pub mod spawning;
 mod tabs;
 mod transcript_watch;
 mod turn_watch;
+pub mod typing;
 pub mod wait;
 mod workspaces;
 

@@ -399,9 +399,10 @@ impl Hub {
             0 => DEFAULT_INPUT_TIMEOUT,
             ms => Duration::from_millis(u64::from(ms)).min(MAX_INPUT_TIMEOUT),
         };
-        handle
-            .pty()
-            .write_input(data, Instant::now() + timeout)
+        let route = super::typing::Route::Call {
+            deadline: Instant::now() + timeout,
+        };
+        self.type_keys(&handle, data, route)
             .await
             .map_err(|e| write_error(id, e))
     }

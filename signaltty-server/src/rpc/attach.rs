@@ -27,6 +27,7 @@ use tonic::{Response, Status, Streaming};
 use super::convert::pane_id;
 use crate::error::Error;
 use crate::hub::Hub;
+use crate::hub::typing::Route;
 use crate::model::pane::Size;
 use crate::pane::actor::{ClientId, PaneHandle, Subscribed};
 use crate::pane::attached::{InputQueue, coalesce};
@@ -254,7 +255,7 @@ impl Session {
                     }
                 }
                 request = inbound.message() => match request {
-                    Ok(Some(req)) => if let Err(refused) = self.on_request(req, &input) {
+                    Ok(Some(req)) => if let Err(refused) = self.on_request(req, &input).await {
                         // An explicit error the client sees, then the stream ends.
                         let _ = self.tx.send(Err(refused)).await;
                         break;
@@ -319,7 +320,7 @@ impl Session {
     }
 
     /// Handles one message after Start; an `Err` ends the stream with that status.
-    fn on_request(&self, req: pb::AttachRequest, input: &InputQueue) -> Result<(), Status> {
+    async fn on_request(&self, req: pb::AttachRequest, input: &InputQueue) -> Result<(), Status> {
         match req.kind {
             Some(pb::attach_request::Kind::Input(i)) => {
                 if self.read_only {
@@ -334,23 +335,12 @@ impl Session {
                     }
                     .into());
                 }
-                // Typing (or an empty Input: an activity ping) makes this client the active
-                // one: under `window_size = "latest"` the pane takes its size.
-                if let Some(size) = self.handle.client_active(self.client) {
-                    self.hub.record_size(self.handle.id(), size);
-                }
-                if i.data.is_empty() {
-                    return Ok(());
-                }
-                if self.handle.exit_code().is_some()
-                    && self.hub.takes_typing_while_asleep(self.handle.id())
-                {
-                    // Typing into a hibernated agent wakes it (hub/hibernate.rs); this client is
-                    // let go when the woken process replaces the old one, and re-attaches.
-                    self.hub.type_while_asleep(self.handle.id(), i.data);
-                } else {
-                    input.send(&self.handle, i.data);
-                }
+                // Typing, or an empty Input (an activity ping): `Hub::type_keys`.
+                let route = Route::Attached {
+                    client: self.client,
+                    queue: input,
+                };
+                let _ = self.hub.type_keys(&self.handle, &i.data, route).await;
             }
             Some(pb::attach_request::Kind::Resize(r)) => {
                 if !self.read_only

@@ -11,8 +11,8 @@
 //!
 //! What we take is only what the TUI would have sent unchanged (`lend::taken`: plain bytes its
 //! bindings do not use, for a program that did not ask for every key as an escape code), and
-//! only what the pane takes at once (`write_input_now`, which also yields to a write already
-//! queued): everything else is handed back in order, so the pane sees the keys exactly as if
+//! only what the pane takes at once (`Hub::type_keys`, `Route::Lent`: it also yields to a
+//! write already queued): everything else is handed back in order, so the pane sees the keys exactly as if
 //! the TUI had read them all. Like direct input, the typed bytes change nothing we track.
 
 use std::io;
@@ -21,6 +21,8 @@ use std::os::fd::OwnedFd;
 use signaltty_tty::input::TtyInput;
 use signaltty_tty::lend;
 
+use crate::hub::Hub;
+use crate::hub::typing::Route;
 use crate::pane::actor::PaneHandle;
 
 /// The client's terminal, read by us.
@@ -40,7 +42,7 @@ impl Lent {
 
     /// Writes the keys at the start of `read` that are the pane's to it; the rest, if any, is
     /// the client's (`Some`, possibly empty when nothing is left but reading must stop).
-    pub fn pass(&self, read: &[u8], pane: &PaneHandle) -> Option<Vec<u8>> {
+    pub async fn pass(&self, hub: &Hub, read: &[u8], pane: &PaneHandle) -> Option<Vec<u8>> {
         if read.is_empty() {
             // The terminal is gone: nothing more to read.
             return Some(Vec::new());
@@ -52,13 +54,10 @@ impl Lent {
                 .kitty_flags(usize::from(screen.alternate_screen()))
         });
         let take = lend::taken(read, &self.excluded, flags);
-        let mut written = 0;
-        while written < take {
-            match pane.pty().write_input_now(&read[written..take]) {
-                0 => break,
-                n => written += n,
-            }
-        }
+        let written = hub
+            .type_keys(pane, &read[..take], Route::Lent)
+            .await
+            .unwrap_or(0);
         (written < read.len()).then(|| read[written..].to_vec())
     }
 }

@@ -66,7 +66,10 @@ pub async fn serve(
             changed = exit.changed() => if changed.is_err() { break },
             changed = closed.changed() => if changed.is_err() { break },
             read = lent::next(&mut reading) => {
-                let back = reading.as_ref().and_then(|k| k.pass(&read, &handle));
+                let back = match &reading {
+                    Some(lent) => lent.pass(hub, &read, &handle).await,
+                    None => None,
+                };
                 if let Some(back) = back {
                     reading = None;
                     if send_back(conn, back).await.is_err() {

@@ -31,6 +31,7 @@ use tokio_stream::StreamExt as _;
 use tokio_stream::wrappers::WatchStream;
 
 use crate::hub::Hub;
+use crate::hub::typing::Route;
 use crate::model::event::ChangeSource;
 use crate::model::ids::PaneId;
 use crate::model::pane::Size;
@@ -228,11 +229,8 @@ impl Prepared {
                     Ok(bytes) => {
                         let (forward, detach) = signaltty_tty::split_at_detach(bytes, request.detach_key);
                         if !request.read_only && !forward.is_empty() {
-                            // Typing makes this terminal the active client (`pane::sizing`).
-                            if let Some(size) = handle.client_active(client) {
-                                hub.record_size(handle.id(), size);
-                            }
-                            input.send(&handle, forward.to_vec());
+                            let route = Route::Attached { client, queue: &input };
+                            let _ = hub.type_keys(&handle, forward, route).await;
                         }
                         if detach {
                             break Reply::End(End::Detached);
