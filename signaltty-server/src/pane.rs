@@ -10,6 +10,7 @@
 pub mod actor;
 pub mod attached;
 mod burst;
+pub mod feed;
 mod handoff;
 mod input;
 mod lazy_watch;

@@ -1,16 +1,15 @@
 //! What every attached client of a pane shares, whatever it writes to (a gRPC stream, or a
 //! terminal handed over by the client: the `terminal` module): typed input written in order
-//! without ever blocking the client's task on a child that stops reading ([`InputQueue`]), and
-//! output chunks joined into fewer, larger writes ([`coalesce`]).
+//! without ever blocking the client's task on a child that stops reading ([`InputQueue`]). Its
+//! output: `super::feed`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use tokio::sync::broadcast::error::TryRecvError;
 use tokio::sync::mpsc;
 
-use super::actor::{Chunk, PaneHandle, Subscribed};
+use super::actor::PaneHandle;
 
 /// Deadline for one piece of typed input.
 const INPUT_DEADLINE: Duration = Duration::from_secs(5);
@@ -65,22 +64,4 @@ impl InputQueue {
             }
         }
     }
-}
-
-/// Joins the chunks already waiting (up to about `max_bytes`) into one piece. Returns whether the receiver lagged
-/// while draining (the caller then resyncs after sending what it has, which stays contiguous).
-pub fn coalesce(first: Chunk, sub: &mut Subscribed, max_bytes: usize) -> (Vec<u8>, u64, bool) {
-    let mut data = first.data.to_vec();
-    let mut end = first.end_offset;
-    while data.len() < max_bytes {
-        match sub.chunks.try_recv() {
-            Ok(chunk) => {
-                data.extend_from_slice(&chunk.data);
-                end = chunk.end_offset;
-            }
-            Err(TryRecvError::Lagged(_)) => return (data, end, true),
-            Err(TryRecvError::Empty | TryRecvError::Closed) => break,
-        }
-    }
-    (data, end, false)
 }

@@ -1,6 +1,7 @@
 //! `PaneService.Attach`: one task per attached client. It sends a Snapshot first, then Output
 //! chunks whose offsets are contiguous, Resized/Exited as they happen, and a Resync + fresh
-//! Snapshot when the client fell behind. Input goes to a separate writer task so that a child
+//! Snapshot when the client fell behind — the offsets and the fresh screen by the session core
+//! it shares with the hand-off (`pane/feed.rs`). Input goes to a separate writer task so that a child
 //! that stops reading never stops this client's output (a `cat` echoing its input would
 //! otherwise deadlock with us).
 //!
@@ -19,7 +20,7 @@ use std::time::Duration;
 
 use futures_util::Stream;
 use signaltty_proto::v1 as pb;
-use tokio::sync::{broadcast::error::RecvError, mpsc};
+use tokio::sync::mpsc;
 use tokio_stream::StreamExt as _;
 use tokio_stream::wrappers::{ReceiverStream, WatchStream};
 use tonic::{Response, Status, Streaming};
@@ -30,7 +31,8 @@ use crate::hub::Hub;
 use crate::hub::typing::Route;
 use crate::model::pane::Size;
 use crate::pane::actor::{ClientId, PaneHandle, Subscribed};
-use crate::pane::attached::{InputQueue, coalesce};
+use crate::pane::attached::InputQueue;
+use crate::pane::feed::{Fed, Feed, until};
 use crate::pane::pty::MAX_INPUT_BYTES;
 
 /// The server side of an attach stream.
@@ -160,13 +162,6 @@ struct Session {
     tx: mpsc::Sender<Result<pb::AttachResponse, Status>>,
 }
 
-async fn sleep_until(at: Option<tokio::time::Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
-    }
-}
-
 fn msg(kind: pb::attach_response::Kind) -> Result<pb::AttachResponse, Status> {
     Ok(pb::AttachResponse { kind: Some(kind) })
 }
@@ -195,7 +190,7 @@ impl Session {
 
     async fn run(self, mut inbound: Streaming<pb::AttachRequest>) {
         let input = InputQueue::start(&self.handle);
-        let mut sub = self.handle.subscribe();
+        let mut feed = Feed::new(&self.handle, MAX_MESSAGE_BYTES);
         let mut exit_rx = self.handle.watch_exit();
         let exited = *exit_rx.borrow_and_update();
         // The rare events wait on futures and streams that live as long as the session: a
@@ -208,7 +203,10 @@ impl Session {
         let shutdown = self.hub.shutdown_token().clone();
         let cancelled = shutdown.cancelled();
         tokio::pin!(closed, cancelled);
-        let mut alive = self.send_snapshot(&sub).await;
+        let mut alive = match feed.current() {
+            Some(sub) => self.send_snapshot(sub).await,
+            None => true,
+        };
         if let Some(code) = exited {
             alive &= self
                 .send(pb::attach_response::Kind::Exited(
@@ -218,12 +216,18 @@ impl Session {
         }
         let mut held: Option<Held> = None;
         while alive {
+            // Behind, the pause over: a Resync and a fresh Snapshot (the stream's channel is
+            // its backlog: a send waits for the client).
+            if let Some(fresh) = feed.fresh(&self.handle, true) {
+                alive = self.resync(fresh).await;
+                continue;
+            }
             let unpainted = self.handle.unpainted();
             if held.is_some() && !self.handle.painted() {
                 alive = self.release(&mut held).await;
                 continue;
             }
-            let until = held.as_ref().map(|h| h.until);
+            let held_until = held.as_ref().map(|h| h.until);
             // Biased: the endings first (they are rare and cheap to poll, and must not wait
             // behind a flood of output), then typing, then output.
             tokio::select! {
@@ -239,7 +243,7 @@ impl Session {
                 () = unpainted, if held.is_some() => {
                     alive = self.release(&mut held).await;
                 }
-                () = sleep_until(until), if until.is_some() => {
+                () = until(held_until) => {
                     alive = self.release(&mut held).await;
                 }
                 Some(size) = sizes.next() => {
@@ -266,24 +270,21 @@ impl Session {
                         break;
                     }
                 },
-                received = sub.chunks.recv() => match received {
-                    Ok(chunk) => {
-                        let (data, end_offset, lagged) = coalesce(chunk, &mut sub, MAX_MESSAGE_BYTES);
+                () = until(feed.pause_ends()) => feed.paused(),
+                fed = feed.next() => match fed {
+                    Fed::Output { data, end_offset } => {
                         let delay = self.hub.config().painted_output_delay;
                         let now = tokio::time::Instant::now();
                         let full = Held::add(&mut held, data, end_offset, delay, now).data.len() >= MAX_MESSAGE_BYTES;
-                        if lagged || full || delay.is_zero() || !self.handle.painted() {
+                        if feed.behind() || full || delay.is_zero() || !self.handle.painted() {
                             alive = self.release(&mut held).await;
                         }
-                        if alive && lagged {
-                            alive = self.resync(&mut sub).await;
-                        }
                     }
-                    Err(RecvError::Lagged(n)) => {
-                        tracing::debug!(skipped = n, "attached client lagged; resyncing");
-                        alive = self.release(&mut held).await && self.resync(&mut sub).await;
+                    Fed::Behind => {
+                        tracing::debug!("attached client lagged; resyncing");
+                        alive = self.release(&mut held).await;
                     }
-                    Err(RecvError::Closed) => break,
+                    Fed::Closed => break,
                 },
             }
         }
@@ -308,8 +309,7 @@ impl Session {
         }
     }
 
-    async fn resync(&self, sub: &mut Subscribed) -> bool {
-        *sub = self.handle.subscribe();
+    async fn resync(&self, sub: &Subscribed) -> bool {
         self.send(pb::attach_response::Kind::Resync(
             pb::attach_response::Resync {
                 reason: "client fell behind the pane's output; repainting".into(),

@@ -26,7 +26,6 @@ use signaltty_tty::input::TtyInput;
 use signaltty_tty::modes::{CANCEL, ModeTracker};
 use signaltty_tty::output::TtyOutput;
 use signaltty_tty::protocol::{Conn, End, HandOff, Reply, Request};
-use tokio::sync::broadcast::error::RecvError;
 use tokio_stream::StreamExt as _;
 use tokio_stream::wrappers::WatchStream;
 
@@ -35,8 +34,9 @@ use crate::hub::typing::Route;
 use crate::model::event::ChangeSource;
 use crate::model::ids::PaneId;
 use crate::model::pane::Size;
-use crate::pane::actor::{Chunk, PaneHandle, Subscribed};
-use crate::pane::attached::{InputQueue, coalesce};
+use crate::pane::actor::{PaneHandle, Subscribed};
+use crate::pane::attached::InputQueue;
+use crate::pane::feed::{Fed, Feed, until};
 use crate::peer::Origin;
 
 use super::dispatch::{START_TIMEOUT, refuse, unexpected};
@@ -51,11 +51,6 @@ const MAX_WRITE_BYTES: usize = 32 * 1024;
 const MIN_BEHIND_BYTES: usize = 64 * 1024;
 /// How long the last bytes (the mode resets) may take to reach a terminal that is not reading.
 const FINAL_FLUSH: Duration = Duration::from_secs(2);
-/// After falling behind, how long before a fresh screen is taken (one 60 Hz frame). Without
-/// it a flood cycles skip → repaint → skip as fast as the terminal drains, each repaint taken
-/// under the pane's lock; with it a terminal that cannot keep up gets at most one fresh screen
-/// a frame, as with tmux. Typing never waits on it: it starts only when the terminal fell behind.
-const SKIP_PAUSE: Duration = Duration::from_millis(16);
 /// Shortest time between two frames drawn for a terminal of another size than its pane.
 const FRAME: Duration = Duration::from_millis(16);
 
@@ -155,8 +150,8 @@ impl Prepared {
         }
         let input = InputQueue::start(&handle);
         let mut view = View::new(out, cols, rows);
-        let mut sub = Some(handle.subscribe());
-        if let Some(sub) = &sub {
+        let mut feed = Feed::new(&handle, MAX_WRITE_BYTES);
+        if let Some(sub) = feed.current() {
             view.repaint(sub, true);
         }
         let mut exits = WatchStream::new(handle.watch_exit());
@@ -170,22 +165,16 @@ impl Prepared {
         let cancelled = shutdown.cancelled();
         tokio::pin!(closed, cancelled);
         let mut exited: Option<i32> = None;
-        // False once the pane's output channel closed (the terminal is done).
-        let mut output_open = true;
-        // Set when the terminal fell behind: no fresh screen before then.
-        let mut resume_at: Option<tokio::time::Instant> = None;
         let end = loop {
-            // Caught up after falling behind (and the pause is over): a fresh subscription
-            // repaints the terminal.
-            if sub.is_none() && view.out.pending() == 0 && resume_at.is_none() && !fitted.on {
-                let fresh = handle.subscribe();
-                view.repaint(&fresh, false);
-                sub = Some(fresh);
-                output_open = true;
+            // Caught up after falling behind (and the pause is over): a fresh screen.
+            if !fitted.on
+                && let Some(fresh) = feed.fresh(&handle, view.out.pending() == 0)
+            {
+                view.repaint(fresh, false);
             }
             if let Some(code) = exited
                 && view.out.pending() == 0
-                && (!output_open || sub.as_ref().is_some_and(|s| s.chunks.is_empty()))
+                && feed.drained()
             {
                 break Reply::End(End::Exited(code));
             }
@@ -197,12 +186,12 @@ impl Prepared {
                 _ = &mut closed => break Reply::End(End::Closed),
                 () = &mut cancelled => break Reply::End(End::Shutdown),
                 Some(code) = exits.next(), if exited.is_none() => exited = code,
-                () = pause_until(resume_at), if resume_at.is_some() => resume_at = None,
+                () = until(feed.pause_ends()) => feed.paused(),
                 Some(size) = pane_sizes.next() => {
                     fitted.pane = Some((size.cols, size.rows));
-                    fitted.settle(term_size, &handle, &mut view, &mut sub);
+                    fitted.settle(term_size, &handle, &mut view, &mut feed);
                 }
-                () = pause_until(fitted.draw_at), if fitted.draw_at.is_some() => {
+                () = until(fitted.draw_at) => {
                     fitted.draw(term_size, &handle, &mut view);
                 }
                 received = conn.recv::<Request>() => match received {
@@ -215,7 +204,7 @@ impl Prepared {
                             {
                                 hub.record_size(handle.id(), size);
                             }
-                            fitted.settle(term_size, &handle, &mut view, &mut sub);
+                            fitted.settle(term_size, &handle, &mut view, &mut feed);
                         }
                     }
                     // `stop` or a hang-up: the client wants its terminal back.
@@ -242,36 +231,25 @@ impl Prepared {
                         break Reply::End(End::Failed(format!("cannot write to the terminal: {e}")));
                     }
                 }
-                received = next_chunk(&mut sub), if output_open => match received {
-                    Ok(chunk) => {
-                        let Some(current) = sub.as_mut() else { continue };
-                        let (data, _end, lagged) = coalesce(chunk, current, MAX_WRITE_BYTES);
-                        if fitted.on {
-                            // The next frame shows it.
-                            fitted.changed();
-                            if lagged {
-                                sub = Some(handle.subscribe());
-                            }
-                            continue;
-                        }
-                        view.output(data);
-                        if lagged || view.behind() {
-                            view.fall_behind();
-                            sub = None;
-                            resume_at = Some(tokio::time::Instant::now() + SKIP_PAUSE);
-                        }
-                    }
-                    Err(RecvError::Lagged(_)) if fitted.on => {
-                        sub = Some(handle.subscribe());
+                fed = feed.next() => match fed {
+                    // The next frame shows it (a frame is drawn from the screen: a lag loses
+                    // nothing but needs the changes again).
+                    _ if fitted.on => {
                         fitted.changed();
+                        if feed.behind() {
+                            feed.resubscribe(&handle);
+                        }
                     }
-                    Err(RecvError::Lagged(_)) => {
-                        view.fall_behind();
-                        sub = None;
-                        resume_at = Some(tokio::time::Instant::now() + SKIP_PAUSE);
+                    Fed::Output { data, .. } => {
+                        view.output(data);
+                        if feed.behind() || view.behind() {
+                            view.fall_behind();
+                            feed.fall_behind();
+                        }
                     }
+                    Fed::Behind => view.fall_behind(),
                     // The terminal's output is over; the exit (or closing) follows.
-                    Err(RecvError::Closed) => output_open = false,
+                    Fed::Closed => {}
                 },
             }
         };
@@ -298,20 +276,14 @@ struct Fitted {
 
 impl Fitted {
     /// Starts or ends drawing frames after either size changed.
-    fn settle(
-        &mut self,
-        term: (u16, u16),
-        handle: &PaneHandle,
-        view: &mut View,
-        sub: &mut Option<Subscribed>,
-    ) {
+    fn settle(&mut self, term: (u16, u16), handle: &PaneHandle, view: &mut View, feed: &mut Feed) {
         let on = self.pane.is_some_and(|pane| pane != term);
         if on {
             if !self.on {
                 // What plain output had not written yet is not worth writing now.
                 view.fall_behind();
-                if sub.is_none() {
-                    *sub = Some(handle.subscribe());
+                if feed.behind() {
+                    feed.resubscribe(handle);
                 }
             }
             self.on = true;
@@ -320,9 +292,7 @@ impl Fitted {
             self.on = false;
             self.draw_at = None;
             // Plain output again, from a fresh screen.
-            let fresh = handle.subscribe();
-            view.repaint(&fresh, false);
-            *sub = Some(fresh);
+            view.repaint(feed.resubscribe(handle), false);
         }
     }
 
@@ -340,22 +310,6 @@ impl Fitted {
         let mut frame = Vec::new();
         handle.with_screen(|screen, _| super::fitted::frame(screen.view(), term, &mut frame));
         view.push(&frame);
-    }
-}
-
-/// Until `at`, or never without one.
-async fn pause_until(at: Option<tokio::time::Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
-    }
-}
-
-/// The next chunk of the subscription, or never while there is none.
-async fn next_chunk(sub: &mut Option<Subscribed>) -> Result<Chunk, RecvError> {
-    match sub {
-        Some(sub) => sub.chunks.recv().await,
-        None => std::future::pending().await,
     }
 }
 
