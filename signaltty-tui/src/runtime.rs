@@ -21,6 +21,7 @@
 
 mod attach;
 mod direct;
+mod fast_paths;
 pub mod lending;
 pub mod painting;
 pub mod requests;
@@ -46,7 +47,8 @@ pub use crate::pacing::{ECHO_GRACE, FRAME};
 use crate::pacing::{Pacer, When};
 use crate::paint::{Drawn, Painter};
 use crate::update::update;
-use painting::{Heard, Redraw, ServerPaint};
+use fast_paths::FastPaths;
+use painting::Redraw;
 
 /// The TUI's frame buffer: the painter writes a frame into it (its `flush` does nothing), and
 /// [`FrameWriter::send`] hands the whole frame to the terminal in one write. Shared with the
@@ -163,23 +165,12 @@ async fn run_here(options: Options) -> Result<(), String> {
     let mut sigint = signal(SignalKind::interrupt()).map_err(|e| e.to_string())?;
     let mut sighup = signal(SignalKind::hangup()).map_err(|e| e.to_string())?;
     let mut pacer = Pacer::new();
-    let mut server_paint = ServerPaint::new();
-    // The plain bytes the server must hand back when it reads our keys (the keymap is fixed).
-    let excluded = lending::excluded(&app);
-    let lending = lending::enabled();
+    let mut fast = FastPaths::new(&app);
 
-    loop {
-        // Where our keys are read: by us, or lent to the server while it paints the pane
-        // typed into; what it handed back is read first.
-        let lend = lending
-            && queued.is_empty()
-            && lending::may_lend(&app, server_paint.painting(), |id| {
-                attachments.get(id).is_some_and(attach::Handle::typed_all)
-            });
-        match lending::settle(lend, &excluded, &mut input, &mut server_paint) {
-            Ok(events) => queued.extend(events.into_iter().map(to_msg)),
-            Err(_) => break,
-        }
+    // Where our keys are read: by us, or lent to the server while it paints the pane typed
+    // into; what it handed back is read first.
+    while let Ok(events) = fast.settle_keys(&app, queued.is_empty(), &attachments, &mut input) {
+        queued.extend(events.into_iter().map(to_msg));
         let now = Instant::now();
         let deadline = app.deadline(now);
         let frame_at = match pacer.when_panes(app.dirty, !app.damaged.is_empty(), now) {
@@ -207,8 +198,8 @@ async fn run_here(options: Options) -> Result<(), String> {
                     // The terminal is gone: nothing more to show.
                     None => break,
                 },
-                heard = server_paint.next() => {
-                    if let Heard::Redraw(redraw) = heard {
+                redraw = fast.next() => {
+                    if let Some(redraw) = redraw {
                         forget(&mut painter, &mut app, redraw);
                     }
                     continue;
@@ -222,7 +213,7 @@ async fn run_here(options: Options) -> Result<(), String> {
                 Some(feed) = feed_rx.recv() => Msg::Feed(feed),
                 Some(msg) = msg_rx.recv() => msg,
                 () = sleep_until(frame_at), if frame_at.is_some() => {
-                    let mut drawing = Drawing { painter: &mut painter, frames: &frames, pacer: &mut pacer, server_paint: &mut server_paint };
+                    let mut drawing = Drawing { painter: &mut painter, frames: &frames, pacer: &mut pacer, fast: &mut fast };
                     drawing.draw(&mut app, &attachments, &slot).await;
                     continue;
                 }
@@ -246,7 +237,7 @@ async fn run_here(options: Options) -> Result<(), String> {
             // (and the server sends it to us a little late, so as not to race the next key):
             // our frame of it is paced like any output.
             if let Some(pane_id) = input
-                && server_paint.painting() != Some(pane_id)
+                && fast.painting() != Some(pane_id)
             {
                 pacer.typed(pane_id, Instant::now());
             }
@@ -273,7 +264,7 @@ async fn run_here(options: Options) -> Result<(), String> {
                 painter: &mut painter,
                 frames: &frames,
                 pacer: &mut pacer,
-                server_paint: &mut server_paint,
+                fast: &mut fast,
             };
             drawing.draw(&mut app, &attachments, &slot).await;
         }
@@ -283,7 +274,7 @@ async fn run_here(options: Options) -> Result<(), String> {
         let _ = crate::zoom_file::save(path, &app.zoomed);
     }
     // Nothing may be painted into the terminal once it is given back.
-    let _ = server_paint.settle(None, || None).await;
+    fast.end().await;
     feed.abort();
     for (_, handle) in attachments.drain() {
         handle.stop();
@@ -329,7 +320,7 @@ struct Drawing<'a> {
     painter: &'a mut Painter<FrameWriter>,
     frames: &'a FrameWriter,
     pacer: &'a mut Pacer,
-    server_paint: &'a mut ServerPaint,
+    fast: &'a mut FastPaths,
 }
 
 impl Drawing<'_> {
@@ -341,15 +332,12 @@ impl Drawing<'_> {
         attachments: &HashMap<String, attach::Handle>,
         slot: &Slot,
     ) {
-        let want = painting::target(app, |id| {
-            attachments.get(id).is_some_and(attach::Handle::interactive)
-        });
         let socket = || slot.get().map(|c| c.socket().to_path_buf());
-        if let Some(redraw) = self.server_paint.settle(want, socket).await {
+        if let Some(redraw) = self.fast.before_frame(app, attachments, socket).await {
             forget(self.painter, app, redraw);
         }
         draw(self.painter, self.frames, app, self.pacer);
-        self.server_paint.frame_sent();
+        self.fast.frame_sent();
     }
 }
 
