@@ -34,9 +34,9 @@
 //! ```
 
 pub mod attach;
-pub mod attach_pacing;
 pub mod autostart;
 pub mod catalog;
+pub mod catch_up;
 pub mod client;
 pub mod connect;
 pub mod error;

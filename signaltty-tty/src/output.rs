@@ -6,7 +6,7 @@
 //! scroll-lock) used to block the attach task in `write(2)`; it then stopped reading the
 //! connection too, and the terminal was fed every byte eventually, however late. With a
 //! backlog the caller can see that the terminal is behind ([`TtyOutput::pending`]) and decide
-//! to stop feeding it (skip to a fresh screen, as tmux does: `signaltty_client::attach_pacing`
+//! to stop feeding it (skip to a fresh screen, as tmux does: `signaltty_client::catch_up`
 //! for the CLI, the server's `terminal` module after a hand-off).
 //!
 //! As with keyboard input (`input`), the terminal is opened again (`/proc/self/fd/1`) so

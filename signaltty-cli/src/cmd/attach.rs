@@ -8,7 +8,7 @@
 //! [`QueryFilter`]), which this terminal would otherwise answer a second time, with its own
 //! cursor position. They are written without blocking (`signaltty_client::tty_output`); when
 //! the terminal falls behind the pane, output is skipped and a fresh screen is written once it
-//! caught up (`signaltty_client::attach_pacing`), so it never shows stale output late; typed
+//! caught up (`signaltty_client::catch_up`), so it never shows stale output late; typed
 //! bytes (read from the terminal in the same task, `signaltty_client::tty_input`) go to the pane
 //! as Input; SIGWINCH becomes a Resize. The detach key (Ctrl-\ by default, `--detach-key`:
 //! `ctrl-X`, `C-X` or `^X` for a control key, or `0xNN` for any byte) ends the attach without
@@ -19,7 +19,7 @@
 use std::io::IsTerminal;
 
 use clap::Args;
-use signaltty_client::attach_pacing::{CANCEL, PaceState, Pacer, Piece, fetch_snapshot};
+use signaltty_client::catch_up::{CANCEL, CatchUp, CatchUpState, Piece, fetch_snapshot};
 use signaltty_client::raw_mode::{ModeTracker, RawMode};
 use signaltty_client::tty_input::TtyInput;
 use signaltty_client::tty_output::TtyOutput;
@@ -197,7 +197,7 @@ pub async fn attach(ctx: &Ctx, client: Client, pane: &str, options: AttachOption
         .map_err(|e| CliError::local(format!("cannot read the terminal: {e}")))?;
     let guard = RawMode::enter()?;
     let mut screen = Screen::new(cols, rows);
-    // A fresh screen being fetched because the terminal fell behind (see `attach_pacing`).
+    // A fresh screen being fetched because the terminal fell behind (see `catch_up`).
     let mut fetch: Option<Fetch> = None;
     // Set by Exited: the attach ends once the terminal shows the final screen.
     let mut exited: Option<i32> = None;
@@ -205,7 +205,7 @@ pub async fn attach(ctx: &Ctx, client: Client, pane: &str, options: AttachOption
     // connection without another thread or queue in between, and the terminal is written
     // without blocking, so a slow terminal never stops the connection from being read.
     let end = loop {
-        if let Some(generation) = screen.pacer.want_snapshot(screen.out.pending()) {
+        if let Some(generation) = screen.catch_up.want_snapshot(screen.out.pending()) {
             let (client, pane) = (client.clone(), pane.to_owned());
             let (cols, rows) = terminal_size().unwrap_or((cols, rows));
             fetch = Some(Box::pin(async move {
@@ -252,7 +252,7 @@ pub async fn attach(ctx: &Ctx, client: Client, pane: &str, options: AttachOption
             }
             (generation, result) = poll_fetch(&mut fetch) => {
                 fetch = None;
-                let pieces = screen.pacer.fetched(generation, result);
+                let pieces = screen.catch_up.fetched(generation, result);
                 if let Err(err) = screen.write(pieces) {
                     break AttachEnd::Failed(err.into());
                 }
@@ -277,7 +277,7 @@ pub async fn attach(ctx: &Ctx, client: Client, pane: &str, options: AttachOption
             },
             _ = sigwinch.recv() => {
                 if let Some((cols, rows)) = terminal_size() {
-                    screen.pacer.resize(cols, rows);
+                    screen.catch_up.resize(cols, rows);
                     input.resize(cols, rows).await;
                 }
             }
@@ -331,7 +331,7 @@ fn report(end: AttachEnd, pane: &str) -> CliResult {
     }
 }
 
-/// A fresh screen on its way: the pacer's generation and the server's answer.
+/// A fresh screen on its way: the catch-up's generation and the server's answer.
 type Fetch = std::pin::Pin<
     Box<dyn std::future::Future<Output = (u64, Result<Snapshot, ClientError>)> + Send>,
 >;
@@ -348,7 +348,7 @@ async fn poll_fetch(fetch: &mut Option<Fetch>) -> (u64, Result<Snapshot, ClientE
 struct Screen {
     modes: ModeTracker,
     queries: QueryFilter,
-    pacer: Pacer,
+    catch_up: CatchUp,
     out: TtyOutput,
 }
 
@@ -357,7 +357,7 @@ impl Screen {
         Screen {
             modes: ModeTracker::default(),
             queries: QueryFilter::default(),
-            pacer: Pacer::new(cols, rows),
+            catch_up: CatchUp::new(cols, rows),
             out: TtyOutput::open_stdout(),
         }
     }
@@ -365,8 +365,8 @@ impl Screen {
     /// Writes one event's bytes to the terminal, or skips them while it is behind.
     fn show(&mut self, event: AttachEvent) -> std::io::Result<()> {
         let pieces = match event {
-            AttachEvent::Snapshot(snapshot) => self.pacer.snapshot(snapshot),
-            AttachEvent::Output { data, end_offset } => self.pacer.output(data, end_offset),
+            AttachEvent::Snapshot(snapshot) => self.catch_up.snapshot(snapshot),
+            AttachEvent::Output { data, end_offset } => self.catch_up.output(data, end_offset),
             // A Snapshot follows a Resync at once and repaints; a size change needs nothing
             // here; Exited is the caller's.
             AttachEvent::Resync { .. }
@@ -376,7 +376,7 @@ impl Screen {
         self.write(pieces)
     }
 
-    /// Writes what the pacer let through; drops the backlog when the terminal fell behind.
+    /// Writes what the catch-up let through; drops the backlog when the terminal fell behind.
     fn write(&mut self, pieces: Vec<Piece>) -> std::io::Result<()> {
         for piece in pieces {
             match piece {
@@ -396,7 +396,7 @@ impl Screen {
                     self.out.push(&data)?;
                 }
             }
-            if self.pacer.wrote(self.out.pending()) {
+            if self.catch_up.wrote(self.out.pending()) {
                 // Behind: what the terminal has not taken yet is not worth writing any more.
                 self.out.discard();
                 self.out.push(CANCEL)?;
@@ -408,7 +408,7 @@ impl Screen {
     /// The terminal has been given everything it should show (nothing skipped, nothing
     /// pending).
     fn caught_up(&self) -> bool {
-        self.pacer.state() == PaceState::Live && self.out.pending() == 0
+        self.catch_up.state() == CatchUpState::Live && self.out.pending() == 0
     }
 }
 

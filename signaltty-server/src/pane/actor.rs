@@ -3,7 +3,7 @@
 //! attached clients — all under one short lock, so a client that takes a snapshot and subscribes
 //! under the same lock gets exactly the bytes after it. The actor has no task of its own: small
 //! chunks are handled inline by the PTY's reader task, bursts by a job on the blocking pool (the
-//! `handoff` module says why).
+//! `pty_events` module says why).
 //!
 //! Clients never slow the PTY: the broadcast is bounded and never waits; a client that falls
 //! behind gets `Lagged` on its next receive and re-synchronises from a fresh snapshot. An idle
@@ -417,7 +417,7 @@ impl Shared {
 }
 
 /// Hands the pane's events to [`on_event`]: interactive output inline in the PTY's reader task,
-/// bursts on the blocking pool (see the `handoff` module).
+/// bursts on the blocking pool (see the `pty_events` module).
 fn serve(shared: Arc<Shared>, events: PtyEvents, report: Reporter) {
     events.serve(Arc::new(move |event| on_event(&shared, &report, event)));
 }

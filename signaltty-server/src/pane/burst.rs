@@ -8,7 +8,7 @@
 //! keystrokes: with a `yes` flood in one pane, echo in another took 2.3 ms at the median against
 //! tmux's 0.8 ms (and 120–280 ms at p99 before the reader yielded between passes). On its own
 //! thread the flood costs the worker only its clients' messages. Parsing still happens on the
-//! drain job (`handoff`), so reading and parsing overlap as before.
+//! drain job (`pty_events`), so reading and parsing overlap as before.
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::time::Duration;
@@ -16,9 +16,9 @@ use std::time::Duration;
 use bytes::Bytes;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 
-use super::handoff::{ConsumerGone, EventSender};
 use super::output::{Step, Wake, read_once};
 use super::pty::PtyEvent;
+use super::pty_events::{ConsumerGone, EventSender};
 use super::reaper::ExitState;
 
 /// How long a burst waits for more output before giving the terminal back to the reactor.

@@ -30,8 +30,8 @@ use tokio::io::unix::AsyncFd;
 use tokio::sync::Notify;
 
 use super::burst::{BurstEnd, read_burst};
-use super::handoff::EventSender;
 use super::pty::PtyEvent;
+use super::pty_events::EventSender;
 use super::reaper::ExitState;
 use super::sys;
 

@@ -25,9 +25,9 @@ use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::{Pid, tcgetpgrp};
 use std::os::fd::{AsFd, OwnedFd};
 
-use super::handoff;
 use super::input::Input;
 use super::output::{Wake, spawn_reader};
+use super::pty_events;
 use super::reaper::{ExitState, spawn_reaper};
 use super::signal::{PaneSignal, SignalScope};
 use super::spawn::{self, PtySize, SpawnError, SpawnSpec, clamp_size};
@@ -64,7 +64,7 @@ pub enum PtyEvent {
     },
 }
 
-pub use super::handoff::PtyEvents;
+pub use super::pty_events::PtyEvents;
 
 /// Why an operation on a pane's terminal failed.
 #[derive(Debug, thiserror::Error)]
@@ -149,7 +149,7 @@ impl Pty {
         let parts = (|| -> Result<_, SpawnError> {
             let reader_fd = started.master.try_clone().map_err(setup("terminal"))?;
             let input = Input::new(started.master.try_clone().map_err(setup("terminal"))?);
-            let (tx, rx) = handoff::channel(EVENT_QUEUE_CHUNKS);
+            let (tx, rx) = pty_events::channel(EVENT_QUEUE_CHUNKS);
             spawn_reader(reader_fd, Arc::clone(&wake), Arc::clone(&exit), tx)
                 .map_err(setup("reader"))?;
             Ok((input, rx))

@@ -44,7 +44,7 @@ pub const INLINE_MAX_BYTES: usize = 4 * 1024;
 pub type Handler = Arc<dyn Fn(PtyEvent) + Send + Sync>;
 
 #[derive(Default)]
-struct Handoff {
+struct Delivery {
     /// Events sent through the channel and not yet handled.
     queued: AtomicUsize,
     /// Set when the consumer serves; from then on events never wait for a consumer task.
@@ -68,13 +68,13 @@ type Queued = Box<PtyEvent>;
 /// Creates the reader's sender and the consumer's receiver, holding up to `capacity` events.
 pub(super) fn channel(capacity: usize) -> (EventSender, PtyEvents) {
     let (tx, rx) = mpsc::channel(capacity);
-    let handoff = Arc::new(Handoff::default());
+    let delivery = Arc::new(Delivery::default());
     (
         EventSender {
             tx,
-            handoff: Arc::clone(&handoff),
+            delivery: Arc::clone(&delivery),
         },
-        PtyEvents { rx, handoff },
+        PtyEvents { rx, delivery },
     )
 }
 
@@ -85,7 +85,7 @@ pub(super) struct ConsumerGone;
 /// The reader's end.
 pub(super) struct EventSender {
     tx: mpsc::Sender<Queued>,
-    handoff: Arc<Handoff>,
+    delivery: Arc<Delivery>,
 }
 
 impl EventSender {
@@ -95,9 +95,9 @@ impl EventSender {
         let Some(event) = self.try_inline(event)? else {
             return Ok(());
         };
-        self.handoff.queued.fetch_add(1, Ordering::AcqRel);
+        self.delivery.queued.fetch_add(1, Ordering::AcqRel);
         if self.tx.send(Box::new(event)).await.is_err() {
-            self.handoff.queued.fetch_sub(1, Ordering::AcqRel);
+            self.delivery.queued.fetch_sub(1, Ordering::AcqRel);
             return Err(ConsumerGone);
         }
         self.queued();
@@ -109,9 +109,9 @@ impl EventSender {
         let Some(event) = self.try_inline(event)? else {
             return Ok(());
         };
-        self.handoff.queued.fetch_add(1, Ordering::AcqRel);
+        self.delivery.queued.fetch_add(1, Ordering::AcqRel);
         if self.tx.blocking_send(Box::new(event)).is_err() {
-            self.handoff.queued.fetch_sub(1, Ordering::AcqRel);
+            self.delivery.queued.fetch_sub(1, Ordering::AcqRel);
             return Err(ConsumerGone);
         }
         self.queued();
@@ -128,11 +128,11 @@ impl EventSender {
             PtyEvent::Output { bytes } => bytes.len() <= INLINE_MAX_BYTES,
             PtyEvent::Exited { .. } => true,
         };
-        if let Some(served) = self.handoff.served.get()
+        if let Some(served) = self.delivery.served.get()
             && small
-            && self.handoff.queued.load(Ordering::Acquire) == 0
+            && self.delivery.queued.load(Ordering::Acquire) == 0
         {
-            handle(&self.handoff, served, event);
+            handle(&self.delivery, served, event);
             return Ok(None);
         }
         Ok(Some(event))
@@ -143,46 +143,46 @@ impl EventSender {
         // Pairs with the fence in `serve`: of an event queued while the consumer starts serving,
         // at least one side sees the other and starts the drain.
         fence(Ordering::SeqCst);
-        if self.handoff.served.get().is_some() {
-            start_drain(&self.handoff);
+        if self.delivery.served.get().is_some() {
+            start_drain(&self.delivery);
         }
     }
 }
 
 /// Calls the handler, surviving a panic in it (see the module docs).
-fn handle(handoff: &Handoff, served: &Served, event: PtyEvent) {
+fn handle(delivery: &Delivery, served: &Served, event: PtyEvent) {
     // Unwind safety: the handler's state is behind its own lock, which ignores poisoning and
     // holds a usable model (the pane actor's `lock`).
     if catch_unwind(AssertUnwindSafe(|| (served.handler)(event))).is_err()
-        && !handoff.panicked.swap(true, Ordering::Relaxed)
+        && !delivery.panicked.swap(true, Ordering::Relaxed)
     {
         tracing::error!("a pane's output handler panicked (a bug); the pane carries on");
     }
 }
 
 /// Starts a drain job unless one is running; the running one then sees the new event.
-fn start_drain(handoff: &Arc<Handoff>) {
-    if !handoff.draining.swap(true, Ordering::SeqCst) {
-        let handoff = Arc::clone(handoff);
-        tokio::task::spawn_blocking(move || drain(&handoff));
+fn start_drain(delivery: &Arc<Delivery>) {
+    if !delivery.draining.swap(true, Ordering::SeqCst) {
+        let delivery = Arc::clone(delivery);
+        tokio::task::spawn_blocking(move || drain(&delivery));
     }
 }
 
 /// Handles queued events until the channel is empty.
-fn drain(handoff: &Handoff) {
-    let Some(served) = handoff.served.get() else {
+fn drain(delivery: &Delivery) {
+    let Some(served) = delivery.served.get() else {
         return;
     };
     let mut rx = served.rx.lock().unwrap_or_else(PoisonError::into_inner);
     loop {
         while let Ok(event) = rx.try_recv() {
-            handle(handoff, served, *event);
-            handoff.queued.fetch_sub(1, Ordering::Release);
+            handle(delivery, served, *event);
+            delivery.queued.fetch_sub(1, Ordering::Release);
         }
-        handoff.draining.store(false, Ordering::SeqCst);
+        delivery.draining.store(false, Ordering::SeqCst);
         // An event sent after the last `try_recv` whose sender still saw `draining` set is
         // ours to handle; if a new job was started for it instead, that one will.
-        if rx.is_empty() || handoff.draining.swap(true, Ordering::SeqCst) {
+        if rx.is_empty() || delivery.draining.swap(true, Ordering::SeqCst) {
             return;
         }
     }
@@ -193,7 +193,7 @@ fn drain(handoff: &Handoff) {
 /// handler.
 pub struct PtyEvents {
     rx: mpsc::Receiver<Queued>,
-    handoff: Arc<Handoff>,
+    delivery: Arc<Delivery>,
 }
 
 impl std::fmt::Debug for PtyEvents {
@@ -206,7 +206,7 @@ impl PtyEvents {
     /// The next event; `None` once the terminal is done and the exit was reported.
     pub async fn recv(&mut self) -> Option<PtyEvent> {
         let event = self.rx.recv().await?;
-        self.handoff.queued.fetch_sub(1, Ordering::AcqRel);
+        self.delivery.queued.fetch_sub(1, Ordering::AcqRel);
         Some(*event)
     }
 
@@ -214,18 +214,18 @@ impl PtyEvents {
     /// drain job on the blocking pool (see the module docs) — so it must be quick for small
     /// events and must not block on async work. Must be called within a tokio runtime.
     pub fn serve(self, handler: Handler) {
-        let PtyEvents { rx, handoff } = self;
+        let PtyEvents { rx, delivery } = self;
         let served = Served {
             handler,
             rx: Mutex::new(rx),
         };
-        if handoff.served.set(served).is_err() {
+        if delivery.served.set(served).is_err() {
             unreachable!("`serve` consumes the only `PtyEvents`");
         }
         fence(Ordering::SeqCst);
         // Events queued before now are handled first: the reader goes inline only when none is.
-        if handoff.queued.load(Ordering::Acquire) > 0 {
-            start_drain(&handoff);
+        if delivery.queued.load(Ordering::Acquire) > 0 {
+            start_drain(&delivery);
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The pacer's transitions and offset arithmetic (the end-to-end test with a slow terminal is
+//! The catch-up's transitions and offset arithmetic (the end-to-end test with a slow terminal is
 //! `signaltty-cli/tests/attach_slow_terminal.rs`).
 
 use super::*;
@@ -26,7 +26,7 @@ fn out(p: &[Piece]) -> Vec<u8> {
 
 #[test]
 fn live_output_is_written_in_order_and_what_a_snapshot_covers_is_dropped() {
-    let mut p = Pacer::new(80, 24);
+    let mut p = CatchUp::new(80, 24);
     let first = p.snapshot(snap(b"S", 10));
     assert_eq!(
         first,
@@ -45,11 +45,11 @@ fn live_output_is_written_in_order_and_what_a_snapshot_covers_is_dropped() {
 
 #[test]
 fn a_backlog_over_the_limit_skips_until_the_terminal_caught_up_then_one_fresh_screen() {
-    let mut p = Pacer::new(80, 24);
+    let mut p = CatchUp::new(80, 24);
     p.snapshot(snap(b"S", 0));
     assert!(!p.wrote(MIN_LIMIT), "at the limit is not behind");
     assert!(p.wrote(MIN_LIMIT + 1));
-    assert_eq!(p.state(), PaceState::Behind);
+    assert_eq!(p.state(), CatchUpState::Behind);
     // Dropped while behind, snapshots on the stream too (they are older than the next fetch).
     assert!(p.output(vec![b'x'; 1000], 2000).is_empty());
     assert!(p.snapshot(snap(b"old", 2000)).is_empty());
@@ -59,21 +59,21 @@ fn a_backlog_over_the_limit_skips_until_the_terminal_caught_up_then_one_fresh_sc
         "the terminal still has bytes to take"
     );
     let generation = p.want_snapshot(0).expect("fetch now");
-    assert!(matches!(p.state(), PaceState::Fetching { .. }));
+    assert!(matches!(p.state(), CatchUpState::Fetching { .. }));
     // Output arriving during the fetch waits; what the fresh screen covers goes.
     assert!(p.output(b"abcd".to_vec(), 2004).is_empty());
     assert!(p.output(b"efgh".to_vec(), 2008).is_empty());
     let pieces = p.fetched(generation, Ok(snap(b"NEW", 2006)));
     assert_eq!(out(&pieces), b"<R>NEWgh");
     assert!(matches!(pieces[0], Piece::Repaint { first: false, .. }));
-    assert_eq!(p.state(), PaceState::Live);
+    assert_eq!(p.state(), CatchUpState::Live);
     assert_eq!(p.repaints(), 1);
     assert_eq!(out(&p.output(b"ij".to_vec(), 2010)), b"ij");
 }
 
 #[test]
 fn a_resync_snapshot_during_a_fetch_completes_it_and_the_late_answer_is_ignored() {
-    let mut p = Pacer::new(80, 24);
+    let mut p = CatchUp::new(80, 24);
     p.snapshot(snap(b"S", 0));
     p.wrote(MIN_LIMIT + 1);
     let generation = p.want_snapshot(0).expect("fetch");
@@ -86,7 +86,7 @@ fn a_resync_snapshot_during_a_fetch_completes_it_and_the_late_answer_is_ignored(
 
 #[test]
 fn a_failed_fetch_writes_the_queued_output_and_goes_on() {
-    let mut p = Pacer::new(80, 24);
+    let mut p = CatchUp::new(80, 24);
     p.snapshot(snap(b"S", 0));
     p.wrote(MIN_LIMIT + 1);
     let generation = p.want_snapshot(0).expect("fetch");
@@ -95,17 +95,17 @@ fn a_failed_fetch_writes_the_queued_output_and_goes_on() {
         detail: "gone".into(),
     };
     assert_eq!(out(&p.fetched(generation, Err(err))), b"ab");
-    assert_eq!(p.state(), PaceState::Live);
+    assert_eq!(p.state(), CatchUpState::Live);
 }
 
 #[test]
 fn too_much_output_during_a_fetch_starts_over() {
-    let mut p = Pacer::new(80, 24);
+    let mut p = CatchUp::new(80, 24);
     p.snapshot(snap(b"S", 0));
     p.wrote(MIN_LIMIT + 1);
     let generation = p.want_snapshot(0).expect("fetch");
     let mut end = 0;
-    while p.state() != PaceState::Behind {
+    while p.state() != CatchUpState::Behind {
         end += 1 << 20;
         p.output(vec![0; 1 << 20], end);
     }

@@ -16,7 +16,7 @@
 //! fetched on a second, read-only attach ([`fetch_snapshot`]: it leaves the pane's size and
 //! attention alone) or the one that follows a server-side Resync on the main stream. Its offset
 //! says where the pane's output stood; Output already covered by it is dropped and Output that
-//! straddles it is cut, so the terminal ends on the exact final screen. The pacer is pure state
+//! straddles it is cut, so the terminal ends on the exact final screen. The catch-up is pure state
 //! (no I/O): the caller writes the [`Piece`]s it returns and reports how much is still pending.
 
 use crate::attach::{AttachStart, Snapshot};
@@ -24,7 +24,7 @@ use crate::client::Client;
 use crate::error::ClientError;
 
 /// Output queued while a snapshot is being fetched is capped (the server resyncs a reader that
-/// falls further behind anyway); past this the pacer starts over from Behind.
+/// falls further behind anyway); past this it starts over from Behind.
 const QUEUE_LIMIT: usize = 8 * 1024 * 1024;
 
 /// A backlog never counts as "behind" below this many bytes.
@@ -45,9 +45,9 @@ pub enum Piece {
     Output(Vec<u8>),
 }
 
-/// Where the pacer stands.
+/// Where the catch-up stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PaceState {
+pub enum CatchUpState {
     /// Every byte is written.
     Live,
     /// The terminal is behind: output is dropped until it has taken what was written.
@@ -61,8 +61,8 @@ pub enum PaceState {
 
 /// The skip-to-a-fresh-screen state machine (see the module docs).
 #[derive(Debug)]
-pub struct Pacer {
-    state: PaceState,
+pub struct CatchUp {
+    state: CatchUpState,
     /// The output offset the terminal's screen stands at (or will, once the pending bytes
     /// are written); `None` before the first snapshot.
     position: Option<u64>,
@@ -78,13 +78,13 @@ pub struct Pacer {
     skipped: u64,
 }
 
-impl Pacer {
-    /// A pacer for a terminal of `cols`×`rows`: behind once the backlog exceeds eight bytes a
+impl CatchUp {
+    /// A catch-up for a terminal of `cols`×`rows`: behind once the backlog exceeds eight bytes a
     /// cell (a few screens' worth), at least 64 KiB.
-    pub fn new(cols: u16, rows: u16) -> Pacer {
+    pub fn new(cols: u16, rows: u16) -> CatchUp {
         let cells = usize::from(cols) * usize::from(rows);
-        Pacer {
-            state: PaceState::Live,
+        CatchUp {
+            state: CatchUpState::Live,
             position: None,
             limit: (cells * 8).max(MIN_LIMIT),
             queued: Vec::new(),
@@ -96,7 +96,7 @@ impl Pacer {
     }
 
     /// The current state.
-    pub fn state(&self) -> PaceState {
+    pub fn state(&self) -> CatchUpState {
         self.state
     }
 
@@ -120,27 +120,27 @@ impl Pacer {
         let first = self.position.is_none();
         match self.state {
             // Older than the screen that will be fetched once the terminal caught up.
-            PaceState::Behind => {
+            CatchUpState::Behind => {
                 self.skip(snapshot.bytes.len() as u64);
                 Vec::new()
             }
-            PaceState::Live | PaceState::Fetching { .. } => self.complete(snapshot, first),
+            CatchUpState::Live | CatchUpState::Fetching { .. } => self.complete(snapshot, first),
         }
     }
 
     /// Output on the attach stream: the bytes to write now (none while behind).
     pub fn output(&mut self, data: Vec<u8>, end_offset: u64) -> Vec<Piece> {
         match self.state {
-            PaceState::Live => self
+            CatchUpState::Live => self
                 .cut(data, end_offset)
                 .map(Piece::Output)
                 .into_iter()
                 .collect(),
-            PaceState::Behind => {
+            CatchUpState::Behind => {
                 self.skip(data.len() as u64);
                 Vec::new()
             }
-            PaceState::Fetching { .. } => {
+            CatchUpState::Fetching { .. } => {
                 self.queued_bytes += data.len();
                 self.queued.push((data, end_offset));
                 if self.queued_bytes > QUEUE_LIMIT {
@@ -155,7 +155,7 @@ impl Pacer {
     /// the terminal just fell behind: the caller drops its unwritten backlog (counted here as
     /// skipped) and queues [`CANCEL`].
     pub fn wrote(&mut self, pending: usize) -> bool {
-        if self.state == PaceState::Live && pending > self.limit {
+        if self.state == CatchUpState::Live && pending > self.limit {
             self.skip(pending as u64);
             self.fall_behind();
             return true;
@@ -164,13 +164,13 @@ impl Pacer {
     }
 
     /// Once the terminal took everything (`pending == 0`) while behind: the generation of the
-    /// snapshot to fetch now (then [`Pacer::fetched`] with it).
+    /// snapshot to fetch now (then [`CatchUp::fetched`] with it).
     pub fn want_snapshot(&mut self, pending: usize) -> Option<u64> {
-        if self.state != PaceState::Behind || pending > 0 {
+        if self.state != CatchUpState::Behind || pending > 0 {
             return None;
         }
         self.generation += 1;
-        self.state = PaceState::Fetching {
+        self.state = CatchUpState::Fetching {
             generation: self.generation,
         };
         Some(self.generation)
@@ -184,13 +184,13 @@ impl Pacer {
         generation: u64,
         result: Result<Snapshot, ClientError>,
     ) -> Vec<Piece> {
-        if self.state != (PaceState::Fetching { generation }) {
+        if self.state != (CatchUpState::Fetching { generation }) {
             return Vec::new();
         }
         match result {
             Ok(snapshot) => self.complete(snapshot, false),
             Err(_) => {
-                self.state = PaceState::Live;
+                self.state = CatchUpState::Live;
                 let queued = std::mem::take(&mut self.queued);
                 self.queued_bytes = 0;
                 queued
@@ -206,7 +206,7 @@ impl Pacer {
     }
 
     fn fall_behind(&mut self) {
-        self.state = PaceState::Behind;
+        self.state = CatchUpState::Behind;
         self.skip(self.queued_bytes as u64);
         self.queued.clear();
         self.queued_bytes = 0;
@@ -214,7 +214,7 @@ impl Pacer {
 
     /// The repaint, then the queued output it does not already cover; Live again.
     fn complete(&mut self, snapshot: Snapshot, first: bool) -> Vec<Piece> {
-        self.state = PaceState::Live;
+        self.state = CatchUpState::Live;
         self.position = Some(snapshot.offset);
         if !first {
             self.repaints += 1;
@@ -278,5 +278,5 @@ pub async fn fetch_snapshot(
 }
 
 #[cfg(test)]
-#[path = "attach_pacing_tests.rs"]
+#[path = "catch_up_tests.rs"]
 mod tests;
