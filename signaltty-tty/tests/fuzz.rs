@@ -1,5 +1,6 @@
 //! Fuzz targets for what this crate parses from another process: the side socket's lines
-//! (every request and reply of `signaltty_tty::protocol`) and their framing, the descriptors sent with a request, and the pane output the mode tracker follows.
+//! (every request and reply of `signaltty_tty::protocol`) and their framing (descriptors: the
+//! protocol's own round-trip property test), and the pane output the mode tracker follows.
 //! Stable-Rust harness (see `signaltty-term/tests/fuzz.rs` for why not `cargo fuzz`): the
 //! checked-in corpus (`fuzz/corpus/side_socket/`, one input a line, and
 //! `fuzz/corpus/mode_tracker/`), then mutated and random inputs, at `SIGNALTTY_FUZZ_CASES`
@@ -11,8 +12,6 @@
 //! they are cut, and its restore sequence always leaves the alternate screen.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-
-use std::os::fd::AsFd;
 
 use proptest::prelude::*;
 use signaltty_tty::lend;
@@ -151,37 +150,6 @@ fn read_back(input: &[u8], cuts: &[usize]) {
     });
 }
 
-/// A line sent with `count` descriptors (of /dev/null) and received: the line is what was
-/// sent, every descriptor arrives, open.
-fn send_descriptors(line: &str, count: usize) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_io()
-        .build()
-        .expect("runtime");
-    runtime.block_on(async {
-        let (a, b) = UnixStream::pair().expect("pair");
-        let (a, mut b) = (Conn::new(a), Conn::new(b));
-        let files: Vec<std::fs::File> = (0..count)
-            .map(|_| std::fs::File::open("/dev/null").expect("/dev/null"))
-            .collect();
-        let fds: Vec<_> = files.iter().map(AsFd::as_fd).collect();
-        let data = format!("{line}\n");
-        let send = a.send_bytes(data.as_bytes(), &fds);
-        let receive = b.recv_with_fds::<Reply>();
-        let (sent, received) = tokio::join!(send, receive);
-        sent.expect("sent");
-        let Ok(Some((reply, received))) = received else {
-            // A line that is not a reply: its descriptors are closed with the connection.
-            return;
-        };
-        assert_eq!(Ok(reply), Reply::parse(line));
-        assert_eq!(received.len(), count);
-        for fd in &received {
-            nix::sys::stat::fstat(fd).expect("an open descriptor");
-        }
-    });
-}
-
 /// The alternate-screen state a whole-input reading of `input` gives: the last `ESC [ ?` with
 /// at most 32 digits and semicolons, then `h` or `l`, naming 47, 1047 or 1049.
 fn alt_screen_of(input: &[u8]) -> bool {
@@ -299,7 +267,6 @@ fn corpus_side_socket() {
     }
     let all = lines.join("\n");
     read_back(all.as_bytes(), &[1, 7, 100]);
-    send_descriptors("back 0d", 2);
 }
 
 #[test]
@@ -354,14 +321,6 @@ proptest! {
         let mut input = lines.join("\n").into_bytes();
         input.extend_from_slice(&garbage);
         read_back(&input, &cuts);
-    }
-
-    #[test]
-    fn fuzz_descriptor_receive(
-        line in "[^\n]{0,512}",
-        count in 0usize..=4,
-    ) {
-        send_descriptors(&line, count);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crossterm::event::Event;
 
 use super::attach;
 use super::lending;
-use super::painting::{self, Heard, Redraw, ServerPaint};
+use super::painting::{self, Redraw, ServerPaint};
 use crate::app::App;
 use crate::input::Reader;
 
@@ -63,10 +63,7 @@ impl FastPaths {
     /// What the server said (cancel-safe; pending while there is nothing to hear): what the
     /// next frame must draw again, if anything.
     pub async fn next(&mut self) -> Option<Redraw> {
-        match self.paint.next().await {
-            Heard::Redraw(redraw) => Some(redraw),
-            Heard::Nothing => None,
-        }
+        self.paint.next().await
     }
 
     /// Before a frame: where the server may paint for what this frame shows (a grant for

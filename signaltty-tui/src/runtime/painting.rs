@@ -93,15 +93,6 @@ pub fn target(app: &App, interactive: impl Fn(&str) -> bool) -> Option<Target> {
     })
 }
 
-/// What [`ServerPaint::next`] heard.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Heard {
-    /// Nothing for the painter (a grant began, or was refused).
-    Nothing,
-    /// Draw this again.
-    Redraw(Redraw),
-}
-
 struct Granted {
     target: Target,
     conn: Conn,
@@ -222,8 +213,9 @@ impl ServerPaint {
         redraw
     }
 
-    /// The next thing the server says (cancel-safe; pending while there is nothing to hear).
-    pub async fn next(&mut self) -> Heard {
+    /// The next thing the server says (cancel-safe; pending while there is nothing to hear):
+    /// what to draw again, if anything.
+    pub async fn next(&mut self) -> Option<Redraw> {
         match &mut self.state {
             State::Off => std::future::pending().await,
             State::Asking { target, task } => {
@@ -238,7 +230,7 @@ impl ServerPaint {
                     }
                     Err(_) => self.state = State::Off,
                 }
-                Heard::Nothing
+                None
             }
             State::On(granted) => {
                 let rect = granted.target.rect;
@@ -248,21 +240,21 @@ impl ServerPaint {
                         granted.keys_refused |= granted.keys == Keys::Lent && back.is_empty();
                         granted.keys = Keys::Home;
                         self.back.extend_from_slice(&back);
-                        Heard::Nothing
+                        None
                     }
                     Ok(Some(Reply::Notice(Notice::Skipped))) => {
                         granted.paused = true;
-                        Heard::Redraw(Redraw::Rect(rect))
+                        Some(Redraw::Rect(rect))
                     }
                     Ok(Some(Reply::Notice(Notice::Damaged))) => {
                         self.end();
-                        Heard::Redraw(Redraw::All)
+                        Some(Redraw::All)
                     }
                     // Ended by the server (the pane exited or closed, shutdown, a refusal) or a
                     // line we do not know: the grant is over.
                     _ => {
                         self.end();
-                        Heard::Redraw(Redraw::Rect(rect))
+                        Some(Redraw::Rect(rect))
                     }
                 }
             }
