@@ -63,32 +63,23 @@ impl Conn {
     /// not be a message (tests of what the other side refuses).
     pub async fn send_bytes(&self, bytes: &[u8], fds: &[BorrowedFd<'_>]) -> io::Result<()> {
         let raw: Vec<_> = fds.iter().map(AsRawFd::as_raw_fd).collect();
+        let rights = [ControlMessage::ScmRights(&raw)];
+        // The descriptors go with the first byte; the rest of a short send is plain data.
+        let mut control: &[ControlMessage] = if raw.is_empty() { &[] } else { &rights };
         let mut data = bytes;
-        if !raw.is_empty() {
-            let sent = loop {
-                self.stream.writable().await?;
-                match self.stream.try_io(Interest::WRITABLE, || {
-                    sendmsg::<()>(
-                        self.stream.as_raw_fd(),
-                        &[IoSlice::new(data)],
-                        &[ControlMessage::ScmRights(&raw)],
-                        MsgFlags::MSG_NOSIGNAL,
-                        None,
-                    )
-                    .map_err(io::Error::from)
-                }) {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                    Err(e) => return Err(e),
-                }
-            };
-            // The descriptors went with the first byte; the rest of a short send is plain data.
-            data = &data[sent..];
-        }
         while !data.is_empty() {
             self.stream.writable().await?;
-            match self.stream.try_write(data) {
-                Ok(n) => data = &data[n..],
+            let sent = self.stream.try_io(Interest::WRITABLE, || {
+                let iov = [IoSlice::new(data)];
+                let fd = self.stream.as_raw_fd();
+                sendmsg::<()>(fd, &iov, control, MsgFlags::MSG_NOSIGNAL, None)
+                    .map_err(io::Error::from)
+            });
+            match sent {
+                Ok(n) => {
+                    data = &data[n..];
+                    control = &[];
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
                 Err(e) => return Err(e),
             }
