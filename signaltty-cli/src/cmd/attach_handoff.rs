@@ -145,28 +145,7 @@ async fn wait_for_end(conn: &mut Conn, mut signals: Signals) -> (AttachEnd, bool
             }
         };
         let name = tokio::select! {
-            received = conn.recv::<Reply>() => {
-                return match received {
-                    Ok(Some(Reply::End(end))) => (ended(end, stopped_by), false),
-                    // The server restored the terminal before refusing what we sent.
-                    Ok(Some(Reply::Refused(why))) => {
-                        (AttachEnd::Failed(CliError::local(format!("the server refused: {why}"))), false)
-                    }
-                    Ok(Some(other)) => (
-                        AttachEnd::Failed(CliError::local(format!(
-                            "the server said {other:?} instead of how the attach ended"
-                        ))),
-                        true,
-                    ),
-                    Err(e) if e.kind() == std::io::ErrorKind::InvalidData => (
-                        AttachEnd::Failed(CliError::local(format!(
-                            "the server's answer did not parse ({e}) instead of how the attach ended"
-                        ))),
-                        true,
-                    ),
-                    _ => (AttachEnd::StreamEnded, true),
-                };
-            }
+            received = conn.recv::<Reply>() => return how_it_ended(received, stopped_by),
             () = stopping => return (AttachEnd::StreamEnded, true),
             _ = signals.winch.recv() => {
                 let _ = conn.send(&Request::Resize, &[]).await;
@@ -181,6 +160,28 @@ async fn wait_for_end(conn: &mut Conn, mut signals: Signals) -> (AttachEnd, bool
             stopped_by = Some(name);
             let _ = conn.send(&Request::Stop, &[]).await;
         }
+    }
+}
+
+/// How the attach ended, from the server's last line; and whether the server vanished without
+/// saying (the terminal may still show the pane's alternate screen).
+fn how_it_ended(
+    received: std::io::Result<Option<Reply>>,
+    stopped_by: Option<&'static str>,
+) -> (AttachEnd, bool) {
+    let failed = |why: String| AttachEnd::Failed(CliError::local(why));
+    match received {
+        Ok(Some(Reply::End(end))) => (ended(end, stopped_by), false),
+        // The server restored the terminal before refusing what we sent.
+        Ok(Some(Reply::Refused(why))) => (failed(format!("the server refused: {why}")), false),
+        Ok(Some(other)) => {
+            let why = format!("the server said {other:?}, not how the attach ended");
+            (failed(why), true)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+            (failed(format!("the server's answer: {e}")), true)
+        }
+        _ => (AttachEnd::StreamEnded, true),
     }
 }
 

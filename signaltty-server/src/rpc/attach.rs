@@ -1,19 +1,18 @@
 //! `PaneService.Attach`: one task per attached client. It sends a Snapshot first, then Output
 //! chunks whose offsets are contiguous, Resized/Exited as they happen, and a Resync + fresh
-//! Snapshot when the client fell behind — the offsets and the fresh screen by the session core
-//! it shares with the hand-off (`pane/feed.rs`). Input goes to a separate writer task so that a child
-//! that stops reading never stops this client's output (a `cat` echoing its input would
-//! otherwise deadlock with us).
+//! Snapshot when the client fell behind — the offsets and the fresh screen by the session core it
+//! shares with the hand-off (`pane/feed.rs`). Input goes to a separate writer task so that a child
+//! that stops reading never stops this client's output (a `cat` echoing its input would otherwise
+//! deadlock with us).
 //!
-//! While a client's terminal is painted with the pane's changes (`pane::paint`: the TUI's
-//! focused pane), the screen already shows each change as it comes, so output is held until the
-//! pane has been quiet for `Config::painted_output_delay` (2 ms), at most [`MAX_HELD`] (a
-//! frame), and goes out joined: a typed key's echo is painted without the TUI waking for the
-//! same bytes in the middle of the next key's path — nor in the middle of a burst of keys
-//! (measured in batches of keys: a fixed 2 ms took the TUI's echo p50 from 1.17–1.19× tmux to
-//! 1.05–1.07×, and its p99 from 2–7 ms to tmux's). What is held goes out at once when the
-//! painting ends or pauses, and before anything else the stream carries, so the stream's order
-//! never changes.
+//! While a client's terminal is painted with the pane's changes (`pane::paint`: the TUI's focused
+//! pane), the screen already shows each change as it comes, so output is held until the pane has
+//! been quiet for `Config::painted_output_delay` (2 ms), at most [`MAX_HELD`] (a frame), and goes
+//! out joined: a typed key's echo is painted without the TUI waking for the same bytes in the
+//! middle of the next key's path — nor in the middle of a burst of keys (measured in batches of
+//! keys: a fixed 2 ms took the TUI's echo p50 from 1.17–1.19× tmux to 1.05–1.07×, and its p99 from
+//! 2–7 ms to tmux's). What is held goes out at once when the painting ends or pauses, and before
+//! anything else the stream carries, so the stream's order never changes.
 
 use std::pin::Pin;
 use std::time::Duration;

@@ -1,18 +1,18 @@
-//! Direct input (`input` on the side socket, `signaltty_tty::protocol`): a client that shows a pane over gRPC (the TUI) is
-//! given the pane's PTY master and writes typed bytes to it itself, so a key reaches the
-//! program without waking the server.
+//! Direct input (`input` on the side socket, `signaltty_tty::protocol`): a client that shows a pane
+//! over gRPC (the TUI) is given the pane's PTY master and writes typed bytes to it itself, so a key
+//! reaches the program without waking the server.
 //!
 //! Who gets it: a peer of our uid (`listen`), placed like a gRPC caller, that may type into the
 //! pane (`may_control_pane`, the same rule as a typing `Attach`), for a live pane (not restored,
 //! not exited, not hung up). There is no read-only variant: asking is asking to type. What the
-//! holder can do beyond typing (read the pane's output from the master, keep the PTY open) and
-//! why that adds nothing a same-uid process could not already do (ptrace the server) is in
+//! holder can do beyond typing (read the pane's output from the master, keep the PTY open) and why
+//! that adds nothing a same-uid process could not already do (ptrace the server) is in
 //! `docs/security.md`. The copy shares the server's file description (non-blocking); the client
 //! never changes its flags.
 //!
 //! What the server does not see: the typed bytes. It tracks nothing on them today
-//! (`pane/attached.rs::InputQueue` only writes; no activity, seen mark or agent state comes
-//! from input), so nothing it reports changes.
+//! (`pane/attached.rs::InputQueue` only writes; no activity, seen mark or agent state comes from
+//! input), so nothing it reports changes.
 
 use std::os::fd::{AsFd, OwnedFd};
 

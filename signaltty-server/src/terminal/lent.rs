@@ -1,19 +1,19 @@
-//! Lent keys within a paint grant (`lend` … `back`, `signaltty_tty::lend`): while a TUI shows the pane we
-//! paint and types into it, we read its terminal and write plain keys straight to the pane, so
-//! a key wakes two processes on its way to the screen (us, the program), as with tmux, instead
+//! Lent keys within a paint grant (`lend` … `back`, `signaltty_tty::lend`): while a TUI shows the
+//! pane we paint and types into it, we read its terminal and write plain keys straight to the pane,
+//! so a key wakes two processes on its way to the screen (us, the program), as with tmux, instead
 //! of three (the TUI, us, the program).
 //!
-//! Who gets it: the grant's holder, if it may type into the pane (`may_control_pane`, the rule
-//! of a typing `Attach`; painting alone is granted like a read-only one). The terminal is opened
-//! again through `/proc/self/fd/N`, so `O_NONBLOCK` is set on a description of our own; it is in
-//! the reactor only while we read it (between `lend` and `back`), so a TUI reading its own keys
-//! never wakes us.
+//! Who gets it: the grant's holder, if it may type into the pane (`may_control_pane`, the rule of a
+//! typing `Attach`; painting alone is granted like a read-only one). The terminal is opened again
+//! through `/proc/self/fd/N`, so `O_NONBLOCK` is set on a description of our own; it is in the
+//! reactor only while we read it (between `lend` and `back`), so a TUI reading its own keys never
+//! wakes us.
 //!
 //! What we take is only what the TUI would have sent unchanged (`lend::taken`: plain bytes its
-//! bindings do not use, for a program that did not ask for every key as an escape code), and
-//! only what the pane takes at once (`Hub::type_keys`, `Route::Lent`: it also yields to a
-//! write already queued): everything else is handed back in order, so the pane sees the keys exactly as if
-//! the TUI had read them all. Like direct input, the typed bytes change nothing we track.
+//! bindings do not use, for a program that did not ask for every key as an escape code), and only
+//! what the pane takes at once (`Hub::type_keys`, `Route::Lent`: it also yields to a write already
+//! queued): everything else is handed back in order, so the pane sees the keys exactly as if the
+//! TUI had read them all. Like direct input, the typed bytes change nothing we track.
 
 use std::io;
 use std::os::fd::OwnedFd;

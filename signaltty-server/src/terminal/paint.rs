@@ -1,6 +1,7 @@
-//! Server paint (`paint` on the side socket, `signaltty_tty::protocol`): a client that shows a pane inside its own screen
-//! (the TUI) gives the server its terminal and the pane's rectangle on it, and the pane actor
-//! writes each echo there itself (`pane/paint.rs`) — one process hop fewer per keystroke.
+//! Server paint (`paint` on the side socket, `signaltty_tty::protocol`): a client that shows a pane
+//! inside its own screen (the TUI) gives the server its terminal and the pane's rectangle on it,
+//! and the pane actor writes each echo there itself (`pane/paint.rs`) — one process hop fewer per
+//! keystroke.
 //!
 //! Who gets a grant: a peer of our uid (`listen`), for a live pane, with the checks of a
 //! **read-only** `Attach` (painting shows output and types nothing, so the placement rule that
@@ -9,14 +10,14 @@
 //! description of our own, never on the client's. A grant holds a connection slot
 //! (`max_connections`) for its life, like a hand-off.
 //!
-//! This task owns the connection: `resume` takes a fresh copy, `stop` ends the grant (removed
-//! under the model's lock, so nothing is painted after `stopped`), and the actor's notices
-//! (`skipped`, `damaged`) are forwarded. The pane's exit or closing, the server's shutdown and
-//! the client hanging up end the grant and close the connection.
+//! This task owns the connection: `resume` takes a fresh copy, `stop` ends the grant (removed under
+//! the model's lock, so nothing is painted after `stopped`), and the actor's notices (`skipped`,
+//! `damaged`) are forwarded. The pane's exit or closing, the server's shutdown and the client
+//! hanging up end the grant and close the connection.
 //!
 //! A request with a second descriptor (the client's terminal input) may also ask us to read its
-//! keys (`lend` … `back`, [`super::lent`]); the reading ends with the grant. A line that does
-//! not parse or belong is refused, and ends the grant.
+//! keys (`lend` … `back`, [`super::lent`]); the reading ends with the grant. A line that does not
+//! parse or belong is refused, and ends the grant.
 
 use std::os::fd::OwnedFd;
 
