@@ -17,13 +17,13 @@
 use std::time::SystemTime;
 
 use super::{Outcome, PaneLimit, State, StateError};
-use crate::model::event::Event;
-use crate::model::ids::{PaneId, TabId};
-use crate::model::layout::{Direction, Layout, LayoutError, Removal};
-use crate::model::names::validate_name;
-use crate::model::pane::Pane;
-use crate::model::tab::Tab;
-use crate::model::workspace::Workspace;
+use crate::event::Event;
+use crate::ids::{PaneId, TabId};
+use crate::layout::{Direction, Layout, LayoutError, Removal};
+use crate::names::validate_name;
+use crate::pane::Pane;
+use crate::tab::Tab;
+use crate::workspace::Workspace;
 
 /// Where [`State::move_pane`] puts a pane.
 #[derive(Clone, Debug, PartialEq)]

@@ -2,8 +2,8 @@
 
 use std::time::SystemTime;
 
-use super::ids::{PaneId, TabId, WorkspaceId};
-use super::layout::Layout;
+use crate::ids::{PaneId, TabId, WorkspaceId};
+use crate::layout::Layout;
 
 /// One named layout.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

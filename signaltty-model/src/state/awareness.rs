@@ -21,20 +21,18 @@
 use std::time::SystemTime;
 
 use super::{Outcome, State, StateError};
-use crate::model::agent::AgentInfo;
-use crate::model::agent_kind::AgentKind;
-use crate::model::decision::{ClearReason, DecisionError, PendingDecision, Verdict, answer};
-use crate::model::event::{ChangeSource, Event};
-use crate::model::ids::{DecisionId, NotificationId, PaneId, WorkspaceId};
-use crate::model::lifecycle::effect::{HookEffect, apply_hook, map_exit};
-use crate::model::lifecycle::{
-    Attention, AttentionChange, Lifecycle, LifecycleChange, StateChanges,
-};
-use crate::model::notification::{
+use crate::agent::AgentInfo;
+use crate::agent_kind::AgentKind;
+use crate::decision::{ClearReason, DecisionError, PendingDecision, Verdict, answer};
+use crate::event::{ChangeSource, Event};
+use crate::ids::{DecisionId, NotificationId, PaneId, WorkspaceId};
+use crate::lifecycle::effect::{HookEffect, apply_hook, map_exit};
+use crate::lifecycle::{Attention, AttentionChange, Lifecycle, LifecycleChange, StateChanges};
+use crate::notification::{
     AttentionCandidate, Notification, NotificationError, NotificationSource, Notifications,
 };
-use crate::model::pane::{Pane, PaneStatus};
-use crate::model::session_id::SessionId;
+use crate::pane::{Pane, PaneStatus};
+use crate::session_id::SessionId;
 
 /// What applying one hook event did, beyond its events.
 #[derive(Clone, Debug, Default, PartialEq)]

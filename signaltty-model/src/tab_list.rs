@@ -16,7 +16,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::ids::TabId;
+use crate::ids::TabId;
 
 /// A workspace's tabs in display order (see the module docs).
 #[derive(Clone, Default)]

@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::model::agent_kind::AgentKind;
-use crate::model::session_id::SessionId;
+use crate::agent_kind::AgentKind;
+use crate::session_id::SessionId;
 
 /// The agent of one pane.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -2,52 +2,11 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
+use super::fixtures::{new_tab, record, state_with_ws};
 use super::*;
-use crate::model::pane::PaneStatus;
 
 fn now() -> SystemTime {
     SystemTime::now()
-}
-
-pub(crate) fn state_with_ws() -> (State, WorkspaceId) {
-    let mut s = State::new(Policy::default());
-    let (ws, events) = s
-        .create_workspace(
-            "w",
-            PathBuf::from("/tmp"),
-            WorkspaceSettings::default(),
-            GitContext::default(),
-            now(),
-        )
-        .expect("create");
-    assert!(matches!(events.as_slice(), [Event::WorkspaceCreated(_)]));
-    (s, ws.id)
-}
-
-pub(crate) fn record(ws: &WorkspaceId) -> Pane {
-    Pane {
-        id: PaneId::new(),
-        workspace_id: ws.clone(),
-        tab_id: TabId::new(),
-        title: "sh".into(),
-        title_locked: false,
-        argv: vec!["sh".into()],
-        cwd: PathBuf::from("/tmp"),
-        size: Size::DEFAULT,
-        status: PaneStatus::Live { pid: 1 },
-        state: crate::model::lifecycle::PaneState::new(now()),
-        agent: None,
-        pending_decision: None,
-        last_message: String::new(),
-        created_at: now(),
-    }
-}
-
-/// A new tab with this title (empty: the default).
-pub(crate) fn new_tab(title: &str) -> Placement {
-    Placement::NewTab {
-        title: title.into(),
-    }
 }
 
 fn spawn(s: &mut State, ws: &WorkspaceId, placement: Placement) -> (Pane, Tab) {
@@ -115,9 +74,9 @@ fn set_layout_refuses_omitted_repeated_and_foreign_panes_and_changes_nothing() {
     let (other, _) = spawn(&mut s, &ws, new_tab(""));
     let before = s.tab(&tab.id).expect("tab").clone();
     let split = |x: &PaneId, y: &PaneId| {
-        Layout::Split(crate::model::layout::Split {
+        Layout::Split(crate::layout::Split {
             direction: Direction::Right,
-            ratio: crate::model::layout::Ratio::HALF,
+            ratio: crate::layout::Ratio::HALF,
             first: Box::new(Layout::Pane(x.clone())),
             second: Box::new(Layout::Pane(y.clone())),
         })

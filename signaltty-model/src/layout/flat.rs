@@ -15,7 +15,7 @@
 //! [`LayoutError::BadNode`] naming the node.
 
 use super::{Direction, Layout, LayoutError, MAX_PANES, Ratio, Split};
-use crate::model::ids::PaneId;
+use crate::ids::PaneId;
 
 /// Most nodes a flat layout may hold: the splits and leaves of a tree of [`MAX_PANES`] panes.
 pub const MAX_NODES: usize = 2 * MAX_PANES - 1;

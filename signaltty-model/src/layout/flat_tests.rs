@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::layout::MAX_DEPTH;
+use crate::layout::MAX_DEPTH;
 
 fn pane(i: usize) -> PaneId {
     PaneId::parse(&format!("pane_{i}")).expect("test ids are well formed")

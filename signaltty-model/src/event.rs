@@ -4,14 +4,14 @@
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
-use super::decision::{ClearReason, PendingDecision};
-use super::ids::{DecisionId, PaneId, TabId, WorkspaceId};
-pub use super::lifecycle::ChangeSource;
-use super::lifecycle::{Attention, Lifecycle};
-use super::notification::Notification;
-use super::pane::{Pane, Size};
-use super::tab::Tab;
-use super::workspace::{GitContext, Workspace};
+use crate::decision::{ClearReason, PendingDecision};
+use crate::ids::{DecisionId, PaneId, TabId, WorkspaceId};
+pub use crate::lifecycle::ChangeSource;
+use crate::lifecycle::{Attention, Lifecycle};
+use crate::notification::Notification;
+use crate::pane::{Pane, Size};
+use crate::tab::Tab;
+use crate::workspace::{GitContext, Workspace};
 
 /// One state change. Records are boxed: the bus keeps up to 10,000 events and an enum is as
 /// large as its largest variant, so an inline `Pane` (~550 bytes) made every event, even a
@@ -136,7 +136,7 @@ pub enum Event {
     /// A race or one of its entries changed (consumers read the race again).
     RaceChanged {
         /// The race.
-        race_id: super::ids::RaceId,
+        race_id: crate::ids::RaceId,
         /// The entry; 0 for the race as a whole.
         index: u32,
         /// What happened, for people.

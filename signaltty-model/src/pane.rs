@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use super::agent::AgentInfo;
-use super::decision::PendingDecision;
-use super::ids::{PaneId, TabId, WorkspaceId};
-use super::lifecycle::PaneState;
+use crate::agent::AgentInfo;
+use crate::decision::PendingDecision;
+use crate::ids::{PaneId, TabId, WorkspaceId};
+use crate::lifecycle::PaneState;
 
 /// Terminal size in cells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -126,9 +126,9 @@ fn unknown_state() -> PaneState {
 
 impl Pane {
     /// The agent kind whose rules apply to this pane (`generic` when no agent is known).
-    pub fn agent_kind(&self) -> crate::model::agent_kind::AgentKind {
+    pub fn agent_kind(&self) -> crate::agent_kind::AgentKind {
         self.agent
             .as_ref()
-            .map_or(crate::model::agent_kind::AgentKind::Generic, |a| a.kind)
+            .map_or(crate::agent_kind::AgentKind::Generic, |a| a.kind)
     }
 }

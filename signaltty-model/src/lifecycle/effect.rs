@@ -14,10 +14,10 @@
 use std::time::SystemTime;
 
 use super::{Attention, ChangeSource, Lifecycle, PaneState, StateChanges};
-use crate::model::agent_kind::AgentKind;
-use crate::model::decision::{ClearReason, PendingDecision};
-use crate::model::notification::Severity;
-use crate::model::session_id::SessionId;
+use crate::agent_kind::AgentKind;
+use crate::decision::{ClearReason, PendingDecision};
+use crate::notification::Severity;
+use crate::session_id::SessionId;
 
 /// How the agent runs a permission hook relative to its own approval prompt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,10 +3,10 @@ use std::path::PathBuf;
 use proptest::prelude::*;
 
 use super::*;
-use crate::model::ids::WorkspaceId;
-use crate::model::state::tests::{new_tab, record, state_with_ws};
-use crate::model::state::{PaneLimit, Placement, Policy};
-use crate::model::workspace::{GitContext, WorkspaceSettings};
+use crate::ids::WorkspaceId;
+use crate::state::fixtures::{new_tab, record, state_with_ws};
+use crate::state::{PaneLimit, Placement, Policy};
+use crate::workspace::{GitContext, WorkspaceSettings};
 
 fn now() -> SystemTime {
     SystemTime::now()
@@ -377,7 +377,7 @@ fn a_full_destination_refuses_the_move() {
     let (first, t1) = spawn(&mut s, &ws, new_tab(""));
     // Split breadth first so the tree stays shallow: the pane cap is hit, not the depth cap.
     let mut queue = std::collections::VecDeque::from([first.id]);
-    for i in 1..crate::model::layout::MAX_PANES {
+    for i in 1..crate::layout::MAX_PANES {
         let dir = if i % 2 == 0 {
             Direction::Right
         } else {
@@ -394,7 +394,7 @@ fn a_full_destination_refuses_the_move() {
         err,
         StateError::TooManyPanes(PaneLimit::Tab {
             tab: t1.id.clone(),
-            max: crate::model::layout::MAX_PANES,
+            max: crate::layout::MAX_PANES,
         })
     );
     assert_eq!(dump(&s), before);

@@ -10,9 +10,9 @@ use std::collections::HashSet;
 use std::fmt;
 use std::time::SystemTime;
 
-use crate::model::ids::{DecisionId, PaneId};
-use crate::model::notification::sanitize_text;
-use crate::model::session_id::SessionId;
+use crate::ids::{DecisionId, PaneId};
+use crate::notification::sanitize_text;
+use crate::session_id::SessionId;
 
 /// Longest stored prompt, in characters.
 pub const PROMPT_MAX_CHARS: usize = 2000;

@@ -9,8 +9,8 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::time::SystemTime;
 
-use crate::model::ids::{NotificationId, PaneId};
-use crate::model::lifecycle::Attention;
+use crate::ids::{NotificationId, PaneId};
+use crate::lifecycle::Attention;
 
 /// Longest stored title, in characters.
 pub const TITLE_MAX_CHARS: usize = 200;
@@ -381,7 +381,7 @@ pub fn next_unread(candidates: impl IntoIterator<Item = AttentionCandidate>) -> 
 
 /// Every text that reaches storage or clients is cleaned by the terminal model's sanitizer:
 /// one implementation, so notifications, decisions and titles follow the same rules.
-pub use crate::term::sanitize as sanitize_text;
+pub use signaltty_term::sanitize as sanitize_text;
 
 /// The first `max` characters of `s`, with an ellipsis when something was cut.
 pub fn truncate_chars(s: &str, max: usize) -> String {

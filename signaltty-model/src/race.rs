@@ -10,8 +10,8 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use super::agent_kind::AgentKind;
-use super::ids::{PaneId, RaceId, WorkspaceId};
+use crate::agent_kind::AgentKind;
+use crate::ids::{PaneId, RaceId, WorkspaceId};
 
 /// Where a race as a whole stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

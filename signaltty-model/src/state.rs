@@ -9,16 +9,16 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use super::decision::ClearReason;
-use super::event::Event;
-use super::ids::{PaneId, TabId, WorkspaceId};
-use super::layout::{Direction, Layout, LayoutError, MAX_PANES, PathStep, Removal};
-use super::names::validate_name;
-use super::notification::Notifications;
-use super::pane::{Pane, Size};
-use super::tab::Tab;
-use super::tab_list::TabList;
-use super::workspace::{GitContext, Workspace, WorkspaceSettings};
+use crate::decision::ClearReason;
+use crate::event::Event;
+use crate::ids::{PaneId, TabId, WorkspaceId};
+use crate::layout::{Direction, Layout, LayoutError, MAX_PANES, PathStep, Removal};
+use crate::names::validate_name;
+use crate::notification::Notifications;
+use crate::pane::{Pane, Size};
+use crate::tab::Tab;
+use crate::tab_list::TabList;
+use crate::workspace::{GitContext, Workspace, WorkspaceSettings};
 
 /// Why a state change was refused. Maps onto the server's error reasons.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -43,7 +43,7 @@ pub enum StateError {
 /// The pane limit a new pane would pass (documented in `docs/api.md`, "Limits").
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PaneLimit {
-    /// The tab already holds [`crate::model::layout::MAX_PANES`] panes.
+    /// The tab already holds [`crate::layout::MAX_PANES`] panes.
     #[error(
         "tab {tab} already holds {max} panes, the most one tab may hold; start the pane in \
          another tab (spawn it without a tab) or close or move a pane out of this one first"
@@ -204,7 +204,7 @@ impl State {
     pub fn live_pane_among(&self, pids: &[u32]) -> Option<(usize, &PaneId)> {
         let mut nearest: Option<(usize, &PaneId)> = None;
         for pane in self.panes.values() {
-            if let super::pane::PaneStatus::Live { pid } = pane.status
+            if let crate::pane::PaneStatus::Live { pid } = pane.status
                 && let Some(at) = pids.iter().position(|p| *p == pid)
                 && nearest.is_none_or(|(best, _)| at < best)
             {
@@ -702,5 +702,7 @@ fn closed_pane_events(pane: &Pane) -> Vec<Event> {
     events
 }
 
+#[cfg(any(test, feature = "fixtures"))]
+pub mod fixtures;
 #[cfg(test)]
-pub(crate) mod tests;
+mod tests;

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeSet;
 
-use super::ids::PaneId;
+use crate::ids::PaneId;
 
 /// Most panes one tab's layout may hold (documented in `docs/api.md`, "Limits"). Every client
 /// can read a tab this large in any arrangement: the wire's `FlatLayout` and the snapshot store

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use super::ids::{TabId, WorkspaceId};
-use super::tab_list::TabList;
+use crate::ids::{TabId, WorkspaceId};
+use crate::tab_list::TabList;
 
 /// One project or task.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -42,11 +42,11 @@ pub struct WorkspaceSettings {
     pub disable_tails: bool,
     /// Agents whose permission hooks, which run before the agent's own prompt, are held here
     /// for an answer from signaltty (see `config::AnswerPolicy`).
-    pub answer_from_signaltty: Vec<crate::model::agent_kind::AgentKind>,
+    pub answer_from_signaltty: Vec<crate::agent_kind::AgentKind>,
     /// Hibernate an agent pane idle this many minutes (0: never automatically).
     pub hibernate_after_minutes: u32,
     /// The agents that applies to; empty: all.
-    pub hibernate_agents: Vec<crate::model::agent_kind::AgentKind>,
+    pub hibernate_agents: Vec<crate::agent_kind::AgentKind>,
 }
 
 /// Cached git state of a directory. `repo_root == None` means "not a repository".
