@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use signaltty_client::geometry::{Axis, Dir, MAX_RATIO, MIN_RATIO, enclosing_split};
+use crate::geometry::{Axis, Dir, MAX_RATIO, MIN_RATIO, enclosing_split};
 use signaltty_proto::v1 as pb;
 
 use crate::action::{Action, Target};

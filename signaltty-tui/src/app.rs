@@ -5,9 +5,9 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
+use crate::catalog::{Catalog, FeedMsg};
+use crate::geometry::{Divider, SplitPath};
 use crossterm::event::{KeyEvent, MouseEvent};
-use signaltty_client::catalog::{Catalog, FeedMsg};
-use signaltty_client::geometry::{Divider, SplitPath};
 use signaltty_proto::v1 as pb;
 use signaltty_term::Screen;
 

@@ -442,7 +442,7 @@ pub fn height(app: &App, pane_id: &str) -> usize {
 }
 
 /// The pane's content rectangle, when it is on screen.
-pub fn area(app: &App, pane_id: &str) -> Option<signaltty_client::geometry::Rect> {
+pub fn area(app: &App, pane_id: &str) -> Option<crate::geometry::Rect> {
     let (_, placement) = crate::regions::placement(app)?;
     placement
         .panes

@@ -9,8 +9,8 @@
 //! The same view shows a race entry's changes against the race's base (`race_diff.rs`: the
 //! files and hunks come from CompareRace, with a line cursor for review comments).
 
+use crate::geometry::Rect;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
-use signaltty_client::geometry::Rect;
 use signaltty_proto::v1 as pb;
 
 use crate::app::{App, Effect, Overlay, Request};

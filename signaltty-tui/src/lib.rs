@@ -9,6 +9,7 @@
 pub mod action;
 pub mod actions;
 pub mod app;
+pub mod catalog;
 pub mod config;
 pub mod conn;
 pub mod copy_mode;
@@ -17,6 +18,7 @@ pub mod diff;
 pub mod dsl;
 pub mod encode;
 pub mod focus;
+pub mod geometry;
 pub mod git;
 pub mod input;
 pub mod keymap;

@@ -211,7 +211,7 @@ pub fn shuffle(app: &mut App, how: Shuffle, fx: &mut Vec<Effect>) {
     let Some(layout) = signaltty_client::layout_tree::held(tab) else {
         return;
     };
-    let order = signaltty_client::geometry::pane_ids(layout);
+    let order = crate::geometry::pane_ids(layout);
     let n = order.len();
     if n < 2 {
         return;

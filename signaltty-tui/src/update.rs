@@ -6,9 +6,9 @@
 
 use std::time::{Duration, Instant};
 
+use crate::catalog::FeedMsg;
+use crate::geometry::Hit;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
-use signaltty_client::catalog::FeedMsg;
-use signaltty_client::geometry::Hit;
 use signaltty_term::Screen;
 
 use crate::action::Action;
@@ -353,7 +353,7 @@ fn on_mouse(app: &mut App, mouse: MouseEvent, now: Instant, fx: &mut Vec<Effect>
     if let Some(drag) = &app.drag {
         match mouse.kind {
             MouseEventKind::Drag(MouseButton::Left) => {
-                let ratio = signaltty_client::geometry::ratio_for_drag(&drag.divider, x, y);
+                let ratio = crate::geometry::ratio_for_drag(&drag.divider, x, y);
                 fx.push(Effect::Request(Request::SetRatio {
                     tab_id: drag.tab_id.clone(),
                     path: drag.divider.path.clone(),

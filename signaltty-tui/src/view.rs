@@ -13,11 +13,11 @@ mod sidebar;
 mod spawn;
 mod unused;
 
+use crate::geometry::Rect;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect as TuiRect;
 use ratatui::style::{Color, Modifier, Style};
-use signaltty_client::geometry::Rect;
 use signaltty_proto::v1 as pb;
 
 use crate::app::{App, Focus, Link, Mode};

@@ -16,9 +16,9 @@ use super::pane::JsonSpawned;
 use super::tab::print_tab;
 use crate::error::{CliError, CliResult};
 use crate::human;
+use crate::present::json::{JsonPane, JsonTab, JsonWorkspace, non_empty};
 use crate::resolve::{self, Kind};
 use signaltty_client::Client;
-use signaltty_client::present::json::{JsonPane, JsonTab, JsonWorkspace, non_empty};
 
 /// `signaltty tab focus`
 #[derive(Debug, Args)]

@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use crate::present::json::{self, JsonPane, JsonTab};
 use clap::{ArgGroup, Args, Subcommand};
 use serde::Serialize;
-use signaltty_client::present::json::{self, JsonPane, JsonTab};
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::pane_service_client::PaneServiceClient;
 use tonic::transport::Channel;

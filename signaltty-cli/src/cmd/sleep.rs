@@ -114,7 +114,7 @@ pub async fn list_resources(
         table.row([
             p.pane_id.clone(),
             pane.map(|p| p.title.clone()).unwrap_or_default(),
-            pane.map(|p| signaltty_client::present::names::name::<pb::PaneStatus>(p.status))
+            pane.map(|p| crate::present::names::name::<pb::PaneStatus>(p.status))
                 .unwrap_or_default(),
             bytes(p.rss_bytes),
             cpu(p.cpu_ms),

@@ -29,7 +29,7 @@ use signaltty_proto::v1::workspace_service_client::WorkspaceServiceClient;
 use tokio::sync::mpsc;
 use tonic::transport::Channel;
 
-use crate::reconnect::Backoff;
+use signaltty_client::Backoff;
 
 /// A mirror of the server's state.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -37,7 +37,7 @@ pub struct Catalog {
     /// Workspaces in creation order.
     pub workspaces: Vec<pb::Workspace>,
     /// Tabs by id (their order is their workspace's `tab_ids`), each with its whole layout
-    /// tree in memory ([`crate::layout_tree::held`]).
+    /// tree in memory ([`signaltty_client::layout_tree::held`]).
     pub tabs: HashMap<String, pb::Tab>,
     /// Panes by id; `pending_decision` is kept current by the decision events.
     pub panes: HashMap<String, pb::Pane>,
@@ -79,7 +79,7 @@ impl Catalog {
                 Err(status) => return Err(status),
             };
             for mut tab in full.tabs {
-                crate::layout_tree::hold(&mut tab);
+                signaltty_client::layout_tree::hold(&mut tab);
                 catalog.tabs.insert(tab.id.clone(), tab);
             }
             for pane in full.panes {
@@ -127,7 +127,7 @@ impl Catalog {
             Ev::TabCreated(pb::TabCreated { tab: Some(tab) })
             | Ev::TabUpdated(pb::TabUpdated { tab: Some(tab) }) => {
                 let mut held = tab.clone();
-                crate::layout_tree::hold(&mut held);
+                signaltty_client::layout_tree::hold(&mut held);
                 self.tabs.insert(tab.id.clone(), held);
                 // The workspace's tab list comes with WorkspaceUpdated; until then, a created
                 // tab is listed at the end so it is never invisible.

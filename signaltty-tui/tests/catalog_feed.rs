@@ -6,13 +6,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use signaltty_client::catalog::{Catalog, FeedMsg, run_feed};
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::pane_service_client::PaneServiceClient;
 use signaltty_proto::v1::server_service_client::ServerServiceClient;
 use signaltty_proto::v1::workspace_service_client::WorkspaceServiceClient;
 use signaltty_server::config::Config;
 use signaltty_server::daemon::Daemon;
+use signaltty_tui::catalog::{Catalog, FeedMsg, run_feed};
 use tokio::sync::mpsc;
 
 const WAIT: Duration = Duration::from_secs(30);

@@ -142,7 +142,8 @@ impl From<&pb::Tab> for JsonTab {
             title: t.title.clone(),
             // A tree this client cannot represent is shown as absent rather than failing the
             // whole command; `tab` commands print the ids anyway.
-            layout: crate::layout_tree::tree(t).and_then(|l| LayoutJson::from_proto(&l).ok()),
+            layout: signaltty_client::layout_tree::tree(t)
+                .and_then(|l| LayoutJson::from_proto(&l).ok()),
             pane_ids: t.pane_ids.clone(),
             active_pane_id: non_empty(&t.active_pane_id),
             created_at: timestamp(&t.created_at),
@@ -357,7 +358,7 @@ mod tests {
             id: "tab_1".into(),
             ..Default::default()
         };
-        crate::layout_tree::set(
+        signaltty_client::layout_tree::set(
             &mut tab,
             Some(pb::Layout {
                 node: Some(pb::layout::Node::PaneId("pane_1".into())),

@@ -1,4 +1,6 @@
 use super::*;
+use crate::geometry::{Placement, Rect};
+use signaltty_proto::v1::layout::Node;
 
 fn ev(seq: u64, kind: Ev) -> pb::Event {
     pb::Event {
@@ -251,4 +253,53 @@ fn attention_cleared_marks_the_panes_notifications_read() {
         }),
     ));
     assert!(c.unread.is_empty());
+}
+
+/// `n` panes, each split off the previous one, the directions alternating (`n - 1` levels deep).
+fn deep_chain(n: usize) -> pb::Layout {
+    let leaf = |i: usize| pb::Layout {
+        node: Some(Node::PaneId(format!("p{i}"))),
+    };
+    (0..n - 1).rev().fold(leaf(n - 1), |inner, i| {
+        let direction = if i % 2 == 1 {
+            pb::Direction::Down
+        } else {
+            pb::Direction::Right
+        };
+        pb::Layout {
+            node: Some(Node::Split(Box::new(pb::Split {
+                direction: direction.into(),
+                ratio: 0.5,
+                first: Some(Box::new(leaf(i))),
+                second: Some(Box::new(inner)),
+            }))),
+        }
+    })
+}
+
+#[test]
+fn the_catalog_holds_the_whole_tree_of_a_tab_sent_only_flat() {
+    let tree = deep_chain(256);
+    let tab = pb::Tab {
+        id: "tab_big".into(),
+        workspace_id: "ws_1".into(),
+        flat_layout: Some(signaltty_client::layout_tree::flatten(&tree)),
+        ..pb::Tab::default()
+    };
+    let mut catalog = Catalog::default();
+    catalog.apply(&pb::Event {
+        seq: 1,
+        kind: Some(pb::event::Kind::TabUpdated(pb::TabUpdated {
+            tab: Some(tab),
+        })),
+        ..pb::Event::default()
+    });
+    let held =
+        signaltty_client::layout_tree::held(&catalog.tabs["tab_big"]).expect("the tree is held");
+    assert_eq!(held, &tree);
+    // And it lays out: every pane of the 255-deep tree gets its place (in a wide enough area,
+    // a cell each at least), as the TUI draws it.
+    let placement = Placement::compute(held, Rect::new(0, 0, 1000, 300));
+    assert_eq!(placement.panes.len(), 256);
+    assert_eq!(placement.dividers.len(), 255);
 }
