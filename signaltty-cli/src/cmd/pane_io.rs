@@ -249,7 +249,7 @@ pub async fn read(
             output_offset: reply.output_offset,
             cols: reply.cols,
             rows: reply.rows,
-            cursor: screen.as_ref().map(super::pane::cursor_json),
+            cursor: screen.as_ref().map(super::screen_state::cursor_json),
             modes: screen.map(|s| s.modes),
         });
     }

@@ -13,6 +13,7 @@ use clap::{Args, Subcommand};
 use signaltty_proto::v1 as pb;
 
 use super::Ctx;
+use super::show::print_tab;
 use crate::error::{CliError, CliResult};
 use crate::human;
 
@@ -245,14 +246,6 @@ async fn list(ctx: &Ctx, conn: &signaltty_client::Client, workspace: Option<Stri
             .json(&crate::present::json::list::<_, JsonTab>(&tabs));
     }
     ctx.out.text(&human::tab_table(&tabs))
-}
-
-/// Prints a tab (details and layout tree, or JSON).
-pub fn print_tab(ctx: &Ctx, tab: &pb::Tab) -> CliResult {
-    if ctx.out.is_json() {
-        return ctx.out.json(&JsonTab::from(tab));
-    }
-    ctx.out.text(&human::tab_details(tab))
 }
 
 fn read_layout(file: Option<&std::path::Path>) -> CliResult<pb::Layout> {
