@@ -54,14 +54,8 @@ pub enum Link {
     },
 }
 
-/// A text field being edited.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Field {
-    /// The text.
-    pub text: String,
-}
-
-pub use crate::spawn::SpawnForm;
+pub use crate::field::Field;
+pub use crate::spawn_form::SpawnForm;
 
 /// What the confirmation is for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,7 +92,7 @@ pub enum Overlay {
     /// Copy mode over a pane's history, drawn in the pane's place (`crate::copy_mode`).
     Copy(crate::copy_mode::CopyMode),
     /// The focused workspace's changes against HEAD.
-    Diff(crate::diff::DiffView),
+    Diff(crate::diff_view::DiffView),
     /// The newest race's entries (`race_view.rs`).
     Race(crate::race_view::RaceView),
     /// The focused pane's pending decision, focused: only now do keys answer it.

@@ -477,7 +477,7 @@ pub fn on_key(app: &mut App, mode: &mut CopyMode, key: KeyEvent, fx: &mut Vec<Ef
                 mode.follow(height);
             }
             _ => {
-                crate::overlay_keys::edit(&mut field, &key);
+                crate::field::edit(&mut field, &key);
                 mode.prompt = Some((dir, field));
             }
         }

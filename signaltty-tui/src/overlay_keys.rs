@@ -3,10 +3,11 @@
 
 use std::time::Instant;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 
 use crate::action::Target;
-use crate::app::{App, Confirm, Effect, Field, Overlay, Request};
+use crate::app::{App, Confirm, Effect, Overlay, Request};
+use crate::field::edit;
 
 /// Handles a key for the open overlay.
 pub fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) {
@@ -220,17 +221,4 @@ fn run_command(app: &mut App, line: &str, now: Instant, fx: &mut Vec<Effect>) {
         }
         Err(message) => app.toast(message, now),
     }
-}
-
-/// Edits a text field; returns whether the key was an edit.
-pub fn edit(field: &mut Field, key: &KeyEvent) -> bool {
-    match key.code {
-        KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => field.text.clear(),
-        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => field.text.push(c),
-        KeyCode::Backspace => {
-            field.text.pop();
-        }
-        _ => return false,
-    }
-    true
 }

@@ -94,7 +94,7 @@ pub fn on_key(app: &mut App, picker: &mut Picker, key: KeyEvent, fx: &mut Vec<Ef
         KeyCode::Down => picker.selected += 1,
         KeyCode::Char('n') if ctrl => picker.selected += 1,
         _ => {
-            if crate::overlay_keys::edit(&mut picker.filter, &key) {
+            if crate::field::edit(&mut picker.filter, &key) {
                 // The best match of what was typed: the first row that matches itself (not
                 // only through a row under it), else the first row.
                 let needle = picker.filter.text.to_lowercase();

@@ -574,7 +574,7 @@ fn on_feed(app: &mut App, feed: FeedMsg, fx: &mut Vec<Effect>) {
             choose_workspace(app, fx);
         }
         FeedMsg::Event(event) => {
-            crate::git::on_event(app, &event, fx);
+            crate::git_replies::on_event(app, &event, fx);
             crate::race_view::on_event(app, &event, fx);
             app.catalog.apply(&event);
             if app.current_workspace().is_none() {
@@ -668,7 +668,7 @@ fn on_pane(app: &mut App, pane_id: String, event: PaneEvent) {
 
 fn on_reply(app: &mut App, reply: Reply, now: Instant, fx: &mut Vec<Effect>) {
     match reply {
-        Reply::Git(reply) => crate::git::on_reply(app, *reply, now, fx),
+        Reply::Git(reply) => crate::git_replies::on_reply(app, *reply, now, fx),
         Reply::Race(reply) => crate::race_view::on_reply(app, *reply, now, fx),
         Reply::Done => {}
         Reply::Failed(text) => {
