@@ -5,17 +5,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use crate::app::{App, Effect, Field, Row};
+use crate::app::{App, Effect, Picker, Row};
 use crate::update::open_row;
-
-/// The picker's state.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Picker {
-    /// What was typed.
-    pub filter: Field,
-    /// The highlighted row among those shown.
-    pub selected: usize,
-}
 
 /// Opens the picker on the row of the focused pane.
 pub fn open(app: &App) -> Picker {

@@ -16,7 +16,7 @@ use crate::app::{App, Effect, Field, Request};
 use crate::diff::{DiffView, Files, Hunks};
 
 pub use crate::diff_view::{Comment, Panel, RaceDiff};
-use crate::race_view::RaceRequest;
+use crate::race_state::RaceRequest;
 
 /// Opens the diff view on entry `index` of `race`, and asks for the comparison.
 pub fn open(app: &mut App, race: &pb::Race, index: u32, panel: Panel, fx: &mut Vec<Effect>) {

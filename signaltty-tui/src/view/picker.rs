@@ -7,8 +7,9 @@ use ratatui::style::{Modifier, Style};
 
 use super::overlays::{boxed, text_field};
 use super::put;
+use crate::app::Picker;
 use crate::app::{App, Row};
-use crate::picker::{Picker, rows};
+use crate::picker::rows;
 
 /// Draws the picker.
 pub fn draw(app: &App, picker: &Picker, buf: &mut Buffer) {
