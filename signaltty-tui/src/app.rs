@@ -307,6 +307,17 @@ pub struct App {
 }
 
 impl App {
+    /// The modes and keyboard protocol of a pane's program (defaults before its first snapshot).
+    pub fn key_modes(
+        &self,
+        pane_id: &str,
+    ) -> (signaltty_term::vt::Modes, crate::encode::KeyProtocol) {
+        self.screens
+            .get(pane_id)
+            .map(|s| (*s.view().modes(), crate::encode::KeyProtocol::of(s.view())))
+            .unwrap_or_default()
+    }
+
     /// A fresh state before the first load.
     pub fn new(keymap: Keymap, size: (u16, u16), start_dir: String) -> App {
         App {

@@ -16,7 +16,7 @@ use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::layout::Node;
 
 use crate::app::{App, Effect, Place, Request};
-use crate::update::go_to;
+use crate::navigate::go_to;
 
 /// Where the user is now.
 pub fn place(app: &App) -> Place {

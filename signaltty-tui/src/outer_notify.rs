@@ -183,7 +183,7 @@ pub fn list_key(app: &mut App, key: crossterm::event::KeyEvent, fx: &mut Vec<Eff
                 .and_then(|n| app.catalog.panes.get(&n.pane_id))
                 .map(|p| (p.workspace_id.clone(), p.tab_id.clone(), p.id.clone()));
             if let Some((ws, tab, pane)) = target {
-                crate::update::go_to(app, Some(ws), Some(tab), Some(pane), fx);
+                crate::navigate::go_to(app, Some(ws), Some(tab), Some(pane), fx);
             }
             false
         }

@@ -6,7 +6,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::app::{App, Effect, Picker, Row};
-use crate::update::open_row;
+use crate::navigate::open_row;
 
 /// Opens the picker on the row of the focused pane.
 pub fn open(app: &App) -> Picker {

@@ -130,7 +130,7 @@ pub fn on_key(app: &mut App, view: &mut RaceView, key: KeyEvent, fx: &mut Vec<Ef
                 && app.catalog.panes.contains_key(&e.pane_id)
             {
                 let pane = e.pane_id.clone();
-                crate::update::open_row(app, &Row::Pane(pane), fx);
+                crate::navigate::open_row(app, &Row::Pane(pane), fx);
                 return false;
             }
         }

@@ -22,6 +22,22 @@ use crate::field::edit;
 use crate::git::{Checkout, GitReply, GitRequest, WorktreeSpawn};
 use crate::spawn_form::{FormRow, SpawnForm, Worktrees};
 
+/// A request for a shell in a workspace (a new tab when `tab_id` is empty), sized for the pane
+/// area.
+pub fn spawn_shell(app: &App, workspace_id: String, tab_id: String) -> Effect {
+    let area = crate::regions::regions(app).panes;
+    Effect::Request(Request::Spawn {
+        workspace_id,
+        tab_id,
+        argv: Vec::new(),
+        cwd: String::new(),
+        title: String::new(),
+        env: Vec::new(),
+        cols: area.width,
+        rows: area.height.saturating_sub(1),
+    })
+}
+
 /// Opens the form on the current workspace and asks for its worktrees.
 pub fn open(app: &mut App, fx: &mut Vec<Effect>) {
     let workspace = app
