@@ -52,7 +52,7 @@ fn desktop(app: &App, n: &pb::Notification) -> Vec<u8> {
         .catalog
         .panes
         .get(&n.pane_id)
-        .map(crate::view::label)
+        .map(crate::names::label)
         .unwrap_or_else(|| "signaltty".into());
     let clean = |s: &str| -> String {
         s.chars()

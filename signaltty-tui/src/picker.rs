@@ -59,7 +59,7 @@ fn workspace_text(ws: &signaltty_proto::v1::Workspace) -> String {
 /// badge.
 pub fn pane_text(pane: &signaltty_proto::v1::Pane) -> String {
     let (glyph, _) = crate::view::glyph(pane);
-    let mut text = format!("{glyph} {}", crate::view::label(pane));
+    let mut text = format!("{glyph} {}", crate::names::label(pane));
     if let Some(badge) = crate::view::badge(pane) {
         text.push_str("  ");
         text.push_str(badge);

@@ -13,7 +13,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use signaltty_proto::v1 as pb;
 
 use crate::app::{App, Effect, Field, Request};
-use crate::diff::{DiffView, Files, Hunks};
+use crate::diff_view::{DiffView, Files, Hunks};
 
 pub use crate::diff_view::{Comment, Panel, RaceDiff};
 use crate::race_state::RaceRequest;

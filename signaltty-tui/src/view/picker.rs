@@ -5,7 +5,7 @@
 use ratatui::buffer::Buffer;
 use ratatui::style::{Modifier, Style};
 
-use super::overlays::{boxed, text_field};
+use super::boxes::{boxed, text_field};
 use super::put;
 use crate::app::Picker;
 use crate::app::{App, Row};

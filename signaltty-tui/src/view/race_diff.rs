@@ -8,7 +8,7 @@ use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier, Style};
 use signaltty_client::present::race as race_text;
 
-use super::overlays::{boxed, text_field};
+use super::boxes::{boxed, text_field};
 use super::put;
 use crate::diff::DiffView;
 use crate::race_diff::{Panel, RaceDiff};

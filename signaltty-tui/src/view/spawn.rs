@@ -4,7 +4,7 @@
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier, Style};
 
-use super::overlays::{boxed, text_field};
+use super::boxes::{boxed, text_field};
 use super::put;
 use crate::app::{App, Field};
 use crate::spawn_form::{FormRow, SpawnForm, Worktrees};
