@@ -5,9 +5,9 @@
 //! repository's root.
 //!
 //! It reads what cargo does not check inside one crate: which module names which. It understands
-//! grouped imports (`use crate::{a, b::{c, d}}`), `super::` chains, comments (a doc comment may
-//! *mention* another module) and string literals; test code (`#[cfg(test)]` modules, inline or in
-//! their own files) is left out, since a test may use anything.
+//! grouped imports (`use crate::{a, b::{c, d}}`), `super::` chains and comments (a doc comment may
+//! *mention* another module; a `//` inside a string is not a comment); test code (`#[cfg(test)]`
+//! modules, inline or in their own files) is left out, since a test may use anything.
 
 #![allow(dead_code)]
 
