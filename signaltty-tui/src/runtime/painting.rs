@@ -30,7 +30,7 @@ use std::os::fd::AsFd as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use signaltty_client::geometry::Rect;
+use crate::geometry::Rect;
 use signaltty_tty::handoff::{self, Lines};
 use signaltty_tty::paint::{self, Notice};
 use tokio::net::UnixStream;
