@@ -1,10 +1,10 @@
 //! Human renderings shared by several commands: tables of workspaces, tabs and panes, and one
-//! object's details (the short forms of single values are in `signaltty_client::present::text`).
+//! object's details (the short forms of single values are in `crate::present::text`).
 //! Everything here returns text; commands print it.
 
-use signaltty_client::present::layout::LayoutJson;
-use signaltty_client::present::names::name;
-use signaltty_client::present::text::{age, decision_summary, git_summary, or_dash, status, time};
+use crate::present::layout::LayoutJson;
+use crate::present::names::name;
+use crate::present::text::{age, decision_summary, git_summary, or_dash, status, time};
 use signaltty_proto::v1 as pb;
 
 use crate::table::{Table, key_values};

@@ -3,9 +3,9 @@
 //! One clap enum ([`cli::Command`]) with one file per command group under [`cmd`] (`XxxArgs` +
 //! `cmd_xxx`). Every command returns a [`error::CliError`] whose kind alone decides the exit code
 //! (1 server error, 2 usage error, 3 no server). Human output by default, `--json` for scripts
-//! ([`signaltty_client::present`]). Reaching the server (and starting one when none answers),
-//! the attach driver, the raw-mode guard and the presentation of the wire types come from the
-//! shared `signaltty-client` crate, as they do for the TUI.
+//! ([`present`]). Reaching the server (and starting one when none answers), the attach driver,
+//! the raw-mode guard, the enum names and a race's lines come from the shared `signaltty-client`
+//! crate, as they do for the TUI.
 
 pub mod cli;
 pub mod cmd;
@@ -13,6 +13,7 @@ pub mod error;
 pub mod human;
 pub mod machine_prefix;
 pub mod output;
+pub mod present;
 pub mod resolve;
 pub mod table;
 

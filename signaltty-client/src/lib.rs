@@ -1,8 +1,9 @@
 //! What every Rust client of the signaltty server shares (the CLI and the TUI): connecting
 //! (trust checks, auto-start, reconnect with backoff), the server's errors with their reasons,
 //! the attach driver, the raw-mode guard and keyboard input for a client that owns a terminal,
-//! the wire types presented once (names, JSON, readable events), a live catalog mirrored from
-//! the event stream, and geometry over the server's layout trees. Nothing here draws.
+//! the enum names and race lines both clients show, and a tab's split tree from either wire form.
+//! Nothing here draws: what only the CLI prints is the CLI's, the live catalog and the layout
+//! geometry are the TUI's.
 //!
 //! ```text
 //!  connect(target, AutoStart) ─▶ trust::check_dir ─▶ UnixStream ─▶ trust::check_peer ─▶ Client
@@ -35,12 +36,10 @@
 
 pub mod attach;
 pub mod autostart;
-pub mod catalog;
 pub mod catch_up;
 pub mod client;
 pub mod connect;
 pub mod error;
-pub mod geometry;
 pub mod layout_tree;
 pub mod present;
 pub mod raw_mode;

@@ -17,7 +17,6 @@ pub mod listen;
 pub mod log_limit;
 pub mod logfile;
 pub mod memory;
-pub mod model;
 pub mod orphans;
 pub mod pane;
 pub mod peer;
@@ -25,4 +24,7 @@ pub mod persist;
 pub mod rpc;
 pub mod store;
 pub mod terminal;
+/// The pure domain, a crate of its own (cargo keeps it from naming the server's upper floors);
+/// re-exported so the server's code and tests keep their `model::` paths.
+pub use signaltty_model as model;
 pub use signaltty_term as term;

@@ -30,7 +30,9 @@ async fn a_panes_figures_cover_its_process_tree_and_add_up_per_workspace() {
     let srv = root.start().await;
     let ws = srv.workspace("big", &root.path().join("w")).await;
     let other = srv.workspace("small", &root.path().join("o")).await;
-    // A shell that holds ~24 MB in a variable, with a `cat` child below it.
+    // A shell that holds ~24 MB in a variable, with a `cat` child below it. The child says
+    // "held" itself (a subshell that then becomes `cat`), so the line proves the child exists:
+    // an `echo` in the shell could come before the shell forks `cat`.
     let big = srv
         .spawn(
             &ws.id,
@@ -38,7 +40,7 @@ async fn a_panes_figures_cover_its_process_tree_and_add_up_per_workspace() {
             &[
                 "/bin/sh",
                 "-c",
-                "x=$(head -c 24000000 /dev/zero | tr '\\0' a); echo held-${#x}; cat; echo $x",
+                "x=$(head -c 24000000 /dev/zero | tr '\\0' a); (echo held-${#x}; exec cat); echo $x",
             ],
         )
         .await;

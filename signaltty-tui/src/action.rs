@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use signaltty_client::geometry::Dir;
+use crate::geometry::Dir;
 
 /// What a rename prompt renames.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

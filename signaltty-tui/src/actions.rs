@@ -3,14 +3,16 @@
 
 use std::time::Instant;
 
-use signaltty_client::geometry::{Axis, Dir, MAX_RATIO, MIN_RATIO, enclosing_split};
+use crate::geometry::{Axis, Dir, MAX_RATIO, MIN_RATIO, enclosing_split};
 use signaltty_proto::v1 as pb;
 
 use crate::action::{Action, Target};
 use crate::app::{App, Confirm, Effect, Field, Focus, Mode, Overlay, Request, Row};
 use crate::moves::Shuffle;
+use crate::navigate::{go_to, open_row};
+use crate::pointer::{region_at, start_drag};
 use crate::regions::{self, tab_cells};
-use crate::update::{go_to, open_row, spawn_shell, start_drag};
+use crate::spawn::spawn_shell;
 
 /// How long a ratio asked for is the start of the next resize key (longer than a key repeat
 /// and the server's answer, shorter than a pause to look).
@@ -52,7 +54,7 @@ pub fn perform(
         Action::SendLeader => {
             if let (Some(pane_id), Some(key)) = (focused, crate::keys::event_of(&app.keymap.leader))
             {
-                let (modes, protocol) = crate::update::key_modes(app, &pane_id);
+                let (modes, protocol) = app.key_modes(&pane_id);
                 let bytes = crate::encode::key(&key, &modes, protocol);
                 fx.push(Effect::Input { pane_id, bytes });
                 app.mode = Mode::Insert;
@@ -210,7 +212,7 @@ pub fn perform(
         }
         Action::PasteBuffer => match (focused, app.paste_buffer.clone()) {
             (Some(pane_id), Some(text)) => {
-                let (modes, _) = crate::update::key_modes(app, &pane_id);
+                let (modes, _) = app.key_modes(&pane_id);
                 let bytes = crate::encode::paste(&text, &modes);
                 fx.push(Effect::Input { pane_id, bytes });
             }
@@ -288,7 +290,7 @@ pub fn perform(
             None => {}
         },
         Action::ScrollBack => {
-            let pane = match at.and_then(|(x, y)| crate::update::region_at(app, x, y)) {
+            let pane = match at.and_then(|(x, y)| region_at(app, x, y)) {
                 Some((_, Some(id))) => Some(id),
                 _ => focused,
             };
@@ -305,7 +307,7 @@ pub fn perform(
         }
         Action::FocusPaneAtCursor => {
             if let Some((x, y)) = at
-                && let Some((_, Some(pane))) = crate::update::region_at(app, x, y)
+                && let Some((_, Some(pane))) = region_at(app, x, y)
                 && let Some(tab) = app.current_tab()
             {
                 let (ws, tab) = (tab.workspace_id.clone(), tab.id.clone());

@@ -5,9 +5,9 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
+use crate::catalog::{Catalog, FeedMsg};
+use crate::geometry::{Divider, SplitPath};
 use crossterm::event::{KeyEvent, MouseEvent};
-use signaltty_client::catalog::{Catalog, FeedMsg};
-use signaltty_client::geometry::{Divider, SplitPath};
 use signaltty_proto::v1 as pb;
 use signaltty_term::Screen;
 
@@ -54,14 +54,44 @@ pub enum Link {
     },
 }
 
-/// A text field being edited.
+pub use crate::field::Field;
+pub use crate::spawn_form::SpawnForm;
+
+/// Where the user is: (workspace, tab, pane).
+pub type Place = (Option<String>, Option<String>, Option<String>);
+
+/// What was shown before, for the "last" actions.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Field {
-    /// The text.
-    pub text: String,
+pub struct History {
+    /// Where the user was after the last message.
+    pub at: Place,
+    /// Per tab, the pane focused before the current one.
+    pub pane: HashMap<String, String>,
+    /// Per workspace, the tab shown before the current one.
+    pub tab: HashMap<String, String>,
+    /// The workspace shown before the current one.
+    pub workspace: Option<String>,
 }
 
-pub use crate::spawn::SpawnForm;
+/// What was last told to the outer terminal, and the tabs with unseen output.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outer {
+    /// The title last written (none before the first).
+    pub title: Option<String>,
+    /// Tabs whose panes printed while the tab was not shown (tmux's `#`).
+    pub activity: HashSet<String>,
+    /// The highlighted row of the notification list (`C-b N`).
+    pub selected: usize,
+}
+
+/// The picker's state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Picker {
+    /// What was typed.
+    pub filter: Field,
+    /// The highlighted row among those shown.
+    pub selected: usize,
+}
 
 /// What the confirmation is for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,11 +126,11 @@ pub enum Overlay {
     /// Unread notifications.
     Notifications,
     /// Copy mode over a pane's history, drawn in the pane's place (`crate::copy_mode`).
-    Copy(crate::copy_mode::CopyMode),
+    Copy(crate::copy_state::CopyMode),
     /// The focused workspace's changes against HEAD.
-    Diff(crate::diff::DiffView),
+    Diff(crate::diff_view::DiffView),
     /// The newest race's entries (`race_view.rs`).
-    Race(crate::race_view::RaceView),
+    Race(crate::race_state::RaceView),
     /// The focused pane's pending decision, focused: only now do keys answer it.
     Decision {
         /// Its pane.
@@ -111,7 +141,7 @@ pub enum Overlay {
         selected: u8,
     },
     /// Workspaces, tabs and panes, filtered as one types.
-    Picker(crate::picker::Picker),
+    Picker(Picker),
     /// Pane numbers over the panes until a key or `until`: a digit focuses that pane.
     PaneNumbers {
         /// When they go away.
@@ -250,7 +280,7 @@ pub struct App {
     /// Per tab, its zoomed pane (client-side: see `crate::moves`).
     pub zoomed: HashMap<String, String>,
     /// What was shown before, for the "last pane / tab / workspace" actions.
-    pub history: crate::moves::History,
+    pub history: History,
     /// The last ratio a resize key asked for (tab, split, ratio, when): the next key within a
     /// second starts from it (see `actions::resize`).
     pub last_ratio: Option<(String, SplitPath, f32, Instant)>,
@@ -273,10 +303,21 @@ pub struct App {
     /// only the rows of these that changed (`crate::paint`), unless `dirty`.
     pub damaged: HashSet<String>,
     /// Alerts and the title on the outer terminal, tab activity (`crate::outer_notify`).
-    pub outer: crate::outer_notify::Outer,
+    pub outer: Outer,
 }
 
 impl App {
+    /// The modes and keyboard protocol of a pane's program (defaults before its first snapshot).
+    pub fn key_modes(
+        &self,
+        pane_id: &str,
+    ) -> (signaltty_term::vt::Modes, crate::encode::KeyProtocol) {
+        self.screens
+            .get(pane_id)
+            .map(|s| (*s.view().modes(), crate::encode::KeyProtocol::of(s.view())))
+            .unwrap_or_default()
+    }
+
     /// A fresh state before the first load.
     pub fn new(keymap: Keymap, size: (u16, u16), start_dir: String) -> App {
         App {
@@ -310,7 +351,7 @@ impl App {
             looked_at: None,
             answered: None,
             zoomed: HashMap::new(),
-            history: crate::moves::History::default(),
+            history: History::default(),
             paste_buffer: None,
             last_ratio: None,
             bootstrapped: false,
@@ -509,7 +550,7 @@ pub enum Reply {
     /// A git request's answer (diff view, spawn form, worktree chain).
     Git(Box<crate::git::GitReply>),
     /// A race view reply.
-    Race(Box<crate::race_view::RaceReply>),
+    Race(Box<crate::race_state::RaceReply>),
 }
 
 /// A server request the runtime makes.
@@ -610,7 +651,7 @@ pub enum Request {
     /// A git request (diff view, worktrees, "new agent in a worktree").
     Git(crate::git::GitRequest),
     /// A race view request.
-    Race(crate::race_view::RaceRequest),
+    Race(crate::race_state::RaceRequest),
     /// SetLayout: the tab's panes in other places (swap, rotate).
     SetLayout {
         /// Tab.

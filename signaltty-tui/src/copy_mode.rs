@@ -18,86 +18,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKi
 
 use crate::app::{App, Effect, Field};
 use crate::styled::StyledLine;
+use crate::tui_options::CopyKeys;
 
-/// Which movement keys copy mode takes (`[tui] copy_keys`; tmux's `mode-keys`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum CopyKeys {
-    /// `h j k l`, `w b e`, `0 $`, `g G`, `v V C-v`, `/ ?`, `y`.
-    #[default]
-    Vi,
-    /// `C-f C-b C-n C-p`, `M-f M-b`, `C-a C-e`, `M-< M->`, `C-space`, `C-s C-r`, `M-w`.
-    Emacs,
-}
-
-impl std::str::FromStr for CopyKeys {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "vi" => Ok(CopyKeys::Vi),
-            "emacs" => Ok(CopyKeys::Emacs),
-            other => Err(format!(
-                "copy_keys must be \"vi\" or \"emacs\", not {other:?}"
-            )),
-        }
-    }
-}
-
-/// What a selection covers between its anchor and the cursor.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SelectKind {
-    /// Reading order, from one character to the other.
-    Char,
-    /// Whole lines.
-    Line,
-    /// The rectangle the two corners span (tmux's rectangle-toggle, vim's `C-v`).
-    Block,
-}
-
-/// Which way a search goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dir {
-    /// Towards the newest line.
-    Forward,
-    /// Towards the oldest line.
-    Backward,
-}
-
-/// A place in the history: line (oldest first) and character column.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Point {
-    /// The line.
-    pub line: usize,
-    /// The column, in characters.
-    pub col: usize,
-}
-
-/// The state of copy mode over one pane.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CopyMode {
-    /// The pane.
-    pub pane_id: String,
-    /// Plain text per line, oldest first (empty until loaded).
-    pub lines: Vec<String>,
-    /// The same lines with their colours.
-    pub styled: Vec<StyledLine>,
-    /// Whether the history arrived.
-    pub loaded: bool,
-    /// The key style.
-    pub keys: CopyKeys,
-    /// The cursor.
-    pub cursor: Point,
-    /// The first line shown.
-    pub top: usize,
-    /// The pane's cursor column when copy mode opened (where the cursor starts once loaded).
-    pub start_col: usize,
-    /// Where the selection began, and its kind; none while only moving.
-    pub anchor: Option<(Point, SelectKind)>,
-    /// A search being typed.
-    pub prompt: Option<(Dir, Field)>,
-    /// The last search, for `n` / `N` and the highlight.
-    pub search: Option<(String, Dir)>,
-}
+pub use crate::copy_state::{CopyMode, Dir, Point, SelectKind};
 
 /// What a key did to copy mode.
 #[derive(Debug, PartialEq, Eq)]
@@ -442,7 +365,7 @@ pub fn height(app: &App, pane_id: &str) -> usize {
 }
 
 /// The pane's content rectangle, when it is on screen.
-pub fn area(app: &App, pane_id: &str) -> Option<signaltty_client::geometry::Rect> {
+pub fn area(app: &App, pane_id: &str) -> Option<crate::geometry::Rect> {
     let (_, placement) = crate::regions::placement(app)?;
     placement
         .panes
@@ -477,7 +400,7 @@ pub fn on_key(app: &mut App, mode: &mut CopyMode, key: KeyEvent, fx: &mut Vec<Ef
                 mode.follow(height);
             }
             _ => {
-                crate::overlay_keys::edit(&mut field, &key);
+                crate::field::edit(&mut field, &key);
                 mode.prompt = Some((dir, field));
             }
         }

@@ -3,8 +3,8 @@
 //! `[n] label` lands, so that `view` draws the options and `update` hit-tests clicks on them by
 //! the same numbers (as `regions` does for the rest of the screen).
 
+use crate::geometry::Rect;
 use ratatui::text::Span;
-use signaltty_client::geometry::Rect;
 use signaltty_proto::v1 as pb;
 
 use crate::app::{App, Overlay, Row};

@@ -9,60 +9,15 @@
 //! The same view shows a race entry's changes against the race's base (`race_diff.rs`: the
 //! files and hunks come from CompareRace, with a line cursor for review comments).
 
+use crate::geometry::Rect;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
-use signaltty_client::geometry::Rect;
 use signaltty_proto::v1 as pb;
 
 use crate::app::{App, Effect, Overlay, Request};
 use crate::git::{Failure, GitReply, GitRequest};
 use crate::regions::regions;
 
-/// The file list's state.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Files {
-    /// Waiting for GetWorkspaceDiff.
-    Loading,
-    /// The workspace's directory is not in a repository.
-    NotARepo,
-    /// The list could not be read (the server's message).
-    Unavailable(String),
-    /// The changed files.
-    Loaded(pb::GetWorkspaceDiffResponse),
-}
-
-/// The highlighted file's diff.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Hunks {
-    /// Waiting for GetFileDiff.
-    Loading,
-    /// The request failed (the server's message).
-    Failed(String),
-    /// The answer (text, binary, unchanged, too large or unavailable).
-    Loaded(pb::GetFileDiffResponse),
-}
-
-/// The diff view's state.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DiffView {
-    /// The workspace shown.
-    pub workspace_id: String,
-    /// The files.
-    pub files: Files,
-    /// The highlighted file (index into the list).
-    pub selected: usize,
-    /// The highlighted file's path and its diff, once asked for.
-    pub file: Option<(String, Hunks)>,
-    /// Hunk lines scrolled off the top.
-    pub scroll: usize,
-    /// The last request number given out.
-    pub seq: u64,
-    /// The request number the list waits for.
-    pub files_seq: u64,
-    /// The request number the hunks wait for.
-    pub file_seq: u64,
-    /// A race entry's diff (`race_diff.rs`), not the workspace's against HEAD.
-    pub race: Option<Box<crate::race_diff::RaceDiff>>,
-}
+pub use crate::diff_view::{DiffView, Files, Hunks};
 
 /// Where the view's parts are on the screen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,7 +56,7 @@ pub fn layout(app: &App) -> Layout {
 
 impl DiffView {
     /// A view of a race's entries (the comparison is asked for by `race_diff::compare`).
-    pub fn for_race(workspace_id: String, race: crate::race_diff::RaceDiff) -> DiffView {
+    pub fn for_race(workspace_id: String, race: crate::diff_view::RaceDiff) -> DiffView {
         DiffView {
             workspace_id,
             files: Files::Loading,

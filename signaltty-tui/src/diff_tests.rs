@@ -4,8 +4,8 @@
 
 use std::time::Instant;
 
+use crate::catalog::FeedMsg;
 use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use signaltty_client::catalog::FeedMsg;
 use signaltty_proto::v1 as pb;
 
 use super::*;

@@ -14,6 +14,7 @@
 //! between two packets still parses. Under the kitty keyboard protocol (pushed when the outer
 //! terminal speaks it) Esc arrives as `CSI 27u` and no wait applies at all.
 
+mod codes;
 mod csi;
 pub mod parse;
 

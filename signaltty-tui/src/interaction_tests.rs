@@ -6,8 +6,8 @@
 
 use std::time::Instant;
 
+use crate::catalog::{Catalog, FeedMsg};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use signaltty_client::catalog::{Catalog, FeedMsg};
 use signaltty_proto::v1 as pb;
 
 use crate::app::{App, Effect, Msg, PaneEvent, Reply, Request};

@@ -16,6 +16,7 @@ use toml::Spanned;
 use crate::action::Action;
 use crate::keys::{canonical_chord, canonical_token};
 pub use crate::presets::Preset;
+pub use crate::tui_options::ConfigError;
 
 /// Which table a key is looked up in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,21 +55,6 @@ pub const DEFAULT_CHORD_TIMEOUT: Duration = Duration::from_millis(1000);
 /// How long after a repeatable prefix binding (focus or resize by arrows) the next one needs
 /// no prefix (tmux's `repeat-time`).
 pub const DEFAULT_REPEAT_TIME: Duration = Duration::from_millis(500);
-
-/// One problem in the config file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigError {
-    /// 1-based line (0 when unknown).
-    pub line: usize,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl std::fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "line {}: {}", self.line, self.message)
-    }
-}
 
 type Bindings = BTreeMap<Spanned<String>, Spanned<String>>;
 

@@ -1,6 +1,6 @@
 use super::*;
 use crate::action::Target;
-use signaltty_client::geometry::Dir;
+use crate::geometry::Dir;
 
 fn keys(s: &str) -> Vec<String> {
     canonical_chord(s).expect("valid chord")

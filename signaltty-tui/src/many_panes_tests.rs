@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use signaltty_client::catalog::{Catalog, FeedMsg};
+use crate::catalog::{Catalog, FeedMsg};
 use signaltty_proto::v1 as pb;
 
 use crate::app::{App, Msg, PaneEvent};

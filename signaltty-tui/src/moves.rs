@@ -15,24 +15,8 @@
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::layout::Node;
 
-use crate::app::{App, Effect, Request};
-use crate::update::go_to;
-
-/// Where the user is: (workspace, tab, pane).
-pub type Place = (Option<String>, Option<String>, Option<String>);
-
-/// What was shown before, for the "last" actions.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct History {
-    /// Where the user was after the last message.
-    pub at: Place,
-    /// Per tab, the pane focused before the current one.
-    pub pane: std::collections::HashMap<String, String>,
-    /// Per workspace, the tab shown before the current one.
-    pub tab: std::collections::HashMap<String, String>,
-    /// The workspace shown before the current one.
-    pub workspace: Option<String>,
-}
+use crate::app::{App, Effect, Place, Request};
+use crate::navigate::go_to;
 
 /// Where the user is now.
 pub fn place(app: &App) -> Place {
@@ -211,7 +195,7 @@ pub fn shuffle(app: &mut App, how: Shuffle, fx: &mut Vec<Effect>) {
     let Some(layout) = signaltty_client::layout_tree::held(tab) else {
         return;
     };
-    let order = signaltty_client::geometry::pane_ids(layout);
+    let order = crate::geometry::pane_ids(layout);
     let n = order.len();
     if n < 2 {
         return;

@@ -1,4 +1,5 @@
-//! What a tab is called on screen. A tab the user never named (the server calls it `tab N`)
+//! What a tab or a pane is called on screen. A pane is called by its title, with its agent's
+//! kind in front when the title does not say it ([`label`]). A tab the user never named (the server calls it `tab N`)
 //! is named after what runs in it, as tmux's `automatic-rename` does: the agent's kind, or the
 //! program's name, and the basename of its directory (`claude api`, `sh web`), from the tab's
 //! active pane. A name the user gave (`C-b ,`) is kept as it is.
@@ -35,7 +36,7 @@ pub fn tab_name(app: &App, tab: &pb::Tab) -> String {
 
 /// `kind dir` for a pane: its agent (else its program) and its directory's basename.
 pub fn running(app: &App, pane: &pb::Pane) -> String {
-    let what = crate::view::agent_name(pane)
+    let what = agent_name(pane)
         .map(str::to_owned)
         .or_else(|| pane.argv.first().map(|a| basename(a).to_owned()))
         .filter(|w| !w.is_empty())
@@ -55,6 +56,29 @@ pub fn running(app: &App, pane: &pb::Pane) -> String {
 
 fn basename(path: &str) -> &str {
     path.trim_end_matches('/').rsplit('/').next().unwrap_or("")
+}
+
+/// The agent's kind as a short word.
+pub fn agent_name(pane: &pb::Pane) -> Option<&'static str> {
+    let kind = pane.agent.as_ref()?.kind;
+    Some(match pb::AgentKind::try_from(kind).ok()? {
+        pb::AgentKind::Claude => "claude",
+        pb::AgentKind::Codex => "codex",
+        pb::AgentKind::Opencode => "opencode",
+        pb::AgentKind::Cursor => "cursor",
+        pb::AgentKind::Generic => "agent",
+        pb::AgentKind::Unspecified => return None,
+    })
+}
+
+/// What a pane is called in lists: its title, with its agent's kind in front when the title
+/// does not say it (`claude · fix the tests`).
+pub fn label(pane: &pb::Pane) -> String {
+    match agent_name(pane) {
+        Some(agent) if pane.title.is_empty() => agent.to_owned(),
+        Some(agent) if !pane.title.contains(agent) => format!("{agent} · {}", pane.title),
+        _ => pane.title.clone(),
+    }
 }
 
 #[cfg(test)]

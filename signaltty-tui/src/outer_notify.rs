@@ -13,23 +13,10 @@
 //!   notifications. "Waiting" means a pane blocked on the user (a permission or input).
 //!   Looking at a pane (it is marked seen) clears both.
 
-use std::collections::HashSet;
-
 use signaltty_proto::v1 as pb;
 
 use crate::app::{App, Effect};
 use crate::tui_options::Notify;
-
-/// What was last told to the outer terminal, and the tabs with unseen output.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Outer {
-    /// The title last written (none before the first).
-    pub title: Option<String>,
-    /// Tabs whose panes printed while the tab was not shown (tmux's `#`).
-    pub activity: HashSet<String>,
-    /// The highlighted row of the notification list (`C-b N`).
-    pub selected: usize,
-}
 
 /// A feed event about to be applied: a bell or a notification becomes an alert outside.
 pub fn on_event(app: &App, event: &pb::Event, fx: &mut Vec<Effect>) {
@@ -65,7 +52,7 @@ fn desktop(app: &App, n: &pb::Notification) -> Vec<u8> {
         .catalog
         .panes
         .get(&n.pane_id)
-        .map(crate::view::label)
+        .map(crate::names::label)
         .unwrap_or_else(|| "signaltty".into());
     let clean = |s: &str| -> String {
         s.chars()
@@ -196,7 +183,7 @@ pub fn list_key(app: &mut App, key: crossterm::event::KeyEvent, fx: &mut Vec<Eff
                 .and_then(|n| app.catalog.panes.get(&n.pane_id))
                 .map(|p| (p.workspace_id.clone(), p.tab_id.clone(), p.id.clone()));
             if let Some((ws, tab, pane)) = target {
-                crate::update::go_to(app, Some(ws), Some(tab), Some(pane), fx);
+                crate::navigate::go_to(app, Some(ws), Some(tab), Some(pane), fx);
             }
             false
         }

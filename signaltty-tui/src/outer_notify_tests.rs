@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use signaltty_client::catalog::FeedMsg;
+use crate::catalog::FeedMsg;
 use signaltty_proto::v1 as pb;
 
 use super::*;

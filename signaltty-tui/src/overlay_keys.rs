@@ -3,21 +3,27 @@
 
 use std::time::Instant;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 
 use crate::action::Target;
-use crate::app::{App, Confirm, Effect, Field, Overlay, Request};
+use crate::app::{App, Confirm, Effect, Overlay, Request};
+use crate::field::edit;
 
-/// Handles a key for the open overlay.
-pub fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) {
+/// Handles a key for the open overlay. Returns true when the overlay gave the key up (and
+/// closed): the caller handles it as if no overlay had been open (returning it, rather than
+/// calling back into `update`, keeps this module below `update`).
+pub fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) -> bool {
     let Some(overlay) = app.overlay.take() else {
-        return;
+        return false;
     };
+    let leader = crate::keys::token_of(&key).is_some_and(|t| t == app.keymap.leader);
     app.overlay = match overlay {
         Overlay::Help { offset } => help_key(offset, key),
         Overlay::Notifications => {
             crate::outer_notify::list_key(app, key, fx).then_some(Overlay::Notifications)
         }
+        // The prefix leaves the decision box and starts a command.
+        Overlay::Decision { .. } if leader => return true,
         Overlay::Decision {
             pane_id,
             decision_id,
@@ -30,8 +36,7 @@ pub fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) 
             if !pane_number_key(app, key, fx) {
                 // Any other key takes the numbers away and is handled as usual (the prefix
                 // starts a command, a letter goes to the pane).
-                crate::update::on_key_again(app, key, now, fx);
-                return;
+                return true;
             }
             None
         }
@@ -40,7 +45,7 @@ pub fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) 
             KeyCode::Enter => {
                 run_command(app, &field.text, now, fx);
                 // A command may open an overlay of its own: keep it.
-                return;
+                return false;
             }
             _ => {
                 edit(&mut field, &key);
@@ -90,16 +95,15 @@ pub fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) 
             } else if let Some(race) = view.race {
                 // A race entry's diff goes back to the race view, on that entry.
                 crate::race_view::reopen(app, &race.race_id, race.shown, fx);
-                return;
+                return false;
             } else {
                 None
             }
         }
         Overlay::Copy(mut mode) => {
             // The prefix leaves copy mode and starts a command, as in the decision box.
-            if crate::keys::token_of(&key).is_some_and(|t| t == app.keymap.leader) {
-                crate::update::on_key_again(app, key, now, fx);
-                return;
+            if leader {
+                return true;
             }
             match crate::copy_mode::on_key(app, &mut mode, key, fx) {
                 crate::copy_mode::Outcome::Stay => Some(Overlay::Copy(mode)),
@@ -115,6 +119,7 @@ pub fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) 
             }
         }
     };
+    false
 }
 
 /// The help overlay: j/k, arrows, PgUp/PgDn and space scroll; any other key closes it.
@@ -148,12 +153,6 @@ fn decision_key(
         .get(&pane_id)
         .and_then(|p| p.pending_decision.as_ref())
         .map_or(0, |d| u8::try_from(d.options.len()).unwrap_or(u8::MAX));
-    let leader = crate::keys::token_of(&key).is_some_and(|t| t == app.keymap.leader);
-    if leader {
-        app.overlay = None;
-        crate::update::on_key_again(app, key, now, fx);
-        return app.overlay.take();
-    }
     let selected = match key.code {
         KeyCode::Char(c @ '1'..='9') => {
             let n = c as u8 - b'0';
@@ -194,7 +193,7 @@ fn pane_number_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) -> bool {
         && let Some(pane) = tab.pane_ids.get(n)
     {
         let (ws, tab, pane) = (tab.workspace_id.clone(), tab.id.clone(), pane.clone());
-        crate::update::go_to(app, Some(ws), Some(tab), Some(pane), fx);
+        crate::navigate::go_to(app, Some(ws), Some(tab), Some(pane), fx);
     }
     true
 }
@@ -220,17 +219,4 @@ fn run_command(app: &mut App, line: &str, now: Instant, fx: &mut Vec<Effect>) {
         }
         Err(message) => app.toast(message, now),
     }
-}
-
-/// Edits a text field; returns whether the key was an edit.
-pub fn edit(field: &mut Field, key: &KeyEvent) -> bool {
-    match key.code {
-        KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => field.text.clear(),
-        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => field.text.push(c),
-        KeyCode::Backspace => {
-            field.text.pop();
-        }
-        _ => return false,
-    }
-    true
 }

@@ -24,10 +24,10 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
+use crate::geometry::Rect;
 use ratatui::backend::{Backend, ClearType, CrosstermBackend};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect as TuiRect;
-use signaltty_client::geometry::Rect;
 use signaltty_term::vt::Row;
 
 use crate::app::{App, Link};

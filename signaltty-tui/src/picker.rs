@@ -5,17 +5,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use crate::app::{App, Effect, Field, Row};
-use crate::update::open_row;
-
-/// The picker's state.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Picker {
-    /// What was typed.
-    pub filter: Field,
-    /// The highlighted row among those shown.
-    pub selected: usize,
-}
+use crate::app::{App, Effect, Picker, Row};
+use crate::navigate::open_row;
 
 /// Opens the picker on the row of the focused pane.
 pub fn open(app: &App) -> Picker {
@@ -68,7 +59,7 @@ fn workspace_text(ws: &signaltty_proto::v1::Workspace) -> String {
 /// badge.
 pub fn pane_text(pane: &signaltty_proto::v1::Pane) -> String {
     let (glyph, _) = crate::view::glyph(pane);
-    let mut text = format!("{glyph} {}", crate::view::label(pane));
+    let mut text = format!("{glyph} {}", crate::names::label(pane));
     if let Some(badge) = crate::view::badge(pane) {
         text.push_str("  ");
         text.push_str(badge);
@@ -94,7 +85,7 @@ pub fn on_key(app: &mut App, picker: &mut Picker, key: KeyEvent, fx: &mut Vec<Ef
         KeyCode::Down => picker.selected += 1,
         KeyCode::Char('n') if ctrl => picker.selected += 1,
         _ => {
-            if crate::overlay_keys::edit(&mut picker.filter, &key) {
+            if crate::field::edit(&mut picker.filter, &key) {
                 // The best match of what was typed: the first row that matches itself (not
                 // only through a row under it), else the first row.
                 let needle = picker.filter.text.to_lowercase();

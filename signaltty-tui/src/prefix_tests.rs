@@ -256,11 +256,7 @@ fn swap_and_rotate_send_the_layout_with_the_panes_moved() {
             _ => None,
         });
         let layout = layout.unwrap_or_else(|| panic!("{script}: no SetLayout in {fx:?}"));
-        assert_eq!(
-            signaltty_client::geometry::pane_ids(&layout),
-            ["b", "a"],
-            "{script}"
-        );
+        assert_eq!(crate::geometry::pane_ids(&layout), ["b", "a"], "{script}");
     }
 }
 

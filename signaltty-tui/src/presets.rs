@@ -10,7 +10,7 @@
 //! A digit is a tab's number in both: a decision is answered only in its focused box
 //! (`FocusDecision`) or by a click on an option, never by a key that means something else too.
 
-use signaltty_client::geometry::Dir;
+use crate::geometry::Dir;
 
 use crate::action::{Action, Target};
 

@@ -4,7 +4,7 @@
 //! runs it, Esc cancels; anything else it cannot read is a toast saying so, and nothing
 //! happens.
 
-use signaltty_client::geometry::Dir;
+use crate::geometry::Dir;
 
 use crate::action::{Action, Target};
 

@@ -7,99 +7,16 @@
 //! of every entry (`m`), and the check command's exit status and output (`o`; `C` runs it in
 //! every worktree). `?` lists these keys; Esc or q goes back to the race view.
 
-use std::collections::HashMap;
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent};
 use signaltty_proto::v1 as pb;
 
 use crate::app::{App, Effect, Field, Request};
-use crate::diff::{DiffView, Files, Hunks};
-use crate::race_view::RaceRequest;
+use crate::diff_view::{DiffView, Files, Hunks};
 
-/// What the body of the view shows.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum Panel {
-    /// The files and the hunks.
-    #[default]
-    Diff,
-    /// Every entry × every file touched, and each entry's check.
-    Matrix,
-    /// The shown entry's check output.
-    Check,
-    /// The pending comments, one highlighted.
-    Comments(usize),
-    /// The keys.
-    Keys,
-}
-
-/// A review comment not sent yet.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Comment {
-    /// The entry it is for.
-    pub entry: u32,
-    /// The file (relative to the repository root).
-    pub path: String,
-    /// The line in the entry's version.
-    pub line: u32,
-    /// What to say.
-    pub text: String,
-}
-
-/// The race part of a diff view.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct RaceDiff {
-    /// The race.
-    pub race_id: String,
-    /// Its base commit (hex) and branch, for the header.
-    pub base_commit: String,
-    /// The base branch (empty when detached).
-    pub base_branch: String,
-    /// Its check command (empty: none configured).
-    pub check_command: String,
-    /// Each entry's agent, by entry index.
-    pub agents: Vec<(u32, String)>,
-    /// Each entry's workspace, by entry index (for the header).
-    pub workspaces: Vec<(u32, String)>,
-    /// CompareRace's answer (open entries, in order).
-    pub entries: Vec<pb::RaceEntryDiff>,
-    /// The entry shown.
-    pub shown: u32,
-    /// The shown entry's patch, by file.
-    pub patches: HashMap<String, pb::GetFileDiffResponse>,
-    /// The hunk row with the cursor.
-    pub cursor: usize,
-    /// Comments not sent yet, every entry's.
-    pub comments: Vec<Comment>,
-    /// The body.
-    pub panel: Panel,
-    /// The comment being typed, for (path, line).
-    pub input: Option<(String, u32, Field)>,
-    /// A CompareRace is on its way; `Some(true)` when it runs the check.
-    pub loading: Option<bool>,
-    /// Why CompareRace failed.
-    pub error: Option<String>,
-}
-
-impl RaceDiff {
-    /// The shown entry's diff, once compared.
-    pub fn entry(&self) -> Option<&pb::RaceEntryDiff> {
-        self.entries.iter().find(|d| d.index == self.shown)
-    }
-
-    /// The agent of entry `index`.
-    pub fn agent(&self, index: u32) -> &str {
-        self.agents
-            .iter()
-            .find(|(i, _)| *i == index)
-            .map_or("", |(_, a)| a.as_str())
-    }
-
-    /// The shown entry's pending comments.
-    pub fn entry_comments(&self) -> impl Iterator<Item = &Comment> {
-        self.comments.iter().filter(move |c| c.entry == self.shown)
-    }
-}
+pub use crate::diff_view::{Comment, Panel, RaceDiff};
+use crate::race_state::RaceRequest;
 
 /// Opens the diff view on entry `index` of `race`, and asks for the comparison.
 pub fn open(app: &mut App, race: &pb::Race, index: u32, panel: Panel, fx: &mut Vec<Effect>) {
@@ -306,7 +223,7 @@ pub fn on_key(
                 text: field.text.trim().to_owned(),
             }),
             _ => {
-                crate::overlay_keys::edit(&mut field, &key);
+                crate::field::edit(&mut field, &key);
                 race.input = Some((path, line, field));
             }
         }

@@ -8,7 +8,9 @@ use crossterm::event::{KeyCode, KeyEvent};
 use signaltty_proto::v1 as pb;
 
 use crate::app::{Effect, Request};
-use crate::race_view::RaceRequest;
+use crate::race_state::RaceRequest;
+
+pub use crate::race_state::KeepForm;
 
 /// The merge modes, in the order the form cycles them.
 pub const MODES: [pb::MergeMode; 3] = [
@@ -24,21 +26,6 @@ pub fn mode_text(mode: pb::MergeMode) -> &'static str {
         pb::MergeMode::Squash => "squash",
         _ => "merge commit",
     }
-}
-
-/// The keep form.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KeepForm {
-    /// The race.
-    pub race_id: String,
-    /// The entry to keep.
-    pub index: u32,
-    /// How (index into [`MODES`]).
-    pub mode: usize,
-    /// Delete the other entries' branches too.
-    pub delete_branches: bool,
-    /// The confirmation is showing.
-    pub confirming: bool,
 }
 
 impl KeepForm {

@@ -2,7 +2,7 @@
 //! line, each pane's title row and content, each tab's cells. `view` draws by these and
 //! `update` hit-tests mouse events by the same numbers, so a click lands where it was drawn.
 
-use signaltty_client::geometry::{Placement, Rect};
+use crate::geometry::{Placement, Rect};
 use signaltty_proto::v1 as pb;
 
 use crate::app::{App, SIDEBAR_WIDTH};

@@ -35,9 +35,9 @@ use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use crate::catalog::run_feed;
 use crossterm::event::Event;
 use signaltty_client::Client;
-use signaltty_client::catalog::run_feed;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 

@@ -235,12 +235,10 @@ fn the_chain_reply_shows_the_new_workspace_and_focuses_its_pane() {
     let seq = app.catalog.seq + 1;
     update(
         &mut app,
-        Msg::Feed(signaltty_client::catalog::FeedMsg::Event(Box::new(
-            pb::Event {
-                seq,
-                ..Default::default()
-            },
-        ))),
+        Msg::Feed(crate::catalog::FeedMsg::Event(Box::new(pb::Event {
+            seq,
+            ..Default::default()
+        }))),
         Instant::now(),
     );
     assert_eq!(app.workspace.as_deref(), Some("w2"));
@@ -276,15 +274,13 @@ fn changed_worktrees_are_listed_again_and_the_choice_kept() {
     let seq = app.catalog.seq + 1;
     let fx = update(
         &mut app,
-        Msg::Feed(signaltty_client::catalog::FeedMsg::Event(Box::new(
-            pb::Event {
-                seq,
-                kind: Some(pb::event::Kind::WorktreeChanged(pb::WorktreeChanged {
-                    repo_root: "/proj".into(),
-                })),
-                ..Default::default()
-            },
-        ))),
+        Msg::Feed(crate::catalog::FeedMsg::Event(Box::new(pb::Event {
+            seq,
+            kind: Some(pb::event::Kind::WorktreeChanged(pb::WorktreeChanged {
+                repo_root: "/proj".into(),
+            })),
+            ..Default::default()
+        }))),
         now,
     );
     assert_eq!(

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use signaltty_client::catalog::{Catalog, FeedMsg};
+use crate::catalog::{Catalog, FeedMsg};
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::layout::Node;
 

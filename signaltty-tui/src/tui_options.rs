@@ -5,8 +5,44 @@
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::copy_mode::CopyKeys;
-use crate::keymap::ConfigError;
+/// One problem in the config file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    /// 1-based line (0 when unknown).
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+/// Which movement keys copy mode takes (`[tui] copy_keys`; tmux's `mode-keys`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CopyKeys {
+    /// `h j k l`, `w b e`, `0 $`, `g G`, `v V C-v`, `/ ?`, `y`.
+    #[default]
+    Vi,
+    /// `C-f C-b C-n C-p`, `M-f M-b`, `C-a C-e`, `M-< M->`, `C-space`, `C-s C-r`, `M-w`.
+    Emacs,
+}
+
+impl std::str::FromStr for CopyKeys {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "vi" => Ok(CopyKeys::Vi),
+            "emacs" => Ok(CopyKeys::Emacs),
+            other => Err(format!(
+                "copy_keys must be \"vi\" or \"emacs\", not {other:?}"
+            )),
+        }
+    }
+}
 
 /// What reaches the outer terminal when a pane rings its bell or posts a notification.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -6,22 +6,21 @@
 
 use std::time::{Duration, Instant};
 
+use crate::catalog::FeedMsg;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
-use signaltty_client::catalog::FeedMsg;
-use signaltty_client::geometry::Hit;
 use signaltty_term::Screen;
 
 use crate::action::Action;
 use crate::actions::perform;
-use crate::app::{
-    App, Attachment, Drag, Effect, Focus, Link, Mode, Msg, PaneEvent, Reply, Request, Row,
-};
+use crate::app::{App, Attachment, Effect, Focus, Link, Mode, Msg, PaneEvent, Reply, Request};
 use crate::encode;
 use crate::focus;
 use crate::keymap::{Preset, Resolved, Table};
 use crate::keys::{event_of, token_of};
 use crate::overlay_keys;
+use crate::pointer::{Region, region_at};
 use crate::regions::{self, content};
+use crate::spawn::spawn_shell;
 
 /// The history kept by the TUI's own pane models. The scroll view reads the server's history
 /// (`ReadPane`), so a model's history only serves a resize that grows the pane (reflow takes
@@ -171,12 +170,6 @@ fn table(app: &App) -> Table {
     }
 }
 
-/// A key an overlay gave up (the leader in a focused decision box) handled as if no overlay
-/// had been open.
-pub fn on_key_again(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) {
-    on_key(app, key, now, fx);
-}
-
 /// Returns whether the key only went to the focused pane (nothing on screen changed).
 ///
 /// The keymap acts on presses and repeats (a held key repeats its action, as it does in a
@@ -188,7 +181,11 @@ fn on_key(app: &mut App, key: KeyEvent, now: Instant, fx: &mut Vec<Effect>) -> b
         return on_release(app, key, fx);
     }
     if app.overlay.is_some() {
-        overlay_keys::on_key(app, key, now, fx);
+        if overlay_keys::on_key(app, key, now, fx) {
+            // Given up (the prefix in a decision box or copy mode, any key over the pane
+            // numbers): handled as if no overlay had been open.
+            on_key(app, key, now, fx);
+        }
         return false;
     }
     if crate::respawn::dead_key(app, &key, fx) {
@@ -276,7 +273,7 @@ fn resolved_keys(
 /// terminal reports a release for every key: none of them may cost a frame).
 fn on_release(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) -> bool {
     if let Some(pane_id) = app.keys_down.remove(&held_key(key.code)) {
-        let (modes, protocol) = key_modes(app, &pane_id);
+        let (modes, protocol) = app.key_modes(&pane_id);
         let bytes = encode::key(&key, &modes, protocol);
         if !bytes.is_empty() {
             fx.push(Effect::Input { pane_id, bytes });
@@ -305,7 +302,7 @@ fn send_keys(app: &mut App, keys: &[KeyEvent], fx: &mut Vec<Effect>) {
     let Some(pane) = app.focused_pane() else {
         return;
     };
-    let (modes, protocol) = key_modes(app, &pane.id);
+    let (modes, protocol) = app.key_modes(&pane.id);
     let bytes: Vec<u8> = keys
         .iter()
         .flat_map(|k| encode::key(k, &modes, protocol))
@@ -320,14 +317,6 @@ fn send_keys(app: &mut App, keys: &[KeyEvent], fx: &mut Vec<Effect>) {
             fx.push(Effect::Request(Request::MarkSeen(pane.id.clone())));
         }
     }
-}
-
-/// The modes and keyboard protocol of a pane's program (defaults before its first snapshot).
-pub fn key_modes(app: &App, pane_id: &str) -> (signaltty_term::vt::Modes, encode::KeyProtocol) {
-    app.screens
-        .get(pane_id)
-        .map(|s| (*s.view().modes(), encode::KeyProtocol::of(s.view())))
-        .unwrap_or_default()
 }
 
 fn on_mouse(app: &mut App, mouse: MouseEvent, now: Instant, fx: &mut Vec<Effect>) {
@@ -353,7 +342,7 @@ fn on_mouse(app: &mut App, mouse: MouseEvent, now: Instant, fx: &mut Vec<Effect>
     if let Some(drag) = &app.drag {
         match mouse.kind {
             MouseEventKind::Drag(MouseButton::Left) => {
-                let ratio = signaltty_client::geometry::ratio_for_drag(&drag.divider, x, y);
+                let ratio = crate::geometry::ratio_for_drag(&drag.divider, x, y);
                 fx.push(Effect::Request(Request::SetRatio {
                     tab_id: drag.tab_id.clone(),
                     path: drag.divider.path.clone(),
@@ -505,67 +494,6 @@ pub fn selected_text(screen: &Screen, sel: &crate::app::Selection) -> String {
     lines.join("\n")
 }
 
-/// The mouse regions of the keymap's `mouse:kind(region)` strings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Region {
-    /// A pane (title or content).
-    Pane,
-    /// A tab in the tab bar.
-    Tab,
-    /// A sidebar row.
-    SidebarRow,
-    /// A split divider.
-    Divider,
-    /// An option of a pending decision (drawn on its pane or listed in the sidebar).
-    DecisionOption,
-}
-
-impl Region {
-    fn name(self) -> &'static str {
-        match self {
-            Region::Pane => "pane",
-            Region::Tab => "tab",
-            Region::SidebarRow => "sidebar-row",
-            Region::Divider => "split-divider",
-            Region::DecisionOption => "decision-option",
-        }
-    }
-}
-
-/// What is at a cell, with the pane's id for panes.
-pub fn region_at(app: &App, x: u16, y: u16) -> Option<(Region, Option<String>)> {
-    if let Some((pane_id, _)) = crate::decision_box::decision_at(app, x, y) {
-        return Some((Region::DecisionOption, Some(pane_id)));
-    }
-    let r = regions::regions(app);
-    if r.sidebar.is_some_and(|s| s.contains(x, y)) {
-        return Some((Region::SidebarRow, None));
-    }
-    if r.tab_bar.contains(x, y) {
-        return Some((Region::Tab, None));
-    }
-    if r.panes.contains(x, y) {
-        let (_, placement) = regions::placement(app)?;
-        return match placement.hit(x, y)? {
-            Hit::Pane(id) => Some((Region::Pane, Some(id))),
-            Hit::Divider(_) => Some((Region::Divider, None)),
-        };
-    }
-    None
-}
-
-/// Starts a divider drag at a cell, if a divider is there.
-pub fn start_drag(app: &mut App, x: u16, y: u16) {
-    if let Some((tab, placement)) = regions::placement(app)
-        && let Some(Hit::Divider(divider)) = placement.hit(x, y)
-    {
-        app.drag = Some(Drag {
-            tab_id: tab.id.clone(),
-            divider,
-        });
-    }
-}
-
 fn on_feed(app: &mut App, feed: FeedMsg, fx: &mut Vec<Effect>) {
     match feed {
         FeedMsg::Loaded(catalog) => {
@@ -574,7 +502,7 @@ fn on_feed(app: &mut App, feed: FeedMsg, fx: &mut Vec<Effect>) {
             choose_workspace(app, fx);
         }
         FeedMsg::Event(event) => {
-            crate::git::on_event(app, &event, fx);
+            crate::git_replies::on_event(app, &event, fx);
             crate::race_view::on_event(app, &event, fx);
             app.catalog.apply(&event);
             if app.current_workspace().is_none() {
@@ -623,22 +551,6 @@ fn choose_workspace(app: &mut App, fx: &mut Vec<Effect>) {
     app.bootstrapped = true;
 }
 
-/// A request for a shell in a workspace (a new tab when `tab_id` is empty), sized for the pane
-/// area.
-pub fn spawn_shell(app: &App, workspace_id: String, tab_id: String) -> Effect {
-    let area = regions::regions(app).panes;
-    Effect::Request(Request::Spawn {
-        workspace_id,
-        tab_id,
-        argv: Vec::new(),
-        cwd: String::new(),
-        title: String::new(),
-        env: Vec::new(),
-        cols: area.width,
-        rows: area.height.saturating_sub(1),
-    })
-}
-
 fn on_pane(app: &mut App, pane_id: String, event: PaneEvent) {
     if !app.attached.contains_key(&pane_id) {
         return;
@@ -668,7 +580,7 @@ fn on_pane(app: &mut App, pane_id: String, event: PaneEvent) {
 
 fn on_reply(app: &mut App, reply: Reply, now: Instant, fx: &mut Vec<Effect>) {
     match reply {
-        Reply::Git(reply) => crate::git::on_reply(app, *reply, now, fx),
+        Reply::Git(reply) => crate::git_replies::on_reply(app, *reply, now, fx),
         Reply::Race(reply) => crate::race_view::on_reply(app, *reply, now, fx),
         Reply::Done => {}
         Reply::Failed(text) => {
@@ -754,55 +666,6 @@ pub fn reconcile(app: &mut App) -> Vec<Effect> {
     app.screens.retain(|id, _| wanted.contains_key(id));
     app.attached = wanted;
     fx
-}
-
-/// Opens what a sidebar row names.
-pub fn open_row(app: &mut App, row: &Row, fx: &mut Vec<Effect>) {
-    let (ws, tab, pane) = match row {
-        Row::Workspace(id) => (Some(id.clone()), None, None),
-        Row::Tab(id) => (
-            app.catalog.tabs.get(id).map(|t| t.workspace_id.clone()),
-            Some(id.clone()),
-            None,
-        ),
-        Row::Pane(id) | Row::Option(id, _) => match app.catalog.panes.get(id) {
-            Some(p) => (
-                Some(p.workspace_id.clone()),
-                Some(p.tab_id.clone()),
-                Some(id.clone()),
-            ),
-            None => (None, None, None),
-        },
-    };
-    go_to(app, ws, tab, pane, fx);
-    app.focus = crate::app::Focus::Panes;
-}
-
-/// Makes a workspace / tab / pane current, telling the server where the user is.
-pub fn go_to(
-    app: &mut App,
-    ws: Option<String>,
-    tab: Option<String>,
-    pane: Option<String>,
-    fx: &mut Vec<Effect>,
-) {
-    if let Some(ws) = ws {
-        app.workspace = Some(ws.clone());
-        if let Some(tab) = tab {
-            app.active_tab.insert(ws.clone(), tab.clone());
-            fx.push(Effect::Request(Request::SetActiveTab {
-                workspace_id: ws,
-                tab_id: tab.clone(),
-            }));
-            if let Some(pane) = pane {
-                app.active_pane.insert(tab.clone(), pane.clone());
-                fx.push(Effect::Request(Request::SetActivePane {
-                    tab_id: tab,
-                    pane_id: pane,
-                }));
-            }
-        }
-    }
 }
 
 /// Whether an action is one the mouse triggers at a position.

@@ -1,7 +1,7 @@
 use std::time::{Duration, Instant};
 
+use crate::catalog::FeedMsg;
 use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use signaltty_client::catalog::FeedMsg;
 use signaltty_proto::v1 as pb;
 
 use super::*;

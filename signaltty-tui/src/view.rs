@@ -2,6 +2,7 @@
 //! the overlays have their own files. Glyphs carry meaning without colour (`○ ● ⚠ ✓ ✗ · ↻`);
 //! colour only reinforces.
 
+mod boxes;
 mod copy_mode;
 mod diff;
 mod overlays;
@@ -13,11 +14,11 @@ mod sidebar;
 mod spawn;
 mod unused;
 
+use crate::geometry::Rect;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect as TuiRect;
 use ratatui::style::{Color, Modifier, Style};
-use signaltty_client::geometry::Rect;
 use signaltty_proto::v1 as pb;
 
 use crate::app::{App, Focus, Link, Mode};
@@ -44,6 +45,7 @@ pub fn render(app: &App, buf: &mut Buffer) -> Option<(u16, u16)> {
     panes::cursor(app)
 }
 
+pub use crate::names::{agent_name, label};
 #[cfg(test)]
 pub(crate) use panes::style_of;
 pub use panes::{cursor, draw_rows};
@@ -126,29 +128,6 @@ pub fn duration(secs: u64) -> String {
         s if s < 60 => format!("{s}s"),
         s if s < 3600 => format!("{}m", s / 60),
         s => format!("{}h{:02}", s / 3600, (s % 3600) / 60),
-    }
-}
-
-/// The agent's kind as a short word.
-pub fn agent_name(pane: &pb::Pane) -> Option<&'static str> {
-    let kind = pane.agent.as_ref()?.kind;
-    Some(match pb::AgentKind::try_from(kind).ok()? {
-        pb::AgentKind::Claude => "claude",
-        pb::AgentKind::Codex => "codex",
-        pb::AgentKind::Opencode => "opencode",
-        pb::AgentKind::Cursor => "cursor",
-        pb::AgentKind::Generic => "agent",
-        pb::AgentKind::Unspecified => return None,
-    })
-}
-
-/// What a pane is called in lists: its title, with its agent's kind in front when the title
-/// does not say it (`claude · fix the tests`).
-pub fn label(pane: &pb::Pane) -> String {
-    match agent_name(pane) {
-        Some(agent) if pane.title.is_empty() => agent.to_owned(),
-        Some(agent) if !pane.title.contains(agent) => format!("{agent} · {}", pane.title),
-        _ => pane.title.clone(),
     }
 }
 

@@ -2,9 +2,9 @@
 
 use std::time::Instant;
 
+use crate::catalog::FeedMsg;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use signaltty_client::catalog::FeedMsg;
 use signaltty_proto::v1 as pb;
 
 use crate::app::{App, Link, Msg, PaneEvent};

@@ -12,13 +12,12 @@ use signaltty_proto::v1::workspace_service_client::WorkspaceServiceClient;
 use tonic::transport::Channel;
 
 use super::Ctx;
-use super::pane::JsonSpawned;
-use super::tab::print_tab;
+use super::show::{JsonSpawned, print_tab};
 use crate::error::{CliError, CliResult};
 use crate::human;
+use crate::present::json::{JsonPane, JsonTab, JsonWorkspace, non_empty};
 use crate::resolve::{self, Kind};
 use signaltty_client::Client;
-use signaltty_client::present::json::{JsonPane, JsonTab, JsonWorkspace, non_empty};
 
 /// `signaltty tab focus`
 #[derive(Debug, Args)]

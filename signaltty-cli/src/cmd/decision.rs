@@ -3,10 +3,10 @@
 //! or a unique prefix of it; its pane is looked up (the older form `answer PANE DECISION
 //! OPTION` still works).
 
+use crate::present::json::{self, JsonDecision};
+use crate::present::names::name;
+use crate::present::text;
 use clap::{Args, Subcommand};
-use signaltty_client::present::json::{self, JsonDecision};
-use signaltty_client::present::names::name;
-use signaltty_client::present::text;
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::decision_service_client::DecisionServiceClient;
 

@@ -12,9 +12,9 @@
 
 use std::time::Duration;
 
+use crate::present::events::EventView;
+use crate::present::names;
 use clap::Args;
-use signaltty_client::present::events::EventView;
-use signaltty_client::present::names;
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::event_service_client::EventServiceClient;
 use signaltty_proto::v1::subscribe_response::Kind as StreamKind;

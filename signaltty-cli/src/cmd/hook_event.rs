@@ -26,10 +26,10 @@
 use std::io::{IsTerminal, Read};
 use std::time::Duration;
 
+use crate::present::json::non_empty;
+use crate::present::names;
 use clap::Args;
 use serde::Serialize;
-use signaltty_client::present::json::non_empty;
-use signaltty_client::present::names;
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::agent_service_client::AgentServiceClient;
 use signaltty_proto::v1::server_service_client::ServerServiceClient;

@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
+use crate::present::json::{self, JsonHookReport};
+use crate::present::names::name;
 use clap::{Args, Subcommand, ValueEnum};
-use signaltty_client::present::json::{self, JsonHookReport};
-use signaltty_client::present::names::name;
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::agent_service_client::AgentServiceClient;
 

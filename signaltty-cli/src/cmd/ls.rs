@@ -2,11 +2,11 @@
 //! `tmux ls` but one level deeper. `--json` prints the same tree (workspace objects with `tabs`,
 //! each with its `panes`).
 
+use crate::present::json::{JsonPane, JsonTab, JsonWorkspace};
+use crate::present::names::name;
+use crate::present::text::{git_summary, or_dash, status};
 use clap::Args;
 use serde::Serialize;
-use signaltty_client::present::json::{JsonPane, JsonTab, JsonWorkspace};
-use signaltty_client::present::names::name;
-use signaltty_client::present::text::{git_summary, or_dash, status};
 use signaltty_proto::v1 as pb;
 
 use super::Ctx;

@@ -24,6 +24,7 @@ pub mod race_show;
 pub mod remote;
 pub mod screen_state;
 pub mod server;
+pub mod show;
 pub mod size;
 pub mod sleep;
 pub mod stream;

@@ -13,9 +13,9 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
+use crate::present::json::{JsonPane, JsonTab, JsonWorkspace};
 use clap::Args;
 use serde::Serialize;
-use signaltty_client::present::json::{JsonPane, JsonTab, JsonWorkspace};
 use signaltty_proto::v1 as pb;
 
 use super::attach::{AttachOptions, attach};

@@ -1,11 +1,11 @@
 //! `signaltty notify | notifications | mark-read | next-unread`: raising, listing and clearing
 //! notifications, and finding the pane that most needs the user.
 
+use crate::present::json::{self, JsonNotification, JsonPane};
+use crate::present::names::{self, name};
+use crate::present::text;
 use clap::{ArgGroup, Args};
 use serde::Serialize;
-use signaltty_client::present::json::{self, JsonNotification, JsonPane};
-use signaltty_client::present::names::{self, name};
-use signaltty_client::present::text;
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::notification_service_client::NotificationServiceClient;
 

@@ -4,14 +4,15 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use crate::present::json::{self, JsonPane};
 use clap::{ArgGroup, Args, Subcommand};
-use serde::Serialize;
-use signaltty_client::present::json::{self, JsonPane, JsonTab};
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::pane_service_client::PaneServiceClient;
 use tonic::transport::Channel;
 
 use super::pane_io::{self, ReadArgs, SendArgs, WaitArgs};
+use super::screen_state::cursor_json;
+use super::show::{print_pane, print_spawned};
 use super::{Ctx, absolute_dir};
 use crate::error::{CliError, CliResult};
 use crate::human;
@@ -205,15 +206,6 @@ impl NewPaneArgs {
     fn env(&self) -> HashMap<String, String> {
         self.env.iter().cloned().collect()
     }
-}
-
-/// A new pane and the tab holding it, as printed by spawn, split and `new`.
-#[derive(Debug, Serialize)]
-pub struct JsonSpawned {
-    /// The new pane.
-    pub pane: Option<JsonPane>,
-    /// Its tab.
-    pub tab: Option<JsonTab>,
 }
 
 /// Runs `signaltty pane …`.
@@ -476,11 +468,6 @@ async fn resume(
     print_pane(ctx, reply.into_inner().pane)
 }
 
-/// `{"row": …, "col": …}` for `--json`.
-pub fn cursor_json(screen: &super::screen_state::ScreenState) -> serde_json::Value {
-    serde_json::json!({ "row": screen.cursor_row, "col": screen.cursor_col })
-}
-
 /// Remembers a new pane as the last used one.
 fn remember_new(ctx: &Ctx, pane: Option<&pb::Pane>) {
     if let Some(pane) = pane {
@@ -501,27 +488,6 @@ pub async fn workspace_names(
         .into_iter()
         .map(|w| (w.id, w.name))
         .collect())
-}
-
-/// Prints one pane (details, or JSON).
-pub fn print_pane(ctx: &Ctx, pane: Option<pb::Pane>) -> CliResult {
-    let pane = pane.ok_or_else(|| CliError::local("the server's reply carried no pane"))?;
-    if ctx.out.is_json() {
-        return ctx.out.json(&JsonPane::from(&pane));
-    }
-    ctx.out.text(&human::pane_details(&pane))
-}
-
-/// Prints a new pane: its id for humans (handy in scripts), pane and tab for `--json`.
-pub fn print_spawned(ctx: &Ctx, pane: Option<&pb::Pane>, tab: Option<&pb::Tab>) -> CliResult {
-    if ctx.out.is_json() {
-        return ctx.out.json(&JsonSpawned {
-            pane: pane.map(JsonPane::from),
-            tab: tab.map(JsonTab::from),
-        });
-    }
-    let pane = pane.ok_or_else(|| CliError::local("the server's reply carried no pane"))?;
-    ctx.out.line(&pane.id)
 }
 
 #[cfg(test)]

@@ -12,10 +12,10 @@
 use std::io::Read;
 use std::time::Duration;
 
+use crate::present::json::JsonPane;
+use crate::present::names;
 use clap::{ArgGroup, Args};
 use serde::Serialize;
-use signaltty_client::present::json::JsonPane;
-use signaltty_client::present::names;
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::pane_service_client::PaneServiceClient;
 use tonic::transport::Channel;
@@ -249,7 +249,7 @@ pub async fn read(
             output_offset: reply.output_offset,
             cols: reply.cols,
             rows: reply.rows,
-            cursor: screen.as_ref().map(super::pane::cursor_json),
+            cursor: screen.as_ref().map(super::screen_state::cursor_json),
             modes: screen.map(|s| s.modes),
         });
     }

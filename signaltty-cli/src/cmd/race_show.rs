@@ -5,9 +5,9 @@
 
 use std::time::SystemTime;
 
+use crate::present::names::name;
+use crate::present::race as race_text;
 use serde_json::{Value, json};
-use signaltty_client::present::names::name;
-use signaltty_client::present::race as race_text;
 use signaltty_proto::v1 as pb;
 
 use super::Ctx;
@@ -16,7 +16,7 @@ use crate::table::Table;
 
 macro_rules! rfc3339 {
     ($t:expr) => {
-        json!(signaltty_client::present::json::timestamp(&$t))
+        json!(crate::present::json::timestamp(&$t))
     };
 }
 

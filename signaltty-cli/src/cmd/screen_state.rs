@@ -105,6 +105,11 @@ pub fn modes_set_by(bytes: &[u8]) -> Vec<&'static str> {
     names
 }
 
+/// `{"row": …, "col": …}` for `--json`.
+pub fn cursor_json(screen: &ScreenState) -> serde_json::Value {
+    serde_json::json!({ "row": screen.cursor_row, "col": screen.cursor_col })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

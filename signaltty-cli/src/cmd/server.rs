@@ -5,10 +5,10 @@
 
 use std::path::PathBuf;
 
+use crate::present::json::JsonStatus;
+use crate::present::text::compact_duration;
 use clap::{Args, Subcommand};
 use signaltty_client::connect::{self, STOP_TIMEOUT, Target};
-use signaltty_client::present::json::JsonStatus;
-use signaltty_client::present::text::compact_duration;
 use signaltty_client::{autostart, server_lock};
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::server_service_client::ServerServiceClient;

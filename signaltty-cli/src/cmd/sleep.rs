@@ -25,7 +25,7 @@ pub async fn hibernate(
     if !ctx.out.is_json() {
         eprintln!("stopped by: {}", reply.stopped_by);
     }
-    super::pane::print_pane(ctx, reply.pane)
+    super::show::print_pane(ctx, reply.pane)
 }
 
 /// `pane wake PANE`.
@@ -34,7 +34,7 @@ pub async fn wake(ctx: &Ctx, client: &mut PaneServiceClient<Channel>, pane: Stri
         .wake_pane(pb::WakePaneRequest { pane_id: pane })
         .await?
         .into_inner();
-    super::pane::print_pane(ctx, reply.pane)
+    super::show::print_pane(ctx, reply.pane)
 }
 
 #[derive(Serialize)]
@@ -114,7 +114,7 @@ pub async fn list_resources(
         table.row([
             p.pane_id.clone(),
             pane.map(|p| p.title.clone()).unwrap_or_default(),
-            pane.map(|p| signaltty_client::present::names::name::<pb::PaneStatus>(p.status))
+            pane.map(|p| crate::present::names::name::<pb::PaneStatus>(p.status))
                 .unwrap_or_default(),
             bytes(p.rss_bytes),
             cpu(p.cpu_ms),

@@ -1,18 +1,19 @@
 //! `signaltty tab list|create|rename|close|set-layout|set-ratio|focus|move`.
 //!
-//! `set-layout` reads the layout JSON format of [`signaltty_client::present::layout`] from
+//! `set-layout` reads the layout JSON format of [`crate::present::layout`] from
 //! `--file` or stdin; `set-ratio` addresses a split by its path from the root (`--path first,second`; no path means
 //! the root split).
 
 use std::io::Read;
 use std::path::PathBuf;
 
+use crate::present::json::JsonTab;
+use crate::present::layout as layout_json;
 use clap::{Args, Subcommand};
-use signaltty_client::present::json::JsonTab;
-use signaltty_client::present::layout as layout_json;
 use signaltty_proto::v1 as pb;
 
 use super::Ctx;
+use super::show::print_tab;
 use crate::error::{CliError, CliResult};
 use crate::human;
 
@@ -242,17 +243,9 @@ async fn list(ctx: &Ctx, conn: &signaltty_client::Client, workspace: Option<Stri
     if ctx.out.is_json() {
         return ctx
             .out
-            .json(&signaltty_client::present::json::list::<_, JsonTab>(&tabs));
+            .json(&crate::present::json::list::<_, JsonTab>(&tabs));
     }
     ctx.out.text(&human::tab_table(&tabs))
-}
-
-/// Prints a tab (details and layout tree, or JSON).
-pub fn print_tab(ctx: &Ctx, tab: &pb::Tab) -> CliResult {
-    if ctx.out.is_json() {
-        return ctx.out.json(&JsonTab::from(tab));
-    }
-    ctx.out.text(&human::tab_details(tab))
 }
 
 fn read_layout(file: Option<&std::path::Path>) -> CliResult<pb::Layout> {

@@ -2,10 +2,10 @@
 
 use std::path::PathBuf;
 
+use crate::present::json::{self, JsonGit, JsonPane, JsonTab, JsonWorkspace};
+use crate::present::text;
 use clap::{Args, Subcommand};
 use serde::Serialize;
-use signaltty_client::present::json::{self, JsonGit, JsonPane, JsonTab, JsonWorkspace};
-use signaltty_client::present::text;
 use signaltty_proto::v1 as pb;
 use signaltty_proto::v1::workspace_service_client::WorkspaceServiceClient;
 

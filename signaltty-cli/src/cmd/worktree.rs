@@ -16,8 +16,8 @@ use tonic::transport::Channel;
 
 use super::{Ctx, absolute_dir, terminal_size};
 use crate::error::{CliError, CliResult};
+use crate::present::json::{JsonPane, JsonWorkspace};
 use crate::table::Table;
-use signaltty_client::present::json::{JsonPane, JsonWorkspace};
 
 /// `signaltty worktree …`
 #[derive(Debug, Args)]

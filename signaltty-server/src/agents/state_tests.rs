@@ -1,7 +1,7 @@
 //! `State`'s agent awareness (`model/state/awareness.rs`) driven by real hook events: payloads
 //! go through the agent's mapping table (`map_hook`) and then into `State::apply_hook_event`, as
 //! the hub does. They live in `agents`, not next to the code they test, because `model` must not
-//! import `agents` (the layering test in `lib.rs` checks it).
+//! import `agents` (cargo forbids it: `model` is the crate `signaltty-model`).
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
@@ -17,7 +17,7 @@ use crate::model::ids::{PaneId, TabId, WorkspaceId};
 use crate::model::lifecycle::{Attention, Lifecycle, PaneState};
 use crate::model::notification::{Notification, NotificationSource, Severity};
 use crate::model::pane::{Pane, PaneStatus, Size};
-use crate::model::state::tests::new_tab;
+use crate::model::state::fixtures::new_tab;
 use crate::model::state::{AnswerRefused, HookApplied, Policy, State, StateError};
 use crate::model::workspace::{GitContext, WorkspaceSettings};
 

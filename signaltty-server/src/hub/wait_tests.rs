@@ -6,7 +6,7 @@ use super::*;
 use crate::config::Config;
 use crate::model::lifecycle::ChangeSource;
 
-use crate::model::state::tests::{new_tab, record, state_with_ws};
+use crate::model::state::fixtures::{new_tab, record, state_with_ws};
 use crate::store::Store;
 
 /// A hub over a state with two live pane records (no processes), whose live event window holds

@@ -4,7 +4,7 @@
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventState, KeyModifiers};
 
-use super::parse::{kind, kitty_functional, letter_key, modifiers, mouse_event};
+use super::codes::{kind, kitty_functional, letter_key, modifiers, mouse_event};
 
 /// What a CSI sequence means to the TUI.
 pub(super) enum Found {

@@ -30,7 +30,7 @@ use std::os::fd::AsFd as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use signaltty_client::geometry::Rect;
+use crate::geometry::Rect;
 use signaltty_tty::protocol::{self, Conn, Notice, Reply, Request};
 use tokio::task::JoinHandle;
 

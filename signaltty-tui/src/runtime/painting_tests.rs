@@ -22,7 +22,7 @@ fn app_on(pane: &str) -> crate::app::App {
 /// A change to the app, named for the failure message.
 type Case = (&'static str, Box<dyn Fn(&mut crate::app::App)>);
 
-fn body_of(app: &crate::app::App, pane: &str) -> signaltty_client::geometry::Rect {
+fn body_of(app: &crate::app::App, pane: &str) -> crate::geometry::Rect {
     let (_, placement) = placement(app).expect("a layout");
     content(placement.rect_of(pane).expect("placed"))
 }

@@ -27,7 +27,7 @@ pub fn draw(app: &App, view: &DiffView, buf: &mut Buffer) {
     header(app, view, l.header, buf);
     footer(view, l.footer, buf);
     if let Some(race) = view.race.as_deref() {
-        let body = signaltty_client::geometry::Rect::new(
+        let body = crate::geometry::Rect::new(
             l.list.x,
             l.list.y,
             l.list.width + l.hunks.width,
@@ -56,7 +56,7 @@ pub fn draw(app: &App, view: &DiffView, buf: &mut Buffer) {
         }
         Files::Unavailable(why) => {
             put(buf, x, y, "diff unavailable (r: retry):", whole, muted);
-            let body = signaltty_client::geometry::Rect::new(x, y, whole, l.list.height);
+            let body = crate::geometry::Rect::new(x, y, whole, l.list.height);
             para(buf, body, x, y + 1, &display(why), muted);
         }
         Files::Loaded(diff) if diff.files.is_empty() => {
@@ -83,7 +83,7 @@ pub fn draw(app: &App, view: &DiffView, buf: &mut Buffer) {
     }
 }
 
-fn header(app: &App, view: &DiffView, area: signaltty_client::geometry::Rect, buf: &mut Buffer) {
+fn header(app: &App, view: &DiffView, area: crate::geometry::Rect, buf: &mut Buffer) {
     let style = Style::default().bg(Color::Cyan).fg(Color::Black);
     buf.set_style(tui(area), style);
     if let Some(race) = view.race.as_deref() {
@@ -127,7 +127,7 @@ fn header(app: &App, view: &DiffView, area: signaltty_client::geometry::Rect, bu
     );
 }
 
-fn footer(view: &DiffView, area: signaltty_client::geometry::Rect, buf: &mut Buffer) {
+fn footer(view: &DiffView, area: crate::geometry::Rect, buf: &mut Buffer) {
     let style = Style::default().bg(Color::Black).fg(Color::Gray);
     buf.set_style(tui(area), style);
     let text = match view.race.as_deref() {
@@ -174,14 +174,7 @@ fn wrap(text: &str, width: u16) -> Vec<String> {
 }
 
 /// Writes wrapped text from row `y` down, within `area`.
-fn para(
-    buf: &mut Buffer,
-    area: signaltty_client::geometry::Rect,
-    x: u16,
-    y: u16,
-    text: &str,
-    style: Style,
-) {
+fn para(buf: &mut Buffer, area: crate::geometry::Rect, x: u16, y: u16, text: &str, style: Style) {
     let width = (area.x + area.width).saturating_sub(x);
     for (i, line) in wrap(text, width).iter().enumerate() {
         let row = y + u16::try_from(i).unwrap_or(u16::MAX - y);
@@ -212,7 +205,7 @@ pub fn file_label(f: &pb::FileChange) -> (String, String) {
 fn list(
     view: &DiffView,
     diff: &pb::GetWorkspaceDiffResponse,
-    area: signaltty_client::geometry::Rect,
+    area: crate::geometry::Rect,
     buf: &mut Buffer,
 ) {
     let rows = usize::from(area.height);
@@ -277,13 +270,13 @@ fn list(
     }
 }
 
-fn separator(area: signaltty_client::geometry::Rect, buf: &mut Buffer) {
+fn separator(area: crate::geometry::Rect, buf: &mut Buffer) {
     for y in area.y..area.y + area.height {
         put(buf, area.x, y, "│", 1, Style::default().fg(Color::DarkGray));
     }
 }
 
-fn hunks(view: &DiffView, area: signaltty_client::geometry::Rect, buf: &mut Buffer) {
+fn hunks(view: &DiffView, area: crate::geometry::Rect, buf: &mut Buffer) {
     let x = area.x + 2;
     let width = area.width.saturating_sub(2);
     let muted = Style::default().fg(Color::Gray);

@@ -3,12 +3,11 @@
 //! last frame.
 
 use ratatui::buffer::Buffer;
-use ratatui::layout::Rect as TuiRect;
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::widgets::{Block, Borders, Clear, Widget};
 
+use super::boxes::{boxed, text_field};
 use super::put;
-use crate::app::{App, Confirm, Field, Link, Overlay};
+use crate::app::{App, Confirm, Link, Overlay};
 use crate::keymap::Table;
 
 /// Draws the open overlay and the connection notice.
@@ -110,57 +109,6 @@ pub fn draw(app: &App, buf: &mut Buffer) {
             Style::default(),
         );
     }
-}
-
-/// A centred bordered box; returns its inside.
-pub(super) fn boxed(buf: &mut Buffer, title: &str, width: u16, height: u16) -> TuiRect {
-    let area = buf.area;
-    let width = width.min(area.width);
-    let height = height.min(area.height);
-    let rect = TuiRect::new(
-        area.x + (area.width - width) / 2,
-        area.y + (area.height - height) / 2,
-        width,
-        height,
-    );
-    Clear.render(rect, buf);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(format!(" {title} "))
-        .border_style(Style::default().fg(Color::Cyan));
-    let inner = block.inner(rect);
-    block.render(rect, buf);
-    TuiRect::new(
-        inner.x + 1,
-        inner.y,
-        inner.width.saturating_sub(2),
-        inner.height,
-    )
-}
-
-pub(super) fn text_field(
-    buf: &mut Buffer,
-    x: u16,
-    y: u16,
-    width: u16,
-    field: &Field,
-    active: bool,
-) {
-    let style = if active {
-        Style::default().bg(Color::DarkGray).fg(Color::White)
-    } else {
-        Style::default().fg(Color::Gray)
-    };
-    buf.set_style(TuiRect::new(x, y, width, 1), style);
-    let shown = if active {
-        format!("{}▏", field.text)
-    } else {
-        field.text.clone()
-    };
-    // Show the end of a long value.
-    let skip = shown.chars().count().saturating_sub(usize::from(width));
-    let shown: String = shown.chars().skip(skip).collect();
-    put(buf, x, y, &shown, width, style);
 }
 
 /// The bindings in two columns, scrolled by `offset` rows when they do not fit (j/k, PgDn).

@@ -4,9 +4,9 @@
 //! not reach marked (`super::unused`), and a pending decision drawn over the bottom of its pane
 //! with its numbered options.
 
+use crate::geometry::{Axis, Rect};
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier, Style};
-use signaltty_client::geometry::{Axis, Rect};
 use signaltty_term::Screen;
 use signaltty_term::vt::{Attr, Color as VtColor};
 
@@ -366,9 +366,9 @@ pub fn cursor(app: &App) -> Option<(u16, u16)> {
 
 #[cfg(test)]
 mod tests {
+    use crate::geometry::Rect;
     use ratatui::buffer::Buffer;
     use ratatui::layout::Rect as TuiRect;
-    use signaltty_client::geometry::Rect;
     use signaltty_term::Screen;
 
     /// The plain copy `cells` replaced: one string per cell, every cell styled.

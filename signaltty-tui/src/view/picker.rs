@@ -5,10 +5,11 @@
 use ratatui::buffer::Buffer;
 use ratatui::style::{Modifier, Style};
 
-use super::overlays::{boxed, text_field};
+use super::boxes::{boxed, text_field};
 use super::put;
+use crate::app::Picker;
 use crate::app::{App, Row};
-use crate::picker::{Picker, rows};
+use crate::picker::rows;
 
 /// Draws the picker.
 pub fn draw(app: &App, picker: &Picker, buf: &mut Buffer) {

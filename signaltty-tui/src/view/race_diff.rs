@@ -3,12 +3,12 @@
 //! each entry's check, the shown entry's check output, the pending comments, the keys) and the
 //! comment input box.
 
+use crate::geometry::Rect;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier, Style};
-use signaltty_client::geometry::Rect;
 use signaltty_client::present::race as race_text;
 
-use super::overlays::{boxed, text_field};
+use super::boxes::{boxed, text_field};
 use super::put;
 use crate::diff::DiffView;
 use crate::race_diff::{Panel, RaceDiff};

@@ -1,9 +1,9 @@
 //! The sidebar: workspaces (name, branch, dirty mark) → tabs → panes (glyph, title or agent,
 //! badge, timer, last message), then a footer with the waiting and unread counts.
 
+use crate::geometry::Rect;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier, Style};
-use signaltty_client::geometry::Rect;
 
 use super::{badge, glyph, put, timer};
 use crate::app::{App, Focus, Row};

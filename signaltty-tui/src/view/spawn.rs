@@ -4,10 +4,10 @@
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier, Style};
 
-use super::overlays::{boxed, text_field};
+use super::boxes::{boxed, text_field};
 use super::put;
 use crate::app::{App, Field};
-use crate::spawn::{FormRow, SpawnForm, Worktrees};
+use crate::spawn_form::{FormRow, SpawnForm, Worktrees};
 
 /// Draws the form.
 pub fn draw(app: &App, form: &SpawnForm, buf: &mut Buffer) {

@@ -3,9 +3,9 @@
 //! the rows below it are filled with `·`, as tmux does, so it is plain where the program's
 //! screen ends. A model larger than the area shows its top-left part (nothing to mark).
 
+use crate::geometry::Rect;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Style};
-use signaltty_client::geometry::Rect;
 
 /// What fills a cell the pane does not reach.
 pub const MARK: char = '·';
