@@ -13,6 +13,8 @@
 //!   `generic`).
 //! - `[policy]` — what programs running inside panes may do through the API.
 //! - `[attach]` — the CLI's attach (the detach key).
+//! - `[fast_paths]` — switches of the hand-off, server painting, lent keys and direct input
+//!   (see [`fast_paths`]).
 //! - `[remotes.<name>]` — other machines reached over ssh (`signaltty remote add`, see
 //!   [`remotes`]).
 //! - `[tui]` — kept as an opaque table: the TUI validates its own keys (see [`Config::tui`]).
@@ -21,6 +23,7 @@
 //! the TUI all link it.
 
 pub mod detach_key;
+pub mod fast_paths;
 mod problem;
 pub mod remotes;
 pub mod schema;
@@ -33,6 +36,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub use detach_key::DetachKey;
+pub use fast_paths::FastPaths;
 pub use problem::{Problem, Problems};
 pub use remotes::RemoteConfig;
 pub use schema::AgentKind;
@@ -52,6 +56,8 @@ pub struct Config {
     pub policy: PolicyConfig,
     /// `[attach]`
     pub attach: AttachConfig,
+    /// `[fast_paths]`, defaults applied.
+    pub fast_paths: FastPaths,
     /// `[tui]`, unvalidated here. The TUI checks its own keys; to report them with line
     /// numbers it can re-read the file's text ([`Loaded::source`]) with its own spanned types.
     pub tui: toml::Table,

@@ -109,6 +109,8 @@ pub struct Options {
     pub start_dir: String,
     /// The keymap.
     pub keymap: Keymap,
+    /// The config file's `[fast_paths]`: server painting, lent keys, direct input.
+    pub fast_paths: signaltty_config::FastPaths,
 }
 
 /// Runs the TUI until Quit. The server must answer first (it is started on demand); if it
@@ -163,10 +165,11 @@ async fn run_here(options: Options) -> Result<(), String> {
     let mut sigint = signal(SignalKind::interrupt()).map_err(|e| e.to_string())?;
     let mut sighup = signal(SignalKind::hangup()).map_err(|e| e.to_string())?;
     let mut pacer = Pacer::new();
-    let mut server_paint = ServerPaint::new();
+    let fast = options.fast_paths;
+    let mut server_paint = ServerPaint::new(fast.server_paint);
     // The plain bytes the server must hand back when it reads our keys (the keymap is fixed).
     let excluded = lending::excluded(&app);
-    let lending = lending::enabled();
+    let lending = fast.lend_keys;
 
     loop {
         // Where our keys are read: by us, or lent to the server while it paints the pane
@@ -253,7 +256,14 @@ async fn run_here(options: Options) -> Result<(), String> {
         }
         // A key's own effects go out first: its bytes reach the pane before the output
         // already waiting is applied and drawn.
-        carry_out_all(effects, &mut app, &slot, &msg_tx, &mut attachments);
+        carry_out_all(
+            effects,
+            &mut app,
+            &slot,
+            &msg_tx,
+            &mut attachments,
+            fast.direct_input,
+        );
         // Take whatever else is already waiting before drawing: a flood of output costs one
         // frame, not one per chunk.
         let mut effects = Vec::new();
@@ -261,7 +271,14 @@ async fn run_here(options: Options) -> Result<(), String> {
             note_output(&mut pacer, &msg);
             effects.extend(update(&mut app, msg, Instant::now()));
         }
-        carry_out_all(effects, &mut app, &slot, &msg_tx, &mut attachments);
+        carry_out_all(
+            effects,
+            &mut app,
+            &slot,
+            &msg_tx,
+            &mut attachments,
+            fast.direct_input,
+        );
         if std::mem::take(&mut app.redraw_all) {
             forget(&mut painter, &mut app, Redraw::All);
         }
@@ -418,6 +435,7 @@ fn carry_out_all(
     slot: &Slot,
     tx: &mpsc::UnboundedSender<Msg>,
     attachments: &mut HashMap<String, attach::Handle>,
+    direct_input: bool,
 ) {
     for effect in effects {
         if effect == Effect::Quit {
@@ -428,7 +446,7 @@ fn carry_out_all(
             app.redraw_all = true;
             continue;
         }
-        carry_out(effect, app, slot, tx, attachments);
+        carry_out(effect, app, slot, tx, attachments, direct_input);
     }
 }
 
@@ -438,13 +456,15 @@ fn carry_out(
     slot: &Slot,
     tx: &mpsc::UnboundedSender<Msg>,
     attachments: &mut HashMap<String, attach::Handle>,
+    direct_input: bool,
 ) {
     match effect {
         Effect::Attach { pane_id, how } => {
             if let Some(old) = attachments.remove(&pane_id) {
                 old.stop();
             }
-            let handle = attach::start(slot.clone(), pane_id.clone(), how, tx.clone());
+            let handle =
+                attach::start(slot.clone(), pane_id.clone(), how, direct_input, tx.clone());
             attachments.insert(pane_id, handle);
         }
         Effect::ResizeAttached {

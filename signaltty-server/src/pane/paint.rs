@@ -323,13 +323,6 @@ impl Grants {
     }
 }
 
-/// Whether a chunk is painted before it is sent to the attach streams (on by default;
-/// `SIGNALTTY_PAINT_FIRST=0` sends first, as without a grant — for A/B runs).
-pub fn paint_first() -> bool {
-    static FIRST: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *FIRST.get_or_init(|| std::env::var_os("SIGNALTTY_PAINT_FIRST").is_none_or(|v| v != "0"))
-}
-
 impl Grant {
     /// Pauses until `resume` and tells the client; keeps the grant.
     fn skip(&mut self) -> bool {
