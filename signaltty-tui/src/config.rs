@@ -8,14 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use signaltty_config::Missing;
-
 use crate::keymap::{ConfigError, Keymap};
-
-/// The config file's default path (`$SIGNALTTY_CONFIG`, else the XDG place).
-pub fn path() -> PathBuf {
-    signaltty_config::default_path()
-}
 
 /// Why the config cannot be used: every problem, ready to print.
 #[derive(Debug)]
@@ -35,10 +28,7 @@ pub struct Loaded {
 /// The keymap and fast paths from the config file: `explicit` (from `--config`, which must
 /// exist) or the default path (the shipped keymap when there is no file).
 pub fn load(explicit: Option<&Path>) -> Result<Loaded, Refused> {
-    let (path, missing) = match explicit {
-        Some(path) => (path.to_path_buf(), Missing::Required),
-        None => (path(), Missing::Default),
-    };
+    let signaltty_config::Location { path, missing } = signaltty_config::locate(explicit);
     let loaded = signaltty_config::load(&path, missing).map_err(|p| Refused(p.to_string()))?;
     let keymap =
         Keymap::from_config(&loaded.source).map_err(|errors| Refused(report(&path, &errors)))?;

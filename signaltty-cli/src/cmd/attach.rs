@@ -64,8 +64,7 @@ pub fn parse_detach_key(text: &str) -> Result<DetachKey, String> {
 /// file with mistakes is an error here as at the server's start: `signaltty config check`
 /// lists them.
 pub fn configured() -> CliResult<AttachOptions> {
-    let path = signaltty_config::default_path();
-    match signaltty_config::load(&path, signaltty_config::Missing::Default) {
+    match signaltty_config::load_located(None) {
         Ok(loaded) => Ok(AttachOptions {
             detach_key: loaded.config.attach.detach_key.unwrap_or_default(),
             fast_paths: loaded.config.fast_paths,
