@@ -5,7 +5,7 @@
 //! the terminal opened again with a non-blocking description of its own ([`input`] reads keys
 //! from the reactor, [`output`] writes with a backlog instead of blocking), the modes the pane's
 //! program switched on followed and reset ([`modes`]), and the detach key found in what was
-//! typed ([`split_at_detach`]); and a TUI's keys read by the server while it paints ([`keys`]). Nothing here knows about gRPC or the server's model.
+//! typed ([`split_at_detach`]), raw mode in and out ([`raw_mode`]); and a TUI's keys read by the server while it paints ([`keys`]). Nothing here knows about gRPC or the server's model.
 
 pub mod direct;
 pub mod handoff;
@@ -14,6 +14,7 @@ pub mod keys;
 pub mod modes;
 pub mod output;
 pub mod paint;
+pub mod raw_mode;
 mod sys;
 
 pub use sys::window_size;
