@@ -17,6 +17,7 @@ pub mod diff;
 pub mod dsl;
 pub mod encode;
 pub mod focus;
+pub mod frame_cells;
 pub mod git;
 pub mod input;
 pub mod keymap;

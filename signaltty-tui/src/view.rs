@@ -45,7 +45,7 @@ pub fn render(app: &App, buf: &mut Buffer) -> Option<(u16, u16)> {
 }
 
 #[cfg(test)]
-pub(crate) use panes::style_of;
+pub(crate) use panes::{copy_rows, style_of};
 pub use panes::{cursor, draw_rows};
 
 /// A geometry rectangle as ratatui's.

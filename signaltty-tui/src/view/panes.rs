@@ -182,7 +182,11 @@ fn title(app: &App, pane: &signaltty_proto::v1::Pane, rect: Rect, focused: bool,
 /// one style convert it once. `tests::fast_copy_equals_the_plain_copy` pins it to the plain
 /// per-cell copy.
 fn cells(screen: &Screen, area: Rect, buf: &mut Buffer) {
-    let term = screen.view();
+    copy_rows(screen.view(), area, buf);
+}
+
+/// [`cells`] of a terminal model (the visible screen of a pane's [`Screen`]).
+pub(crate) fn copy_rows(term: &signaltty_term::vt::Term, area: Rect, buf: &mut Buffer) {
     let width = term.size().0.min(area.width);
     let mut last = None;
     for (y, row) in (area.y..area.y + area.height).zip(term.rows()) {
