@@ -34,23 +34,30 @@ pub fn vt_style(cell: &Cell) -> VtStyle {
     let mut style = VtStyle::default();
     style.set_fg(vt_color(cell.fg));
     style.set_bg(vt_color(cell.bg));
-    for (modifier, attr) in [
-        (Modifier::BOLD, Attr::Bold),
-        (Modifier::DIM, Attr::Dim),
-        (Modifier::ITALIC, Attr::Italic),
-        (Modifier::UNDERLINED, Attr::Underline),
-        (Modifier::SLOW_BLINK, Attr::Blink),
-        (Modifier::RAPID_BLINK, Attr::Blink),
-        (Modifier::REVERSED, Attr::Inverse),
-        (Modifier::HIDDEN, Attr::Hidden),
-        (Modifier::CROSSED_OUT, Attr::Strikethrough),
-    ] {
+    for (attr, modifier) in MODIFIERS {
         if cell.modifier.contains(modifier) {
             style.set(attr, true);
         }
     }
+    // The one modifier with no attribute of its own (the TUI does not use it).
+    if cell.modifier.contains(Modifier::RAPID_BLINK) {
+        style.set(Attr::Blink, true);
+    }
     style
 }
+
+/// The model's attributes and the ratatui modifiers they are drawn with, both ways
+/// (`view::panes::style_of` and [`vt_style`]).
+pub const MODIFIERS: [(Attr, Modifier); 8] = [
+    (Attr::Bold, Modifier::BOLD),
+    (Attr::Dim, Modifier::DIM),
+    (Attr::Italic, Modifier::ITALIC),
+    (Attr::Underline, Modifier::UNDERLINED),
+    (Attr::Blink, Modifier::SLOW_BLINK),
+    (Attr::Inverse, Modifier::REVERSED),
+    (Attr::Hidden, Modifier::HIDDEN),
+    (Attr::Strikethrough, Modifier::CROSSED_OUT),
+];
 
 fn vt_color(color: Color) -> VtColor {
     let index = match color {

@@ -170,6 +170,7 @@ async fn run_here(options: Options) -> Result<(), String> {
     // The plain bytes the server must hand back when it reads our keys (the keymap is fixed).
     let excluded = lending::excluded(&app);
     let lending = fast.lend_keys;
+    let direct = fast.direct_input;
 
     loop {
         // Where our keys are read: by us, or lent to the server while it paints the pane
@@ -256,14 +257,7 @@ async fn run_here(options: Options) -> Result<(), String> {
         }
         // A key's own effects go out first: its bytes reach the pane before the output
         // already waiting is applied and drawn.
-        carry_out_all(
-            effects,
-            &mut app,
-            &slot,
-            &msg_tx,
-            &mut attachments,
-            fast.direct_input,
-        );
+        carry_out_all(effects, &mut app, &slot, &msg_tx, &mut attachments, direct);
         // Take whatever else is already waiting before drawing: a flood of output costs one
         // frame, not one per chunk.
         let mut effects = Vec::new();
@@ -271,14 +265,7 @@ async fn run_here(options: Options) -> Result<(), String> {
             note_output(&mut pacer, &msg);
             effects.extend(update(&mut app, msg, Instant::now()));
         }
-        carry_out_all(
-            effects,
-            &mut app,
-            &slot,
-            &msg_tx,
-            &mut attachments,
-            fast.direct_input,
-        );
+        carry_out_all(effects, &mut app, &slot, &msg_tx, &mut attachments, direct);
         if std::mem::take(&mut app.redraw_all) {
             forget(&mut painter, &mut app, Redraw::All);
         }

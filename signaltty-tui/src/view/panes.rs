@@ -8,7 +8,7 @@ use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier, Style};
 use signaltty_client::geometry::{Axis, Rect};
 use signaltty_term::Screen;
-use signaltty_term::vt::{Attr, Color as VtColor};
+use signaltty_term::vt::Color as VtColor;
 
 use super::{agent_name, badge, glyph, put, tui};
 use crate::app::{App, Focus, Mode};
@@ -245,16 +245,7 @@ fn copy_row(
 
 pub(crate) fn style_of(style: signaltty_term::vt::Style) -> Style {
     let mut out = Style::default().fg(color(style.fg())).bg(color(style.bg()));
-    for (attr, modifier) in [
-        (Attr::Bold, Modifier::BOLD),
-        (Attr::Dim, Modifier::DIM),
-        (Attr::Italic, Modifier::ITALIC),
-        (Attr::Underline, Modifier::UNDERLINED),
-        (Attr::Blink, Modifier::SLOW_BLINK),
-        (Attr::Inverse, Modifier::REVERSED),
-        (Attr::Hidden, Modifier::HIDDEN),
-        (Attr::Strikethrough, Modifier::CROSSED_OUT),
-    ] {
+    for (attr, modifier) in crate::frame_cells::MODIFIERS {
         if style.has(attr) {
             out = out.add_modifier(modifier);
         }
