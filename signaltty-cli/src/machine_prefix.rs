@@ -72,12 +72,9 @@ pub fn rewrite(args: Vec<OsString>, remotes: &BTreeSet<String>) -> Result<Vec<Os
 /// The remote names in the user's config file (none when it is absent or broken: the command
 /// then reports the file itself if it needs it).
 pub fn configured_remotes() -> BTreeSet<String> {
-    signaltty_config::load(
-        &signaltty_config::default_path(),
-        signaltty_config::Missing::Default,
-    )
-    .map(|loaded| loaded.config.remotes.into_keys().collect())
-    .unwrap_or_default()
+    signaltty_config::load_located(None)
+        .map(|loaded| loaded.config.remotes.into_keys().collect())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

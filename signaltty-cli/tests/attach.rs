@@ -166,16 +166,17 @@ fn the_server_serves_a_handed_over_terminal_while_the_client_is_stopped() {
     a.detach();
 }
 
-/// Without the hand-off (`SIGNALTTY_ATTACH_HANDOFF=0`, or a server that does not offer it)
-/// the attach goes over gRPC with the same behaviour.
+/// Without the hand-off (`[fast_paths] attach_handoff = false`, or a server that does not offer
+/// it) the attach goes over gRPC with the same behaviour.
 #[test]
 fn over_grpc_typing_reaches_the_pane_and_the_detach_key_restores_the_terminal() {
     let env = TestEnv::new();
     let pane = cat_pane(&env);
+    let config = env.side_config("grpc", "[fast_paths]\nattach_handoff = false\n");
     let mut a = attach_env(
         &env,
         &["attach", &pane],
-        &[("SIGNALTTY_ATTACH_HANDOFF", "0")],
+        &[("SIGNALTTY_CONFIG", config.to_str().expect("utf-8"))],
     );
     a.master_writer.write_all(b"grpc-ping\r").expect("type");
     a.screen.wait_for("grpc-ping", 2, WAIT);
@@ -279,7 +280,8 @@ fn attaching_to_a_restored_pane_says_so_and_names_the_resume_command() {
 fn a_handed_over_attach_keeps_no_idle_grpc_connection() {
     let env = TestEnv::new();
     env.write_config(
-        "[server]\nmax_connections = 2\nkeepalive_interval_secs = 30\nkeepalive_timeout_secs = 10\n",
+        "[server]\nmax_connections = 2\nkeepalive_interval_secs = 30\nkeepalive_timeout_secs = 10\n\
+         [fast_paths]\nreport_handoff_refusal = true\n",
     );
     // Starts the server (the file is read at its start); the auto-start's probe may still be
     // counted for a moment, so the first call is retried.
@@ -289,11 +291,7 @@ fn a_handed_over_attach_keeps_no_idle_grpc_connection() {
     let pane = cat_pane(&env);
     // (A hand-off refused, e.g. while the last call's connection was still counted, would say
     // so on the screen.)
-    let mut a = attach_env(
-        &env,
-        &["attach", &pane],
-        &[("SIGNALTTY_DEBUG_HANDOFF", "1")],
-    );
+    let mut a = attach(&env, &pane);
     a.master_writer.write_all(b"handed\r").expect("type");
     a.screen.wait_for("handed", 2, WAIT);
     // The hand-off holds one connection; a call from another client fits beside it (the

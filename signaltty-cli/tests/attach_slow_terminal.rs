@@ -62,7 +62,7 @@ fn a_slow_terminal_gets_fresh_screens_not_every_byte_and_ends_on_the_exact_scree
     slow_terminal(true);
 }
 
-/// The CLI writes the terminal (attach over gRPC, `SIGNALTTY_ATTACH_HANDOFF=0`).
+/// The CLI writes the terminal (attach over gRPC, `[fast_paths] attach_handoff = false`).
 #[test]
 fn over_grpc_a_slow_terminal_gets_fresh_screens_and_ends_on_the_exact_screen() {
     slow_terminal(false);
@@ -79,9 +79,13 @@ fn slow_terminal(handoff: bool) {
 
     let OpenptyResult { master, slave } = common::pty_80x24();
     let slave_io = || Stdio::from(slave.try_clone().expect("dup slave"));
+    let config = env.side_config(
+        "handoff",
+        &format!("[fast_paths]\nattach_handoff = {handoff}\n"),
+    );
     let mut child = env
         .command(&["attach", &pane])
-        .env("SIGNALTTY_ATTACH_HANDOFF", if handoff { "1" } else { "0" })
+        .env("SIGNALTTY_CONFIG", config)
         .stdin(slave_io())
         .stdout(slave_io())
         .stderr(slave_io())

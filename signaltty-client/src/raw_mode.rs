@@ -1,4 +1,5 @@
-//! The local terminal while a client owns it: raw mode in, everything back out.
+//! The local terminal while a client owns it: raw mode in, everything back out. Raw mode itself
+//! is `signaltty_tty::raw_mode` (shared with the TUI); this adds the attach's own resets.
 //!
 //! Invariant: once [`RawMode::enter`] succeeded, the saved terminal settings are restored exactly
 //! once, whatever ends the attach — the guard's `Drop` (normal exit, error, lost server, a signal
@@ -12,18 +13,15 @@
 //! the server's first Snapshot repaint the screen; a full-screen client enters what it needs
 //! after this guard and leaves it before).
 
-use std::io::Write;
-use std::sync::Mutex;
+use std::io::{IsTerminal, Write};
 use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use nix::sys::termios::{self, SetArg, Termios};
 use signaltty_tty::modes::{self, LEAVE_ALT_SCREEN, POP_TITLE, PUSH_TITLE, RESET_MODES};
+use signaltty_tty::raw_mode as raw;
 
 use crate::error::ClientError;
 
-/// The settings to put back; `Some` exactly while raw mode is on.
-static SAVED: Mutex<Option<Termios>> = Mutex::new(None);
 /// Whether the pane's output left our terminal on the alternate screen.
 static ALT_SCREEN: AtomicBool = AtomicBool::new(false);
 static PANIC_HOOK: Once = Once::new();
@@ -56,36 +54,35 @@ impl ModeTracker {
 /// Raw mode on stdin for as long as the guard lives.
 #[derive(Debug)]
 pub struct RawMode {
-    _private: (),
+    /// Dropped after [`restore`] ran (it restores first, with the resets; this is then a no-op).
+    _raw: raw::RawMode,
 }
 
 impl RawMode {
     /// Saves the terminal settings of stdin and switches it to raw mode (no echo, no line
     /// editing, no signals from keys: Ctrl-C and Ctrl-Z become bytes for the pane).
     pub fn enter() -> Result<RawMode, ClientError> {
-        let stdin = std::io::stdin();
-        let original = termios::tcgetattr(&stdin)
-            .map_err(|e| ClientError::NotATerminal(format!("stdin is not a terminal: {e}")))?;
-        let mut raw = original.clone();
-        termios::cfmakeraw(&mut raw);
+        if !std::io::stdin().is_terminal() {
+            return Err(ClientError::NotATerminal(
+                "stdin is not a terminal".to_owned(),
+            ));
+        }
         install_panic_hook();
         // Should this process be killed outright, a guard puts the terminal back (its saved
         // settings are read now, before raw mode). Its alternate screen is left blindly then.
         let reset = [LEAVE_ALT_SCREEN, RESET_MODES, POP_TITLE].concat();
         crate::term_guard::arm(&reset);
         ALT_SCREEN.store(false, Ordering::SeqCst);
-        *lock_saved() = Some(original);
-        if let Err(e) = termios::tcsetattr(&stdin, SetArg::TCSANOW, &raw) {
-            lock_saved().take();
+        let guard = raw::RawMode::enter().map_err(|e| {
             crate::term_guard::disarm();
-            return Err(ClientError::Io {
+            ClientError::Io {
                 context: "cannot switch the terminal to raw mode".into(),
-                source: e.into(),
-            });
-        }
+                source: e,
+            }
+        })?;
         let mut stdout = std::io::stdout().lock();
         let _ = stdout.write_all(PUSH_TITLE).and_then(|()| stdout.flush());
-        Ok(RawMode { _private: () })
+        Ok(RawMode { _raw: guard })
     }
 }
 
@@ -105,26 +102,18 @@ pub fn assume_alt_screen() {
 /// Puts the terminal back as it was, if raw mode is on; a no-op otherwise (so it is safe to call
 /// from both the guard and the panic hook).
 pub fn restore() {
-    let Some(original) = lock_saved().take() else {
-        return;
-    };
-    let mut stdout = std::io::stdout().lock();
-    if ALT_SCREEN.swap(false, Ordering::SeqCst) {
-        let _ = stdout.write_all(LEAVE_ALT_SCREEN);
+    let restored = raw::restore_with(|| {
+        let mut stdout = std::io::stdout().lock();
+        if ALT_SCREEN.swap(false, Ordering::SeqCst) {
+            let _ = stdout.write_all(LEAVE_ALT_SCREEN);
+        }
+        let _ = stdout.write_all(RESET_MODES);
+        let _ = stdout.write_all(POP_TITLE);
+        let _ = stdout.flush();
+    });
+    if restored {
+        crate::term_guard::disarm();
     }
-    let _ = stdout.write_all(RESET_MODES);
-    let _ = stdout.write_all(POP_TITLE);
-    let _ = stdout.flush();
-    // TCSADRAIN: our resets reach the terminal before cooked mode returns.
-    let _ = termios::tcsetattr(std::io::stdin(), SetArg::TCSADRAIN, &original);
-    crate::term_guard::disarm();
-}
-
-fn lock_saved() -> std::sync::MutexGuard<'static, Option<Termios>> {
-    // A panic while holding this short lock cannot leave the Option half-written.
-    SAVED
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn install_panic_hook() {
@@ -145,6 +134,6 @@ mod tests {
     #[test]
     fn restore_without_raw_mode_is_a_no_op() {
         restore();
-        assert!(lock_saved().is_none());
+        assert!(!raw::is_on());
     }
 }

@@ -13,6 +13,8 @@
 //!   `generic`).
 //! - `[policy]` — what programs running inside panes may do through the API.
 //! - `[attach]` — the CLI's attach (the detach key).
+//! - `[fast_paths]` — switches of the hand-off, server painting, lent keys and direct input
+//!   (see [`fast_paths`]).
 //! - `[remotes.<name>]` — other machines reached over ssh (`signaltty remote add`, see
 //!   [`remotes`]).
 //! - `[tui]` — kept as an opaque table: the TUI validates its own keys (see [`Config::tui`]).
@@ -21,6 +23,7 @@
 //! the TUI all link it.
 
 pub mod detach_key;
+pub mod fast_paths;
 mod problem;
 pub mod remotes;
 pub mod schema;
@@ -33,6 +36,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub use detach_key::DetachKey;
+pub use fast_paths::FastPaths;
 pub use problem::{Problem, Problems};
 pub use remotes::RemoteConfig;
 pub use schema::AgentKind;
@@ -52,6 +56,8 @@ pub struct Config {
     pub policy: PolicyConfig,
     /// `[attach]`
     pub attach: AttachConfig,
+    /// `[fast_paths]`, defaults applied.
+    pub fast_paths: FastPaths,
     /// `[tui]`, unvalidated here. The TUI checks its own keys; to report them with line
     /// numbers it can re-read the file's text ([`Loaded::source`]) with its own spanned types.
     pub tui: toml::Table,
@@ -144,19 +150,61 @@ pub fn parse(text: &str) -> Result<Config, Vec<Problem>> {
 /// Where the config file is: `$SIGNALTTY_CONFIG`, else `$XDG_CONFIG_HOME/signaltty/config.toml`,
 /// else `~/.config/signaltty/config.toml`.
 pub fn default_path() -> PathBuf {
-    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    if let Some(path) = env(CONFIG_ENV) {
-        return PathBuf::from(path);
+    locate_with(None, |name| std::env::var_os(name)).path
+}
+
+/// Which config file a process reads, and what a missing one means.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    /// The file.
+    pub path: PathBuf,
+    /// Whether it may be absent.
+    pub missing: Missing,
+}
+
+/// The one resolver every binary uses: `explicit` (a `--config PATH` or a path given to
+/// `signaltty config check`), which must exist; else [`default_path`], where no file means the
+/// defaults.
+pub fn locate(explicit: Option<&Path>) -> Location {
+    locate_with(explicit, |name| std::env::var_os(name))
+}
+
+/// Reads the file [`locate`] finds.
+pub fn load_located(explicit: Option<&Path>) -> Result<Loaded, Problems> {
+    let Location { path, missing } = locate(explicit);
+    load(&path, missing)
+}
+
+/// [`locate`] with the environment given (so it is tested without touching the process's).
+fn locate_with(
+    explicit: Option<&Path>,
+    env: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> Location {
+    if let Some(path) = explicit {
+        return Location {
+            path: path.to_path_buf(),
+            missing: Missing::Required,
+        };
     }
-    let base = env("XDG_CONFIG_HOME").map_or_else(
-        || {
-            env("HOME")
-                .map_or_else(|| PathBuf::from("/"), PathBuf::from)
-                .join(".config")
-        },
-        PathBuf::from,
-    );
-    base.join("signaltty").join("config.toml")
+    let env = |name: &str| env(name).filter(|v| !v.is_empty());
+    let path = match env(CONFIG_ENV) {
+        Some(path) => PathBuf::from(path),
+        None => env("XDG_CONFIG_HOME")
+            .map_or_else(
+                || {
+                    env("HOME")
+                        .map_or_else(|| PathBuf::from("/"), PathBuf::from)
+                        .join(".config")
+                },
+                PathBuf::from,
+            )
+            .join("signaltty")
+            .join("config.toml"),
+    };
+    Location {
+        path,
+        missing: Missing::Default,
+    }
 }
 
 /// Reads and parses `path`. A file that does not exist is the default configuration when
@@ -194,4 +242,59 @@ pub enum Missing {
     Default,
     /// A path given explicitly: it must exist.
     Required,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn locate_in(explicit: Option<&str>, vars: &[(&str, &str)]) -> Location {
+        locate_with(explicit.map(Path::new), |name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| std::ffi::OsString::from(v))
+        })
+    }
+
+    #[test]
+    fn an_explicit_path_wins_and_must_exist_else_the_environment_then_home() {
+        let all = [
+            ("SIGNALTTY_CONFIG", "/etc/s.toml"),
+            ("XDG_CONFIG_HOME", "/x"),
+            ("HOME", "/h"),
+        ];
+        let at = |path: &str, missing| Location {
+            path: PathBuf::from(path),
+            missing,
+        };
+        assert_eq!(
+            locate_in(Some("/given.toml"), &all),
+            at("/given.toml", Missing::Required)
+        );
+        assert_eq!(locate_in(None, &all), at("/etc/s.toml", Missing::Default));
+        assert_eq!(
+            locate_in(None, &all[1..]),
+            at("/x/signaltty/config.toml", Missing::Default)
+        );
+        assert_eq!(
+            locate_in(None, &all[2..]),
+            at("/h/.config/signaltty/config.toml", Missing::Default)
+        );
+        // Empty variables count as unset.
+        assert_eq!(
+            locate_in(
+                None,
+                &[
+                    ("SIGNALTTY_CONFIG", ""),
+                    ("XDG_CONFIG_HOME", ""),
+                    ("HOME", "/h")
+                ]
+            ),
+            at("/h/.config/signaltty/config.toml", Missing::Default)
+        );
+        assert_eq!(
+            locate_in(None, &[]),
+            at("/.config/signaltty/config.toml", Missing::Default)
+        );
+    }
 }

@@ -92,7 +92,8 @@ impl fmt::Display for Kind {
 /// One key of the file.
 #[derive(Clone, Copy, Debug)]
 pub struct Key {
-    /// The table it lives in: `server`, `agents.*` (any agent kind), `policy`, `attach`.
+    /// The table it lives in: `server`, `agents.*` (any agent kind), `policy`, `attach`,
+    /// `fast_paths`.
     pub section: &'static str,
     /// The key's name in that table.
     pub name: &'static str,
@@ -105,7 +106,15 @@ pub struct Key {
 }
 
 /// The sections a file may have at its top level.
-pub const SECTIONS: [&str; 6] = ["server", "agents", "policy", "attach", "tui", "remotes"];
+pub const SECTIONS: [&str; 7] = [
+    "server",
+    "agents",
+    "policy",
+    "attach",
+    "tui",
+    "remotes",
+    "fast_paths",
+];
 
 /// Every key, section by section.
 pub const KEYS: &[Key] = &[
@@ -256,6 +265,64 @@ pub const KEYS: &[Key] = &[
         kind: Kind::DetachKey,
         default: "ctrl-\\",
         doc: "The key that detaches `signaltty attach` (`--detach-key` overrides it).",
+    },
+    Key {
+        section: "fast_paths",
+        name: "attach_handoff",
+        kind: Kind::Bool,
+        default: "true",
+        doc: "`signaltty attach` hands its terminal to the server, which then reads the keys and \
+              writes the pane itself (false: the CLI attaches over gRPC, same behaviour).",
+    },
+    Key {
+        section: "fast_paths",
+        name: "report_handoff_refusal",
+        kind: Kind::Bool,
+        default: "false",
+        doc: "`signaltty attach` says on stderr why the server did not take its terminal \
+              before attaching over gRPC (for debugging).",
+    },
+    Key {
+        section: "fast_paths",
+        name: "server_paint",
+        kind: Kind::Bool,
+        default: "true",
+        doc: "The server paints the TUI's focused pane straight into the TUI's terminal \
+              (false: the TUI draws everything, and reads every key).",
+    },
+    Key {
+        section: "fast_paths",
+        name: "lend_keys",
+        kind: Kind::Bool,
+        default: "true",
+        doc: "While the server paints the focused pane in Insert mode, it reads the TUI's plain \
+              keys itself (false: the TUI reads every key).",
+    },
+    Key {
+        section: "fast_paths",
+        name: "direct_input",
+        kind: Kind::Bool,
+        default: "true",
+        doc: "The TUI writes typed keys straight to the pane's terminal (false: over the API).",
+    },
+    Key {
+        section: "fast_paths",
+        name: "paint_first",
+        kind: Kind::Bool,
+        default: "true",
+        doc: "While the server paints a pane into a TUI, each output chunk is painted before \
+              the pane's attach streams are woken (false: sent first, as without painting).",
+    },
+    Key {
+        section: "fast_paths",
+        name: "painted_output_delay_us",
+        kind: Kind::Integer {
+            min: 0,
+            max: 16_000,
+        },
+        default: "2000",
+        doc: "While the server paints a pane into a TUI, the pane's attach streams hold its \
+              output until it has been quiet this many microseconds (0: at once).",
     },
 ];
 

@@ -61,6 +61,16 @@ pub(crate) fn parse(text: &str) -> Result<Config, Vec<Problem>> {
                     w.attach(table, &mut config.attach);
                 }
             }
+            "fast_paths" => {
+                if let Some(table) = w.table(name, value) {
+                    let out = &mut config.fast_paths;
+                    w.section(name, table, |key, value| match value {
+                        Checked::Bool(b) => _ = out.set_bool(key, b),
+                        Checked::Integer(n) => _ = out.set_integer(key, n),
+                        _ => {}
+                    });
+                }
+            }
             "tui" => {
                 if w.table(name, value).is_some() {
                     match toml::Table::deserialize(ValueDeserializer::from(value.clone())) {

@@ -5,13 +5,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use signaltty_config::FastPaths;
+
 /// Default cap on open connections: far above what a person's clients need (a TUI, a few CLI
 /// calls, a handful of agents' hooks), far below the descriptors the server raises its limit to.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
-
-/// See [`Config::painted_output_delay`]: well under a frame, longer than the gap between the
-/// keys of a burst.
-pub const DEFAULT_PAINTED_OUTPUT_DELAY: Duration = Duration::from_millis(2);
 
 /// Everything the daemon needs to start.
 #[derive(Clone, Debug)]
@@ -70,9 +68,12 @@ pub struct Config {
     /// their own prompt (see [`AnswerPolicy`]); off by default.
     pub answer_policy: AnswerPolicy,
     /// While a pane is painted into a client's terminal, its attach streams hold its output
-    /// until it has been quiet this long (at most a frame; `rpc::attach`);
-    /// `SIGNALTTY_PAINTED_DELAY_US` overrides it (0: at once).
+    /// until it has been quiet this long (at most a frame; `rpc::attach`). From
+    /// `[fast_paths] painted_output_delay_us` (0: at once).
     pub painted_output_delay: Duration,
+    /// While a pane is painted into a client's terminal, each output chunk is painted before
+    /// its attach streams are woken (`pane::actor`). From `[fast_paths] paint_first`.
+    pub paint_first: bool,
 }
 
 /// What a client whose process runs inside a pane (a descendant of a pane's child, or a process
@@ -159,10 +160,8 @@ impl Config {
             git_dirty_deadline: Duration::from_secs(2),
             git_diff_deadline: Duration::from_secs(30),
             answer_policy: AnswerPolicy::default(),
-            painted_output_delay: std::env::var("SIGNALTTY_PAINTED_DELAY_US")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .map_or(DEFAULT_PAINTED_OUTPUT_DELAY, Duration::from_micros),
+            painted_output_delay: FastPaths::default().painted_output_delay,
+            paint_first: FastPaths::default().paint_first,
         }
     }
 
@@ -227,6 +226,9 @@ impl Config {
         if let Some(may) = policy.pane_clients_may_control_other_workspaces {
             self.pane_clients.may_control_other_workspaces = may;
         }
+        // `[fast_paths]`: the server's two (the others are read by the CLI and the TUI).
+        self.painted_output_delay = user.fast_paths.painted_output_delay;
+        self.paint_first = user.fast_paths.paint_first;
         self.user = user;
     }
 }

@@ -23,7 +23,7 @@ fn main() -> std::process::ExitCode {
     };
     // Before logging: a config file with mistakes stops the start, and the CLI that started us
     // shows what we print on stderr.
-    let user = match read_user_config(args.config.as_deref()) {
+    let user = match signaltty_config::load_located(args.config.as_deref()) {
         Ok(user) => user,
         Err(problems) => {
             eprintln!("signaltty-server: the config file has mistakes:\n{problems}");
@@ -85,19 +85,6 @@ async fn run(config: Config) -> anyhow::Result<()> {
     daemon.hub().shutdown(true, "signal").await?;
     daemon.wait().await;
     Ok(())
-}
-
-/// The file named by `--config` (it must exist), else the default location (absent = defaults).
-fn read_user_config(
-    explicit: Option<&std::path::Path>,
-) -> Result<signaltty_config::Loaded, signaltty_config::Problems> {
-    match explicit {
-        Some(path) => signaltty_config::load(path, signaltty_config::Missing::Required),
-        None => signaltty_config::load(
-            &signaltty_config::default_path(),
-            signaltty_config::Missing::Default,
-        ),
-    }
 }
 
 fn init_logging(

@@ -5,6 +5,7 @@
 //! output that a client shows on a real terminal. Every text a program can put into storage or
 //! in front of a client goes through [`sanitize`] first.
 
+pub mod drawn;
 pub mod history;
 pub mod osc;
 mod osc_limit;

@@ -6,14 +6,15 @@
 //! the terminal opened again with a non-blocking description of its own ([`input`] reads keys
 //! from the reactor, [`output`] writes with a backlog instead of blocking), the modes the pane's
 //! program switched on followed and reset ([`modes`]), and the detach key found in what was
-//! typed ([`split_at_detach`]); and which lent keys the server may write to a pane ([`lend`]).
-//! Nothing here knows about gRPC or the server's model.
+//! typed ([`split_at_detach`]), raw mode in and out ([`raw_mode`]); and which lent keys the
+//! server may write to a pane ([`lend`]). Nothing here knows about gRPC or the server's model.
 
 pub mod input;
 pub mod lend;
 pub mod modes;
 pub mod output;
 pub mod protocol;
+pub mod raw_mode;
 mod sys;
 
 pub use sys::window_size;

@@ -8,30 +8,35 @@
 
 use std::path::{Path, PathBuf};
 
-use signaltty_config::Missing;
-
 use crate::keymap::{ConfigError, Keymap};
-
-/// The config file's default path (`$SIGNALTTY_CONFIG`, else the XDG place).
-pub fn path() -> PathBuf {
-    signaltty_config::default_path()
-}
 
 /// Why the config cannot be used: every problem, ready to print.
 #[derive(Debug)]
 pub struct Refused(pub String);
 
-/// The keymap from the config file: `explicit` (from `--config`, which must exist) or the
-/// default path (the shipped keymap when there is no file).
-pub fn load(explicit: Option<&Path>) -> Result<(Keymap, Option<PathBuf>), Refused> {
-    let (path, missing) = match explicit {
-        Some(path) => (path.to_path_buf(), Missing::Required),
-        None => (path(), Missing::Default),
-    };
+/// What the TUI takes from the config file.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The keymap (and the other `[tui]` settings it carries).
+    pub keymap: Keymap,
+    /// The file read, `None` without one (the defaults).
+    pub path: Option<PathBuf>,
+    /// `[fast_paths]`: server painting, lent keys, direct input.
+    pub fast_paths: signaltty_config::FastPaths,
+}
+
+/// The keymap and fast paths from the config file: `explicit` (from `--config`, which must
+/// exist) or the default path (the shipped keymap when there is no file).
+pub fn load(explicit: Option<&Path>) -> Result<Loaded, Refused> {
+    let signaltty_config::Location { path, missing } = signaltty_config::locate(explicit);
     let loaded = signaltty_config::load(&path, missing).map_err(|p| Refused(p.to_string()))?;
     let keymap =
         Keymap::from_config(&loaded.source).map_err(|errors| Refused(report(&path, &errors)))?;
-    Ok((keymap, loaded.path))
+    Ok(Loaded {
+        keymap,
+        path: loaded.path,
+        fast_paths: loaded.config.fast_paths,
+    })
 }
 
 /// The report printed for a bad `[tui]` section: one line per error, `path:line: message`.

@@ -21,6 +21,7 @@ pub mod dsl;
 pub mod encode;
 pub mod field;
 pub mod focus;
+pub mod frame_cells;
 pub mod geometry;
 pub mod git;
 pub mod git_replies;

@@ -24,7 +24,11 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let (keymap, path) = match signaltty_tui::config::load(args.config.as_deref()) {
+    let signaltty_tui::config::Loaded {
+        keymap,
+        path,
+        fast_paths,
+    } = match signaltty_tui::config::load(args.config.as_deref()) {
         Ok(loaded) => loaded,
         Err(refused) => {
             eprintln!("{}", refused.0);
@@ -58,6 +62,7 @@ fn main() -> ExitCode {
         socket: args.socket,
         start_dir,
         keymap,
+        fast_paths,
     };
     match runtime.block_on(signaltty_tui::runtime::run(options)) {
         Ok(()) => ExitCode::SUCCESS,

@@ -75,6 +75,8 @@ pub struct Painter<W: Write> {
     panes: HashMap<String, PaneDrawn>,
     /// Whether `shown` is what the terminal holds (false until the first full frame).
     valid: bool,
+    /// A frame's cells as bytes ([`crate::frame_cells::draw`]), kept for its allocation.
+    cell_bytes: Vec<u8>,
 }
 
 impl<W: Write> Painter<W> {
@@ -90,6 +92,7 @@ impl<W: Write> Painter<W> {
             touched: Vec::new(),
             panes: HashMap::new(),
             valid: false,
+            cell_bytes: Vec::new(),
         }
     }
 
@@ -130,7 +133,8 @@ impl<W: Write> Painter<W> {
         self.next.resize(area);
         self.next.reset();
         let cursor = crate::view::render(app, &mut self.next);
-        self.out.draw(self.shown.diff_iter(&self.next))?;
+        let cells = self.shown.diff_iter(&self.next);
+        crate::frame_cells::draw(&mut self.out, cells, &mut self.cell_bytes)?;
         std::mem::swap(&mut self.shown, &mut self.next);
         self.cursor(cursor)?;
         self.remember(app);
@@ -222,7 +226,8 @@ impl<W: Write> Painter<W> {
             self.after.area = row;
             self.after.content.resize(new.len(), Default::default());
             new.swap_with_slice(&mut self.after.content);
-            let drawn = self.out.draw(self.before.diff_iter(&self.after));
+            let cells = self.before.diff_iter(&self.after);
+            let drawn = crate::frame_cells::draw(&mut self.out, cells, &mut self.cell_bytes);
             let new = &mut self.shown.content[start..start + usize::from(width)];
             new.swap_with_slice(&mut self.after.content);
             drawn?;

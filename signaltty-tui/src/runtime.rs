@@ -111,6 +111,8 @@ pub struct Options {
     pub start_dir: String,
     /// The keymap.
     pub keymap: Keymap,
+    /// The config file's `[fast_paths]`: server painting, lent keys, direct input.
+    pub fast_paths: signaltty_config::FastPaths,
 }
 
 /// Runs the TUI until Quit. The server must answer first (it is started on demand); if it
@@ -165,7 +167,9 @@ async fn run_here(options: Options) -> Result<(), String> {
     let mut sigint = signal(SignalKind::interrupt()).map_err(|e| e.to_string())?;
     let mut sighup = signal(SignalKind::hangup()).map_err(|e| e.to_string())?;
     let mut pacer = Pacer::new();
-    let mut fast = FastPaths::new(&app);
+    let fast_paths = options.fast_paths;
+    let mut fast = FastPaths::new(&app, &fast_paths);
+    let direct = fast_paths.direct_input;
 
     // Where our keys are read: by us, or lent to the server while it paints the pane typed
     // into; what it handed back is read first.
@@ -244,7 +248,7 @@ async fn run_here(options: Options) -> Result<(), String> {
         }
         // A key's own effects go out first: its bytes reach the pane before the output
         // already waiting is applied and drawn.
-        carry_out_all(effects, &mut app, &slot, &msg_tx, &mut attachments);
+        carry_out_all(effects, &mut app, &slot, &msg_tx, &mut attachments, direct);
         // Take whatever else is already waiting before drawing: a flood of output costs one
         // frame, not one per chunk.
         let mut effects = Vec::new();
@@ -252,7 +256,7 @@ async fn run_here(options: Options) -> Result<(), String> {
             note_output(&mut pacer, &msg);
             effects.extend(update(&mut app, msg, Instant::now()));
         }
-        carry_out_all(effects, &mut app, &slot, &msg_tx, &mut attachments);
+        carry_out_all(effects, &mut app, &slot, &msg_tx, &mut attachments, direct);
         if std::mem::take(&mut app.redraw_all) {
             forget(&mut painter, &mut app, Redraw::All);
         }
@@ -406,6 +410,7 @@ fn carry_out_all(
     slot: &Slot,
     tx: &mpsc::UnboundedSender<Msg>,
     attachments: &mut HashMap<String, attach::Handle>,
+    direct_input: bool,
 ) {
     for effect in effects {
         if effect == Effect::Quit {
@@ -416,7 +421,7 @@ fn carry_out_all(
             app.redraw_all = true;
             continue;
         }
-        carry_out(effect, app, slot, tx, attachments);
+        carry_out(effect, app, slot, tx, attachments, direct_input);
     }
 }
 
@@ -426,13 +431,15 @@ fn carry_out(
     slot: &Slot,
     tx: &mpsc::UnboundedSender<Msg>,
     attachments: &mut HashMap<String, attach::Handle>,
+    direct_input: bool,
 ) {
     match effect {
         Effect::Attach { pane_id, how } => {
             if let Some(old) = attachments.remove(&pane_id) {
                 old.stop();
             }
-            let handle = attach::start(slot.clone(), pane_id.clone(), how, tx.clone());
+            let handle =
+                attach::start(slot.clone(), pane_id.clone(), how, direct_input, tx.clone());
             attachments.insert(pane_id, handle);
         }
         Effect::ResizeAttached {

@@ -9,8 +9,6 @@
 //! default action so the parent sees the right status).
 
 use std::io::Write;
-use std::os::fd::AsFd;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossterm::event::{
@@ -20,25 +18,21 @@ use crossterm::event::{
 };
 use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen};
 use crossterm::{cursor, execute};
-use nix::sys::termios;
-
-/// The terminal settings found at start, restored on every way out.
-static SAVED: OnceLock<libc::termios> = OnceLock::new();
-/// Whether the terminal is currently in our modes (restoring twice must be harmless).
-static ACTIVE: AtomicBool = AtomicBool::new(false);
+use signaltty_tty::raw_mode;
 /// Whether we pushed keyboard enhancement flags (popped again on the way out).
 static KEYBOARD_PUSHED: AtomicBool = AtomicBool::new(false);
 
 /// Restores the terminal when dropped.
 #[derive(Debug)]
-pub struct Guard(());
+pub struct Guard {
+    /// Dropped after [`restore`] ran (it restores first, with our modes; this is then a no-op).
+    _raw: raw_mode::RawMode,
+}
 
-/// Puts the terminal into the TUI's modes and installs the panic hook.
+/// Puts the terminal into the TUI's modes and installs the panic hook. Raw mode is
+/// `signaltty_tty::raw_mode`, the same as the CLI's attach; crossterm's own raw-mode switch is
+/// not used (its keyboard-protocol query below finds the terminal raw either way).
 pub fn enter() -> std::io::Result<Guard> {
-    let stdin = std::io::stdin();
-    if let Ok(saved) = termios::tcgetattr(stdin.as_fd()) {
-        let _ = SAVED.set(libc::termios::from(saved));
-    }
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore();
@@ -51,8 +45,7 @@ pub fn enter() -> std::io::Result<Guard> {
     ]
     .concat();
     signaltty_client::term_guard::arm(&reset);
-    crossterm::terminal::enable_raw_mode()?;
-    ACTIVE.store(true, Ordering::SeqCst);
+    let raw = raw_mode::RawMode::enter()?;
     execute!(
         std::io::stdout(),
         EnterAlternateScreen,
@@ -78,14 +71,18 @@ pub fn enter() -> std::io::Result<Guard> {
         )?;
         KEYBOARD_PUSHED.store(true, Ordering::SeqCst);
     }
-    Ok(Guard(()))
+    Ok(Guard { _raw: raw })
 }
 
 /// Leaves every mode we entered and puts the saved settings back. Idempotent.
 pub fn restore() {
-    if !ACTIVE.swap(false, Ordering::SeqCst) {
-        return;
+    if raw_mode::restore_with(leave_modes) {
+        signaltty_client::term_guard::disarm();
     }
+}
+
+/// Our modes off again, written while the terminal is still raw.
+fn leave_modes() {
     let mut out = std::io::stdout();
     if KEYBOARD_PUSHED.swap(false, Ordering::SeqCst) {
         let _ = execute!(out, PopKeyboardEnhancementFlags);
@@ -100,12 +97,6 @@ pub fn restore() {
         cursor::SetCursorStyle::DefaultUserShape
     );
     let _ = out.flush();
-    let _ = crossterm::terminal::disable_raw_mode();
-    if let Some(saved) = SAVED.get() {
-        let saved = termios::Termios::from(*saved);
-        let _ = termios::tcsetattr(std::io::stdin().as_fd(), termios::SetArg::TCSANOW, &saved);
-    }
-    signaltty_client::term_guard::disarm();
 }
 
 impl Drop for Guard {

@@ -47,7 +47,7 @@ pub fn render(app: &App, buf: &mut Buffer) -> Option<(u16, u16)> {
 
 pub use crate::names::{agent_name, label};
 #[cfg(test)]
-pub(crate) use panes::style_of;
+pub(crate) use panes::{copy_rows, style_of};
 pub use panes::{cursor, draw_rows};
 
 /// A geometry rectangle as ratatui's.

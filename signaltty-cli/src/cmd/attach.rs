@@ -60,12 +60,16 @@ pub fn parse_detach_key(text: &str) -> Result<DetachKey, String> {
     text.parse()
 }
 
-/// The detach key of the config file's `[attach]` section, else the default. A config file with
-/// mistakes is an error here as at the server's start: `signaltty config check` lists them.
-pub fn configured_detach_key() -> CliResult<DetachKey> {
-    let path = signaltty_config::default_path();
-    match signaltty_config::load(&path, signaltty_config::Missing::Default) {
-        Ok(loaded) => Ok(loaded.config.attach.detach_key.unwrap_or_default()),
+/// The config file's `[attach]` detach key (else the default) and its `[fast_paths]`. A config
+/// file with mistakes is an error here as at the server's start: `signaltty config check`
+/// lists them.
+pub fn configured() -> CliResult<AttachOptions> {
+    match signaltty_config::load_located(None) {
+        Ok(loaded) => Ok(AttachOptions {
+            detach_key: loaded.config.attach.detach_key.unwrap_or_default(),
+            fast_paths: loaded.config.fast_paths,
+            ..AttachOptions::default()
+        }),
         Err(problems) => Err(CliError::usage(format!(
             "the config file has mistakes (see `signaltty config check`):\n{problems}"
         ))),
@@ -81,6 +85,8 @@ pub struct AttachOptions {
     pub detach_key: DetachKey,
     /// Clear the pane's attention on attach.
     pub mark_seen: bool,
+    /// The hand-off's switches (`[fast_paths]` of the config file).
+    pub fast_paths: signaltty_config::FastPaths,
 }
 
 impl Default for AttachOptions {
@@ -89,6 +95,7 @@ impl Default for AttachOptions {
             read_only: false,
             detach_key: DetachKey(DEFAULT_DETACH_KEY),
             mark_seen: true,
+            fast_paths: signaltty_config::FastPaths::default(),
         }
     }
 }
@@ -112,14 +119,12 @@ pub enum AttachEnd {
 
 /// Runs `signaltty attach`.
 pub async fn cmd_attach(ctx: &Ctx, args: AttachArgs) -> CliResult {
-    let detach_key = match args.detach_key {
-        Some(key) => key,
-        None => configured_detach_key()?,
-    };
+    let configured = configured()?;
     let options = AttachOptions {
         read_only: args.read_only,
-        detach_key,
+        detach_key: args.detach_key.unwrap_or(configured.detach_key),
         mark_seen: !args.no_mark_seen,
+        ..configured
     };
     let client = ctx.client().await?;
     let pane = match args.pane.as_deref() {

@@ -6,7 +6,8 @@
 //!
 //! Anything short of the server's `ready` (no hand-off socket, an older server, a terminal the
 //! server cannot open, a pane it will not take this way such as a restored one) returns `None`
-//! and the caller attaches over gRPC as before; `SIGNALTTY_ATTACH_HANDOFF=0` forces that path.
+//! and the caller attaches over gRPC as before; `[fast_paths] attach_handoff = false` forces that
+//! path.
 
 use std::os::fd::AsFd;
 use std::path::Path;
@@ -24,9 +25,6 @@ use crate::error::CliError;
 const READY_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long the server has to hand the terminal back after `stop`.
 const STOP_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// The environment switch that turns the hand-off off (`0`).
-pub const ENV_SWITCH: &str = "SIGNALTTY_ATTACH_HANDOFF";
 
 /// Attaches `pane` through the server's hand-off socket beside `socket`. `client` (the gRPC
 /// connection) is given back when the server does not take the terminal (nothing was changed
@@ -70,7 +68,7 @@ impl HandedOff {
 
 /// Offers the terminal; `None` when the server does not take it.
 async fn hand_off(socket: &Path, pane: &str, options: &AttachOptions) -> Option<HandedOff> {
-    if std::env::var_os(ENV_SWITCH).is_some_and(|v| v == "0") {
+    if !options.fast_paths.attach_handoff {
         return None;
     }
     let path = protocol::socket_path(socket);
@@ -87,7 +85,11 @@ async fn hand_off(socket: &Path, pane: &str, options: &AttachOptions) -> Option<
         .ask(&request, &[stdin.as_fd(), stdout.as_fd()], READY_TIMEOUT)
         .await
     {
-        tracing_refusal(&why);
+        // Why the server refused stays out of the user's way unless asked for: the gRPC attach
+        // that follows reports any real problem itself.
+        if options.fast_paths.report_handoff_refusal {
+            eprintln!("signaltty attach: hand-off not taken ({why}); attaching over gRPC");
+        }
         return None;
     }
     let signals = Signals::new().ok()?;
@@ -102,14 +104,6 @@ async fn hand_off(socket: &Path, pane: &str, options: &AttachOptions) -> Option<
         signals,
         guard,
     })
-}
-
-/// Why the server refused, for `SIGNALTTY_LOG`-style debugging: kept out of the user's way
-/// since the gRPC attach that follows reports any real problem itself.
-fn tracing_refusal(why: &str) {
-    if std::env::var_os("SIGNALTTY_DEBUG_HANDOFF").is_some() {
-        eprintln!("signaltty attach: hand-off not taken ({why}); attaching over gRPC");
-    }
 }
 
 /// The signals that matter while the server has the terminal.

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use serde::Serialize;
-use signaltty_config::{Missing, Problem};
+use signaltty_config::Problem;
 
 use super::Ctx;
 use crate::error::{CliError, CliResult};
@@ -60,10 +60,8 @@ pub async fn cmd_config(ctx: &Ctx, args: ConfigArgs) -> CliResult {
 }
 
 fn check(ctx: &Ctx, explicit: Option<PathBuf>) -> CliResult {
-    let (path, missing) = match explicit {
-        Some(path) => (path, Missing::Required),
-        None => (signaltty_config::default_path(), Missing::Default),
-    };
+    let signaltty_config::Location { path, missing } =
+        signaltty_config::locate(explicit.as_deref());
     let (exists, problems) = match signaltty_config::load(&path, missing) {
         Ok(loaded) => (loaded.path.is_some(), Vec::new()),
         Err(found) => (path.exists(), found.problems),

@@ -54,13 +54,10 @@ pub async fn cmd_new(ctx: &Ctx, args: NewArgs) -> CliResult {
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let attach_after = !(args.detach || ctx.out.is_json() || !interactive);
     // Read before anything is created: a config file with mistakes changes nothing.
-    let options = AttachOptions {
-        detach_key: if attach_after {
-            super::attach::configured_detach_key()?
-        } else {
-            AttachOptions::default().detach_key
-        },
-        ..AttachOptions::default()
+    let options = if attach_after {
+        super::attach::configured()?
+    } else {
+        AttachOptions::default()
     };
     let client = ctx.client().await?;
     let mut workspaces = client.workspaces();

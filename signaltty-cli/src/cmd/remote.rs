@@ -155,8 +155,7 @@ async fn list(ctx: &Ctx) -> CliResult {
 /// socket beside the local server's socket `local` (see `Remote::control_dir`).
 pub fn all(local: &Path) -> CliResult<Vec<Remote>> {
     let control_dir = signaltty_client::trust::socket_dir(local);
-    let path = signaltty_config::default_path();
-    let loaded = signaltty_config::load(&path, signaltty_config::Missing::Default)
+    let loaded = signaltty_config::load_located(None)
         .map_err(|problems| CliError::usage(problems.to_string()))?;
     Ok(loaded
         .config

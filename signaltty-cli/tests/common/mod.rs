@@ -216,6 +216,14 @@ impl TestEnv {
         path
     }
 
+    /// Writes a config file beside the default one, for a command to name with
+    /// `SIGNALTTY_CONFIG` (e.g. one attach with a `[fast_paths]` switch off); returns its path.
+    pub fn side_config(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.dir.path().join(format!("{name}.toml"));
+        std::fs::write(&path, text).expect("write config");
+        path
+    }
+
     /// What Claude Code's permission hook runs for `Bash ls` on `pane`, as a child whose stdout
     /// is piped: with `wait`, it holds until the decision is answered (answerable); without, it
     /// reports and exits (the decision is read-only).

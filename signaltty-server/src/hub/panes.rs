@@ -335,6 +335,7 @@ impl Hub {
         let options = StartOptions {
             prelude,
             activity: Some(self.saver().activity()),
+            paint_first: self.config().paint_first,
         };
         let handle = PaneHandle::start_with(
             id.clone(),

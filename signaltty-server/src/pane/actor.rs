@@ -60,7 +60,7 @@ pub enum Report {
 pub type Reporter = Arc<dyn Fn(&PaneId, Report) + Send + Sync>;
 
 /// Optional parts of starting an actor ([`PaneHandle::start_with`]).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct StartOptions {
     /// Bytes fed to the screen before the process's first output, without advancing the output
     /// offset: a resumed pane's saved tail, so it still shows what it last said.
@@ -68,6 +68,19 @@ pub struct StartOptions {
     /// Poked (never waited on here) after each output chunk, so that the snapshot saver can write
     /// output tails without polling. One shared `Notify` serves every pane.
     pub activity: Option<Arc<Notify>>,
+    /// With a paint grant, each chunk is painted before the attach streams are woken with it
+    /// (`Config::paint_first`; off: sent first, as without a grant — for A/B runs).
+    pub paint_first: bool,
+}
+
+impl Default for StartOptions {
+    fn default() -> Self {
+        StartOptions {
+            prelude: Bytes::new(),
+            activity: None,
+            paint_first: true,
+        }
+    }
 }
 
 /// Identifies one attached client of a pane.
@@ -112,6 +125,8 @@ struct Shared {
     last_activity_ms: AtomicU64,
     /// See [`StartOptions::activity`].
     activity: Option<Arc<Notify>>,
+    /// See [`StartOptions::paint_first`].
+    paint_first: bool,
     /// Set while answers to the program's queries wait for its input (see [`answer`]).
     answering: Arc<AtomicBool>,
     /// Whether a client's terminal is painted with each change now (a grant that is not
@@ -204,6 +219,7 @@ impl PaneHandle {
             closed: LazyWatch::new(false),
             last_activity_ms: AtomicU64::new(0),
             activity: options.activity,
+            paint_first: options.paint_first,
             answering: Arc::new(AtomicBool::new(false)),
             painted: AtomicBool::new(false),
             unpainted: Notify::new(),
@@ -444,7 +460,7 @@ fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
         // first, and waking the attach streams (a futex wake of another worker, the gRPC
         // encoding behind it) comes after it instead of in the echo's way. Sending and feeding
         // under one lock keeps snapshot + subscribe exact either way.
-        let paint_first = !model.paints.is_empty() && super::paint::paint_first();
+        let paint_first = !model.paints.is_empty() && shared.paint_first;
         if !paint_first {
             fan_out(&mut model, bytes, end_offset);
         }

@@ -18,14 +18,11 @@
 //! landing between two of the client's writes changes neither), per span `CSI row;col H` and
 //! the cells, `CSI m`, `ESC 8` (DECRC), in one non-blocking write. A write the terminal takes
 //! only in part leaves a paint cut short (maybe mid-sequence): the grant ends with `damaged`
-//! and the client redraws everything. Cells are written as the TUI draws them
-//! (`signaltty-tui/src/view/panes.rs`: ratatui through crossterm): indexed colours as
-//! `38;5;n`, the attributes ratatui has (no overline, every underline shape as a plain one,
-//! no underline colour), a default blank as a plain space — a cell painted differently would
-//! stay wrong on the terminal until it changed again (ratatui writes only cells that differ
-//! from its previous frame).
+//! and the client redraws everything. Cells are written by `signaltty_term::drawn`, the writer
+//! the TUI's frames use too (a test in the TUI holds the two to the same bytes): a cell painted
+//! differently would stay wrong on the terminal until it changed again (the TUI writes only
+//! cells that differ from its previous frame).
 
-use std::fmt::Write as _;
 use std::fs::File;
 use std::os::fd::AsFd;
 
@@ -33,7 +30,9 @@ use nix::errno::Errno;
 use signaltty_tty::protocol::{Notice, Rect};
 use tokio::sync::mpsc;
 
-use crate::term::vt::{Attr, Color, Row, Style, Term};
+use signaltty_term::drawn::{CellWriter, write_span};
+
+use crate::term::vt::{Row, Term};
 
 /// Changed rows a paint may cover; more is a scroll or a redraw, left to the client.
 pub const MAX_PAINT_ROWS: usize = 4;
@@ -147,71 +146,20 @@ fn changed_span(old: &Row, new: &Row, cols: u16) -> Option<Span> {
     Some(Span { row: 0, start, end })
 }
 
-/// Appends the paint of `spans` of `term` at `rect` to `out`: saved cursor, each span placed
-/// and drawn as the TUI draws those cells, restored cursor.
+/// Appends the paint of `spans` of `term` at `rect` to `out`: saved cursor, each span drawn as
+/// the TUI draws those cells (`signaltty_term::drawn`, the writer its frames use too), restored
+/// cursor.
 pub fn render(term: &Term, spans: &[Span], rect: Rect, out: &mut Vec<u8>) {
-    let mut text = String::new();
-    text.push_str("\x1b7");
+    out.extend_from_slice(b"\x1b7");
+    let mut cells = CellWriter::default();
     for span in spans {
-        let Some(row) = term.row(span.row) else {
-            continue;
-        };
-        let _ = write!(
-            text,
-            "\x1b[{};{}H",
-            u32::from(rect.row) + u32::from(span.row) + 1,
-            u32::from(rect.col) + u32::from(span.start) + 1
-        );
-        let mut pen: Option<Style> = None;
-        let marks = row.has_marks();
-        for col in span.start..span.end {
-            let cell = row.cell(col);
-            if cell.is_wide_continuation() {
-                continue;
-            }
-            let style = cell.style();
-            if pen != Some(style) {
-                write_sgr(style, &mut text);
-                pen = Some(style);
-            }
-            text.push(cell.ch());
-            if marks {
-                text.extend(row.marks(col));
-            }
+        if let Some(row) = term.row(span.row) {
+            let y = rect.row.saturating_add(span.row);
+            write_span(row, span.start..span.end, rect.col, y, &mut cells, out);
         }
     }
-    text.push_str("\x1b[m\x1b8");
-    out.extend_from_slice(text.as_bytes());
-}
-
-/// One SGR setting exactly what the TUI's terminal shows for `style`: ratatui's attributes
-/// and colours as crossterm writes them (`signaltty-tui/src/view/panes.rs::style_of`).
-fn write_sgr(style: Style, out: &mut String) {
-    out.push_str("\x1b[0");
-    for (attr, code) in [
-        (Attr::Bold, "1"),
-        (Attr::Dim, "2"),
-        (Attr::Italic, "3"),
-        (Attr::Underline, "4"),
-        (Attr::Blink, "5"),
-        (Attr::Inverse, "7"),
-        (Attr::Hidden, "8"),
-        (Attr::Strikethrough, "9"),
-    ] {
-        if style.has(attr) {
-            out.push(';');
-            out.push_str(code);
-        }
-    }
-    for (color, base) in [(style.fg(), 38), (style.bg(), 48)] {
-        // Writing to a String cannot fail.
-        let _ = match color {
-            Color::Default => Ok(()),
-            Color::Idx(i) => write!(out, ";{base};5;{i}"),
-            Color::Rgb(r, g, b) => write!(out, ";{base};2;{r};{g};{b}"),
-        };
-    }
-    out.push('m');
+    cells.finish(out);
+    out.extend_from_slice(b"\x1b8");
 }
 
 /// A client's terminal the pane paints into.
@@ -321,13 +269,6 @@ impl Grants {
             }
         });
     }
-}
-
-/// Whether a chunk is painted before it is sent to the attach streams (on by default;
-/// `SIGNALTTY_PAINT_FIRST=0` sends first, as without a grant — for A/B runs).
-pub fn paint_first() -> bool {
-    static FIRST: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *FIRST.get_or_init(|| std::env::var_os("SIGNALTTY_PAINT_FIRST").is_none_or(|v| v != "0"))
 }
 
 impl Grant {

@@ -7,6 +7,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::term::Screen;
+use crate::term::vt::Color;
 
 const COLS: u16 = 12;
 const ROWS: u16 = 5;
@@ -41,19 +42,10 @@ fn chunk() -> impl Strategy<Value = Vec<u8>> {
 fn shown(term: &Term, row: u16, col: u16) -> (String, Vec<bool>, Color, Color) {
     let text = term.cell_text(row, col);
     let style = term.cell(row, col).map(|c| c.style()).unwrap_or_default();
-    let attrs = [
-        Attr::Bold,
-        Attr::Dim,
-        Attr::Italic,
-        Attr::Underline,
-        Attr::Blink,
-        Attr::Inverse,
-        Attr::Hidden,
-        Attr::Strikethrough,
-    ]
-    .iter()
-    .map(|a| style.has(*a))
-    .collect();
+    let attrs = signaltty_term::drawn::ATTRS
+        .iter()
+        .map(|(a, _)| style.has(*a))
+        .collect();
     (text, attrs, style.fg(), style.bg())
 }
 

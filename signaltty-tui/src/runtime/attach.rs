@@ -120,11 +120,13 @@ impl Handle {
     }
 }
 
-/// Starts attaching to `pane_id`.
+/// Starts attaching to `pane_id`; its input goes straight to the pane when `direct_input`
+/// (`[fast_paths] direct_input`) and the server hands it over.
 pub fn start(
     slot: Slot,
     pane_id: String,
     how: Attachment,
+    direct_input: bool,
     tx: mpsc::UnboundedSender<Msg>,
 ) -> Handle {
     let (cmds, mut rx) = mpsc::unbounded_channel();
@@ -136,6 +138,7 @@ pub fn start(
         direct: Rc::clone(&direct),
         queued: Rc::clone(&queued),
         sizing: Rc::clone(&sizing),
+        direct_input,
     };
     let task = tokio::task::spawn_local(async move {
         let (cols, rows, read_only) = match how {
@@ -189,6 +192,8 @@ struct Shared {
     direct: SharedDirect,
     queued: Rc<Cell<usize>>,
     sizing: Rc<Cell<Sizing>>,
+    /// Ask for direct input (`[fast_paths] direct_input`).
+    direct_input: bool,
 }
 
 impl Shared {
@@ -235,7 +240,7 @@ async fn session(
         .map_err(|e| e.to_string())?
         .split();
     // Asked after the stream opened: a pane that does not exist is reported by gRPC.
-    if !read_only {
+    if !read_only && shared.direct_input {
         let asked = Direct::request(client.socket(), pane_id).await;
         *direct.borrow_mut() = asked;
     }

@@ -8,7 +8,8 @@
 //! gRPC first, ahead of anything typed later. Writes never block the runtime: what the pane
 //! does not take at once waits in a backlog, written as it reads (the descriptor is in the
 //! reactor only while bytes wait). Asked for on every (re)attach of an interactive pane; a
-//! refusal (an older server, a restored pane, no hand-off socket, `SIGNALTTY_DIRECT_INPUT=0`)
+//! refusal (an older server, a restored pane, no hand-off socket, `[fast_paths] direct_input`
+//! off)
 //! leaves input on gRPC, as before.
 
 use std::path::Path;
@@ -16,10 +17,6 @@ use std::time::Duration;
 
 use signaltty_tty::output::TtyOutput;
 use signaltty_tty::protocol::{self, Conn, Request};
-
-/// Set to `0` to keep typed input on the gRPC stream (for A/B measurements and as an escape
-/// hatch).
-pub const ENV_SWITCH: &str = "SIGNALTTY_DIRECT_INPUT";
 
 /// Most bytes waiting for a pane that does not read; more is dropped (as the server's own
 /// input queue does when a pane stops reading), so a stuck pane never grows the TUI.
@@ -39,11 +36,8 @@ pub struct GaveUp {
 }
 
 impl Direct {
-    /// Asks the server behind `socket` for `pane`'s input; `None` when switched off or refused.
+    /// Asks the server behind `socket` for `pane`'s input; `None` when refused.
     pub async fn request(socket: &Path, pane: &str) -> Option<Direct> {
-        if std::env::var_os(ENV_SWITCH).is_some_and(|v| v == "0") {
-            return None;
-        }
         let path = protocol::socket_path(socket);
         let mut conn = Conn::connect(&path).await.ok()?;
         signaltty_client::trust::check_peer(conn.stream(), &path).ok()?;

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crossterm::event::Event;
+use signaltty_config::FastPaths as Switches;
 
 use super::attach;
 use super::lending;
@@ -21,18 +22,18 @@ use crate::input::Reader;
 /// The paint grant and the lent keys.
 pub struct FastPaths {
     paint: ServerPaint,
-    /// Whether keys may be lent at all ([`lending::enabled`]).
+    /// Whether keys may be lent at all (`[fast_paths] lend_keys`).
     lending: bool,
     /// The plain characters the server must hand back (the keymap is fixed).
     excluded: String,
 }
 
 impl FastPaths {
-    /// No grant yet, keys read by us.
-    pub fn new(app: &App) -> FastPaths {
+    /// No grant yet, keys read by us; each path only if the config file's `[fast_paths]` allows.
+    pub fn new(app: &App, switches: &Switches) -> FastPaths {
         FastPaths {
-            paint: ServerPaint::new(),
-            lending: lending::enabled(),
+            paint: ServerPaint::new(switches.server_paint),
+            lending: switches.lend_keys,
             excluded: lending::excluded(app),
         }
     }

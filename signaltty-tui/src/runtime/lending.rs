@@ -11,6 +11,9 @@
 //! read them. The keys come home too whenever [`may_lend`] stops holding (a mode, focus or
 //! overlay change, attention that typing would clear): `release`, answered by `back`.
 //!
+//! Switched off by `[fast_paths] lend_keys = false` (for A/B measurements and as an escape
+//! hatch): every key is then read here.
+//!
 //! Lent only when everything we typed is in the pane already (direct input idle), so the
 //! server's writes never overtake ours; and our reads stop first — the terminal leaves our
 //! reactor, so a key lent does not even wake us.
@@ -19,14 +22,6 @@ use crossterm::event::{Event, KeyCode};
 
 use super::painting::ServerPaint;
 use crate::input::Reader;
-
-/// Set to `0` to read every key ourselves (for A/B measurements and as an escape hatch).
-pub const ENV_SWITCH: &str = "SIGNALTTY_LEND_KEYS";
-
-/// Whether lending is switched on ([`ENV_SWITCH`]).
-pub fn enabled() -> bool {
-    std::env::var_os(ENV_SWITCH).is_none_or(|v| v != "0")
-}
 
 use crate::app::{App, Focus, Mode};
 use crate::keymap::{Chord, Resolved, Table};

@@ -17,8 +17,8 @@
 //!   server `skipped`) could stay wrong where our model's old value equals the new one, so a
 //!   `skipped` makes us redraw the whole rectangle before the server may `resume`.
 //!
-//! Refused (older server, no hand-off socket, `SIGNALTTY_SERVER_PAINT=0`): the TUI draws
-//! everything itself, as before.
+//! Refused (older server, no hand-off socket) or switched off (`[fast_paths] server_paint =
+//! false`, for A/B measurements and as an escape hatch): the TUI draws everything itself.
 //!
 //! The grant's request also passes our terminal's input, so that on the same connection the
 //! server can be lent our keys (`lend`, `signaltty_tty::lend`; when and why: [`super::lending`]): a
@@ -36,9 +36,6 @@ use tokio::task::JoinHandle;
 
 use crate::app::{App, Link};
 use crate::regions::{content, placement};
-
-/// Set to `0` to draw everything in the TUI (for A/B measurements and as an escape hatch).
-pub const ENV_SWITCH: &str = "SIGNALTTY_SERVER_PAINT";
 
 /// How long the server has to answer a request for a grant.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(2);
@@ -148,17 +145,11 @@ pub struct ServerPaint {
     back: Vec<u8>,
 }
 
-impl Default for ServerPaint {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl ServerPaint {
-    /// No grant yet; switched off by [`ENV_SWITCH`]` = 0`.
-    pub fn new() -> ServerPaint {
+    /// No grant yet; never asks for one unless `enabled` (`[fast_paths] server_paint`).
+    pub fn new(enabled: bool) -> ServerPaint {
         ServerPaint {
-            enabled: std::env::var_os(ENV_SWITCH).is_none_or(|v| v != "0"),
+            enabled,
             state: State::Off,
             declined: None,
             back: Vec::new(),

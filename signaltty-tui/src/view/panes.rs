@@ -8,7 +8,7 @@ use crate::geometry::{Axis, Rect};
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier, Style};
 use signaltty_term::Screen;
-use signaltty_term::vt::{Attr, Color as VtColor};
+use signaltty_term::vt::Color as VtColor;
 
 use super::{agent_name, badge, glyph, put, tui};
 use crate::app::{App, Focus, Mode};
@@ -182,7 +182,11 @@ fn title(app: &App, pane: &signaltty_proto::v1::Pane, rect: Rect, focused: bool,
 /// one style convert it once. `tests::fast_copy_equals_the_plain_copy` pins it to the plain
 /// per-cell copy.
 fn cells(screen: &Screen, area: Rect, buf: &mut Buffer) {
-    let term = screen.view();
+    copy_rows(screen.view(), area, buf);
+}
+
+/// [`cells`] of a terminal model (the visible screen of a pane's [`Screen`]).
+pub(crate) fn copy_rows(term: &signaltty_term::vt::Term, area: Rect, buf: &mut Buffer) {
     let width = term.size().0.min(area.width);
     let mut last = None;
     for (y, row) in (area.y..area.y + area.height).zip(term.rows()) {
@@ -241,16 +245,7 @@ fn copy_row(
 
 pub(crate) fn style_of(style: signaltty_term::vt::Style) -> Style {
     let mut out = Style::default().fg(color(style.fg())).bg(color(style.bg()));
-    for (attr, modifier) in [
-        (Attr::Bold, Modifier::BOLD),
-        (Attr::Dim, Modifier::DIM),
-        (Attr::Italic, Modifier::ITALIC),
-        (Attr::Underline, Modifier::UNDERLINED),
-        (Attr::Blink, Modifier::SLOW_BLINK),
-        (Attr::Inverse, Modifier::REVERSED),
-        (Attr::Hidden, Modifier::HIDDEN),
-        (Attr::Strikethrough, Modifier::CROSSED_OUT),
-    ] {
+    for (attr, modifier) in crate::frame_cells::MODIFIERS {
         if style.has(attr) {
             out = out.add_modifier(modifier);
         }
