@@ -6,7 +6,7 @@
 mod clients;
 mod common;
 
-use common::{TestServer, WAIT, assert_error, attach, spawn, spawn_sized, until_exited};
+use common::{TestServer, WAIT, assert_error, attach, spawn, spawn_sized, stty_size, until_exited};
 use signaltty_proto::v1 as pb;
 use tonic::Code;
 
@@ -290,30 +290,6 @@ async fn input_to_a_stuck_pane_times_out_while_another_pane_answers() {
     assert!(!String::from_utf8_lossy(&client.seen).contains('z'));
 }
 
-async fn stty_size(srv: &TestServer, pane: &str) -> String {
-    let tag = rand_tag();
-    let (mut c, _) = attach(srv, pane, 0, 0, true).await;
-    // The typed line must not contain the marker itself, or its echo would match first.
-    srv.write_input(
-        pane,
-        format!("echo \"S\"\"Z{tag}:\" $(stty size)\n").as_bytes(),
-    )
-    .await
-    .unwrap();
-    let needle = format!("SZ{tag}: ");
-    loop {
-        let text = String::from_utf8_lossy(&c.seen).to_string();
-        if let Some(pos) = text.find(&needle) {
-            let rest = &text[pos + needle.len()..];
-            if let Some(end) = rest.find('\r') {
-                return rest[..end].trim().to_owned();
-            }
-        }
-        c.until(|k| matches!(k, pb::attach_response::Kind::Output(_)).then_some(()))
-            .await;
-    }
-}
-
 fn rand_tag() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(1);
@@ -327,7 +303,10 @@ async fn resize_reaches_the_child_and_the_smallest_client_wins() {
         TestServer::start_with(|c| c.window_size = signaltty_config::WindowSize::Smallest).await;
     let ws = srv.workspace("w").await;
     let pane = spawn_sized(&srv, &ws.id, &["sh"], 100, 30).await;
-    assert_eq!(stty_size(&srv, &pane.id).await, "30 100");
+    assert_eq!(
+        stty_size(&srv, &pane.id, &rand_tag().to_string()).await,
+        "30 100"
+    );
     let resized = srv
         .panes()
         .resize_pane(pb::ResizePaneRequest {
@@ -339,13 +318,19 @@ async fn resize_reaches_the_child_and_the_smallest_client_wins() {
         .unwrap()
         .into_inner();
     assert_eq!((resized.cols, resized.rows), (500, 5), "clamped");
-    assert_eq!(stty_size(&srv, &pane.id).await, "5 500");
+    assert_eq!(
+        stty_size(&srv, &pane.id, &rand_tag().to_string()).await,
+        "5 500"
+    );
 
     let (big, _) = attach(&srv, &pane.id, 120, 40, false).await;
     let (small, _) = attach(&srv, &pane.id, 90, 50, false).await;
     // Smallest of each dimension: 90 cols, 40 rows. A read-only client does not count.
     let (_watcher, _) = attach(&srv, &pane.id, 20, 5, true).await;
-    assert_eq!(stty_size(&srv, &pane.id).await, "40 90");
+    assert_eq!(
+        stty_size(&srv, &pane.id, &rand_tag().to_string()).await,
+        "40 90"
+    );
     drop(small);
     // The remaining client's size applies once the small one left.
     let mut big = big;
@@ -354,7 +339,10 @@ async fn resize_reaches_the_child_and_the_smallest_client_wins() {
         _ => None,
     })
     .await;
-    assert_eq!(stty_size(&srv, &pane.id).await, "40 120");
+    assert_eq!(
+        stty_size(&srv, &pane.id, &rand_tag().to_string()).await,
+        "40 120"
+    );
     big.resize(100, 20).await;
     big.until(|k| match k {
         pb::attach_response::Kind::Resized(r) if r.cols == 100 => Some(()),
@@ -363,7 +351,10 @@ async fn resize_reaches_the_child_and_the_smallest_client_wins() {
     .await;
     drop(big);
     // With no client the last size is kept.
-    assert_eq!(stty_size(&srv, &pane.id).await, "20 100");
+    assert_eq!(
+        stty_size(&srv, &pane.id, &rand_tag().to_string()).await,
+        "20 100"
+    );
 }
 
 #[tokio::test]

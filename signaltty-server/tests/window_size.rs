@@ -23,29 +23,6 @@ async fn until_resized(client: &mut Attached, cols: u32, rows: u32) {
         .await;
 }
 
-/// The child's view of its terminal (`rows cols`), asked through a read-only attach.
-async fn stty_size(srv: &TestServer, pane: &str, tag: &str) -> String {
-    let (mut c, _) = attach(srv, pane, 0, 0, true).await;
-    // The typed line must not contain the marker itself, or its echo would match first.
-    srv.write_input(
-        pane,
-        format!("echo \"S\"\"Z{tag}:\" $(stty size)\n").as_bytes(),
-    )
-    .await
-    .unwrap();
-    let needle = format!("SZ{tag}: ");
-    loop {
-        let text = String::from_utf8_lossy(&c.seen).to_string();
-        if let Some(pos) = text.find(&needle)
-            && let Some(end) = text[pos + needle.len()..].find('\r')
-        {
-            return text[pos + needle.len()..][..end].trim().to_owned();
-        }
-        c.until(|k| matches!(k, pb::attach_response::Kind::Output(_)).then_some(()))
-            .await;
-    }
-}
-
 async fn server(rule: WindowSize) -> (TestServer, pb::Pane) {
     let srv = TestServer::start_with(|c| c.window_size = rule).await;
     let ws = srv.workspace("w").await;

@@ -466,3 +466,27 @@ pub fn raw_pty(cols: u16, rows: u16) -> RawPty {
         chunks,
     }
 }
+
+/// The child's view of its terminal (`rows cols`), asked through a read-only attach;
+/// `tag` tells this answer from earlier ones in the same pane.
+pub async fn stty_size(srv: &TestServer, pane: &str, tag: &str) -> String {
+    let (mut c, _) = attach(srv, pane, 0, 0, true).await;
+    // The typed line must not contain the marker itself, or its echo would match first.
+    srv.write_input(
+        pane,
+        format!("echo \"S\"\"Z{tag}:\" $(stty size)\n").as_bytes(),
+    )
+    .await
+    .unwrap();
+    let needle = format!("SZ{tag}: ");
+    loop {
+        let text = String::from_utf8_lossy(&c.seen).to_string();
+        if let Some(pos) = text.find(&needle)
+            && let Some(end) = text[pos + needle.len()..].find('\r')
+        {
+            return text[pos + needle.len()..][..end].trim().to_owned();
+        }
+        c.until(|k| matches!(k, pb::attach_response::Kind::Output(_)).then_some(()))
+            .await;
+    }
+}
