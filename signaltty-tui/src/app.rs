@@ -300,7 +300,7 @@ pub struct App {
     /// whole.
     pub dirty: bool,
     /// Visible panes whose models took output since they were last drawn: a frame redraws
-    /// only the rows of these that changed (`crate::paint`), unless `dirty`.
+    /// only the rows of these that changed (`crate::frames`), unless `dirty`.
     pub damaged: HashSet<String>,
     /// Alerts and the title on the outer terminal, tab activity (`crate::outer_notify`).
     pub outer: Outer,

@@ -16,7 +16,7 @@
 //!
 //! When to draw is [`crate::pacing`]'s rule: program output at most once per
 //! [`FRAME`], but the echo of typed input at once, in a frame of its own that redraws only the
-//! rows of the pane typed into that changed; what to draw is [`crate::paint`]'s (the whole
+//! rows of the pane typed into that changed; what to draw is [`crate::frames`]'s (the whole
 //! screen when anything but pane output changed, else only the damaged panes' changed rows).
 
 mod attach;
@@ -42,17 +42,17 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use crate::app::{App, Effect, Msg};
+use crate::frames::{Drawn, Frames};
 use crate::keymap::Keymap;
 pub use crate::pacing::{ECHO_GRACE, FRAME};
 use crate::pacing::{Pacer, When};
-use crate::paint::{Drawn, Painter};
 use crate::update::update;
 use fast_paths::FastPaths;
 use painting::Redraw;
 
-/// The TUI's frame buffer: the painter writes a frame into it (its `flush` does nothing), and
+/// The TUI's frame buffer: the drawer writes a frame into it (its `flush` does nothing), and
 /// [`FrameWriter::send`] hands the whole frame to the terminal in one write. Shared with the
-/// painter's backend through an `Rc<RefCell>`, not a mutex: ratatui's backend writes every
+/// drawer's backend through an `Rc<RefCell>`, not a mutex: ratatui's backend writes every
 /// changed cell in several small writes, and the runtime is one thread.
 #[derive(Clone)]
 struct FrameWriter(Rc<RefCell<Vec<u8>>>);
@@ -132,7 +132,7 @@ async fn run_here(options: Options) -> Result<(), String> {
 
     let guard = crate::terminal::enter().map_err(|e| format!("cannot set up the terminal: {e}"))?;
     let frames = FrameWriter(Rc::new(RefCell::new(Vec::with_capacity(1 << 16))));
-    let mut painter = Painter::new(frames.clone());
+    let mut drawer = Frames::new(frames.clone());
     let size = crossterm::terminal::size().unwrap_or((80, 24));
     let mut app = App::new(options.keymap, size, options.start_dir);
     let zoom_file = crate::zoom_file::path();
@@ -204,7 +204,7 @@ async fn run_here(options: Options) -> Result<(), String> {
                 },
                 redraw = fast.next() => {
                     if let Some(redraw) = redraw {
-                        forget(&mut painter, &mut app, redraw);
+                        forget(&mut drawer, &mut app, redraw);
                     }
                     continue;
                 }
@@ -217,7 +217,7 @@ async fn run_here(options: Options) -> Result<(), String> {
                 Some(feed) = feed_rx.recv() => Msg::Feed(feed),
                 Some(msg) = msg_rx.recv() => msg,
                 () = sleep_until(frame_at), if frame_at.is_some() => {
-                    let mut drawing = Drawing { painter: &mut painter, frames: &frames, pacer: &mut pacer, fast: &mut fast };
+                    let mut drawing = Drawing { drawer: &mut drawer, frames: &frames, pacer: &mut pacer, fast: &mut fast };
                     drawing.draw(&mut app, &attachments, &slot).await;
                     continue;
                 }
@@ -258,14 +258,14 @@ async fn run_here(options: Options) -> Result<(), String> {
         }
         carry_out_all(effects, &mut app, &slot, &msg_tx, &mut attachments, direct);
         if std::mem::take(&mut app.redraw_all) {
-            forget(&mut painter, &mut app, Redraw::All);
+            forget(&mut drawer, &mut app, Redraw::All);
         }
         if app.quit {
             break;
         }
         if pacer.when_panes(app.dirty, !app.damaged.is_empty(), Instant::now()) == When::Now {
             let mut drawing = Drawing {
-                painter: &mut painter,
+                drawer: &mut drawer,
                 frames: &frames,
                 pacer: &mut pacer,
                 fast: &mut fast,
@@ -283,7 +283,7 @@ async fn run_here(options: Options) -> Result<(), String> {
     for (_, handle) in attachments.drain() {
         handle.stop();
     }
-    drop(painter);
+    drop(drawer);
     drop(guard);
     Ok(())
 }
@@ -321,7 +321,7 @@ fn to_msg(event: Event) -> Msg {
 
 /// What a frame is drawn with.
 struct Drawing<'a> {
-    painter: &'a mut Painter<FrameWriter>,
+    drawer: &'a mut Frames<FrameWriter>,
     frames: &'a FrameWriter,
     pacer: &'a mut Pacer,
     fast: &'a mut FastPaths,
@@ -338,18 +338,18 @@ impl Drawing<'_> {
     ) {
         let socket = || slot.get().map(|c| c.socket().to_path_buf());
         if let Some(redraw) = self.fast.before_frame(app, attachments, socket).await {
-            forget(self.painter, app, redraw);
+            forget(self.drawer, app, redraw);
         }
-        draw(self.painter, self.frames, app, self.pacer);
+        draw(self.drawer, self.frames, app, self.pacer);
         self.fast.frame_sent();
     }
 }
 
 /// Makes the next frame redraw what the server may have painted.
-fn forget(painter: &mut Painter<FrameWriter>, app: &mut App, redraw: Redraw) {
+fn forget(drawer: &mut Frames<FrameWriter>, app: &mut App, redraw: Redraw) {
     match redraw {
-        Redraw::Rect(rect) => painter.forget(rect),
-        Redraw::All => painter.forget_all(),
+        Redraw::Rect(rect) => drawer.forget(rect),
+        Redraw::All => drawer.forget_all(),
     }
     app.dirty = true;
 }
@@ -357,18 +357,13 @@ fn forget(painter: &mut Painter<FrameWriter>, app: &mut App, redraw: Redraw) {
 /// Draws the frame the pacer asked for and hands it to the terminal: the echo's pane alone
 /// when nothing else is dirty, else everything (the damaged panes' changed rows, or the whole
 /// screen when anything else changed).
-fn draw(
-    painter: &mut Painter<FrameWriter>,
-    frames: &FrameWriter,
-    app: &mut App,
-    pacer: &mut Pacer,
-) {
+fn draw(drawer: &mut Frames<FrameWriter>, frames: &FrameWriter, app: &mut App, pacer: &mut Pacer) {
     // The frame buffer takes every write: drawing cannot fail.
     let echo = pacer.echo_pane().map(str::to_owned);
     match &echo {
         Some(pane) if !app.dirty => {
             let drawn = if app.damaged.remove(pane) {
-                painter.panes(app, [pane.as_str()]).unwrap_or(Drawn::Full)
+                drawer.panes(app, [pane.as_str()]).unwrap_or(Drawn::Full)
             } else {
                 Drawn::Panes
             };
@@ -377,17 +372,17 @@ fn draw(
                 frames.send();
                 return;
             }
-            // The painter drew the whole screen: nothing is left, as below.
+            // The drawer drew the whole screen: nothing is left, as below.
         }
         _ if app.dirty => {
-            let _ = painter.full(app);
+            let _ = drawer.full(app);
         }
         _ => {
             let damaged = std::mem::take(&mut app.damaged);
-            let _ = painter.panes(app, damaged.iter().map(String::as_str));
+            let _ = drawer.panes(app, damaged.iter().map(String::as_str));
         }
     }
-    // Nothing is left to draw. A frame drawn for pane output alone (even one the painter drew
+    // Nothing is left to draw. A frame drawn for pane output alone (even one the drawer drew
     // whole) only takes the slot: a key's echo still awaited is drawn at once when it comes,
     // not at the next slot.
     if app.dirty {

@@ -74,7 +74,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
 /// buffer that holds the previous frame, exactly as [`draw`] draws them on a fresh one: the
 /// rows' cells blanked and copied from the model, the selection on them, then the pending
 /// decision drawn again (the same cells as before where its rows were not redrawn). A damage
-/// frame (`crate::paint`) calls this for the rows that changed.
+/// frame (`crate::frames`) calls this for the rows that changed.
 pub fn draw_rows(app: &App, pane_id: &str, body: Rect, rows: &[u16], buf: &mut Buffer) {
     let Some(pane) = app.catalog.panes.get(pane_id) else {
         return;

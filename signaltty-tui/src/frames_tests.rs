@@ -1,5 +1,5 @@
-//! Damage frames against full redraws, over random runs: after every frame, what the painter
-//! believes the terminal shows, and what a terminal model fed the painter's bytes shows, must
+//! Damage frames against full redraws, over random runs: after every frame, what the drawer
+//! believes the terminal shows, and what a terminal model fed the drawer's bytes shows, must
 //! both equal a fresh full render of the same state. A failure names its seed and step.
 
 use std::cell::RefCell;
@@ -14,12 +14,12 @@ use ratatui::style::Color;
 use signaltty_proto::v1 as pb;
 use signaltty_term::Screen;
 
-use super::{Drawn, Painter};
+use super::{Drawn, Frames};
 use crate::app::{App, Attachment, Effect, Msg, Overlay, PaneEvent, Selection};
 use crate::test_fixture::{decision, four_panes};
 use crate::update::update;
 
-/// The painter's output, shared with the test.
+/// The drawer's output, shared with the test.
 #[derive(Clone, Default)]
 struct Tap(Rc<RefCell<Vec<u8>>>);
 
@@ -194,16 +194,16 @@ fn assert_terminal_shows(term: &Screen, want: &Buffer, context: &str) {
 }
 
 /// Draws what the runtime would: the echo's pane alone, or everything.
-fn frame(painter: &mut Painter<Tap>, app: &mut App, echo: Option<&str>) -> Drawn {
+fn frame(drawer: &mut Frames<Tap>, app: &mut App, echo: Option<&str>) -> Drawn {
     let drawn = match echo {
         Some(pane) if !app.dirty => {
             app.damaged.remove(pane);
-            painter.panes(app, [pane]).expect("frame")
+            drawer.panes(app, [pane]).expect("frame")
         }
-        _ if app.dirty => painter.full(app).expect("frame"),
+        _ if app.dirty => drawer.full(app).expect("frame"),
         _ => {
             let damaged = std::mem::take(&mut app.damaged);
-            painter
+            drawer
                 .panes(app, damaged.iter().map(String::as_str))
                 .expect("frame")
         }
@@ -223,7 +223,7 @@ fn run(seed: u64, steps: usize) -> (usize, usize) {
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let mut app = four_panes();
     let tap = Tap::default();
-    let mut painter = Painter::new(tap.clone());
+    let mut drawer = Frames::new(tap.clone());
     let mut term = Screen::new(app.size.0, app.size.1);
     let (mut damage_frames, mut full_frames) = (0, 0);
     let visible = ["a", "b", "d", "e"];
@@ -304,7 +304,7 @@ fn run(seed: u64, steps: usize) -> (usize, usize) {
         } else {
             None
         };
-        let drawn = frame(&mut painter, &mut app, echo);
+        let drawn = frame(&mut drawer, &mut app, echo);
         match drawn {
             Drawn::Full => full_frames += 1,
             Drawn::Panes => damage_frames += 1,
@@ -317,13 +317,13 @@ fn run(seed: u64, steps: usize) -> (usize, usize) {
         term.take_replies();
         if echo.is_some() && drawn == Drawn::Panes {
             // An echo frame draws one pane: compare only once everything is drawn.
-            let rest = frame(&mut painter, &mut app, None);
+            let rest = frame(&mut drawer, &mut app, None);
             let bytes = tap.take();
             term.feed(&bytes);
             let _ = rest;
         }
         let want = full(&app);
-        assert_eq!(painter.shown(), &want, "{context}: painter's buffer");
+        assert_eq!(drawer.shown(), &want, "{context}: drawer's buffer");
         // Overlays (always drawn in full frames) can cut double-width characters at their
         // borders, which no frame can show as the buffer holds them: the terminal is compared
         // when none is open (the buffer always).
@@ -351,8 +351,8 @@ fn damage_frames_equal_full_redraws_over_random_runs() {
 fn an_echo_frame_draws_only_the_changed_row_of_the_pane_typed_into() {
     let mut app = four_panes();
     let tap = Tap::default();
-    let mut painter = Painter::new(tap.clone());
-    painter.full(&app).expect("frame");
+    let mut drawer = Frames::new(tap.clone());
+    drawer.full(&app).expect("frame");
     app.dirty = false;
     // Every other pane prints; the echo frame carries none of it.
     for id in ["b", "d", "e"] {
@@ -382,7 +382,7 @@ fn an_echo_frame_draws_only_the_changed_row_of_the_pane_typed_into() {
         },
         Instant::now(),
     );
-    assert_eq!(frame(&mut painter, &mut app, Some("a")), Drawn::Panes);
+    assert_eq!(frame(&mut drawer, &mut app, Some("a")), Drawn::Panes);
     let bytes = String::from_utf8(tap.take()).expect("utf-8");
     assert!(bytes.contains('λ'), "{bytes:?}");
     assert!(
@@ -395,19 +395,19 @@ fn an_echo_frame_draws_only_the_changed_row_of_the_pane_typed_into() {
         bytes.len()
     );
     // The others follow in the next frame.
-    assert_eq!(frame(&mut painter, &mut app, None), Drawn::Panes);
+    assert_eq!(frame(&mut drawer, &mut app, None), Drawn::Panes);
     let bytes = String::from_utf8(tap.take()).expect("utf-8");
     assert_eq!(bytes.matches("ZZZZ").count(), 3, "{bytes:?}");
-    assert_eq!(painter.shown(), &full(&app));
+    assert_eq!(drawer.shown(), &full(&app));
 }
 
 #[test]
 fn a_forgotten_rectangle_is_drawn_whole_again_over_another_writer() {
     let mut app = four_panes();
     let tap = Tap::default();
-    let mut painter = Painter::new(tap.clone());
+    let mut drawer = Frames::new(tap.clone());
     let mut term = Screen::new(app.size.0, app.size.1);
-    painter.full(&app).expect("frame");
+    drawer.full(&app).expect("frame");
     term.feed(&tap.take());
     // Another writer (the server painting pane `b`) puts text in `b`'s content, framed as it
     // does: cursor and colours saved and restored.
@@ -419,16 +419,16 @@ fn a_forgotten_rectangle_is_drawn_whole_again_over_another_writer() {
         body.x + 1
     );
     term.feed(other.as_bytes());
-    // Unforgotten, a full frame of the same state leaves it there (the painter believes the
+    // Unforgotten, a full frame of the same state leaves it there (the drawer believes the
     // cells are blank): the control for what follows.
     app.dirty = true;
-    assert_eq!(frame(&mut painter, &mut app, None), Drawn::Full);
+    assert_eq!(frame(&mut drawer, &mut app, None), Drawn::Full);
     term.feed(&tap.take());
     assert!(term.view().cell_text(body.y, body.x) == "Z");
     // Forgotten, the next frame writes every cell of the rectangle again.
-    painter.forget(body);
+    drawer.forget(body);
     app.dirty = true;
-    frame(&mut painter, &mut app, None);
+    frame(&mut drawer, &mut app, None);
     term.feed(&tap.take());
     assert_terminal_shows(&term, &full(&app), "after forget");
 }

@@ -1,5 +1,5 @@
-//! The painter: turns the state into what the outer terminal shows, in one of two kinds of
-//! frame, and keeps `shown`, the cells the terminal holds.
+//! Frames: turn the state into what the outer terminal shows, in one of two kinds of
+//! frame, and keep `shown`, the cells the terminal holds.
 //!
 //! - **Full**: the whole view rendered into a fresh buffer ([`crate::view::render`]) and diffed
 //!   against `shown`, as ratatui's `Terminal::draw` does. Drawn whenever anything but pane
@@ -37,7 +37,7 @@ use crate::regions::{content, placement};
 const BEGIN: &[u8] = b"\x1b[?2026h";
 const END: &[u8] = b"\x1b[?2026l";
 
-/// The symbol of a cell whose content is unknown ([`Painter::forget`]).
+/// The symbol of a cell whose content is unknown ([`Frames::forget`]).
 const FORGOTTEN: &str = "\u{f8ff}";
 
 /// What a frame drew.
@@ -61,7 +61,7 @@ struct PaneDrawn {
 }
 
 /// Draws frames onto a terminal written through `W`.
-pub struct Painter<W: Write> {
+pub struct Frames<W: Write> {
     out: CrosstermBackend<W>,
     /// What the terminal shows.
     shown: Buffer,
@@ -79,11 +79,11 @@ pub struct Painter<W: Write> {
     cell_bytes: Vec<u8>,
 }
 
-impl<W: Write> Painter<W> {
-    /// A painter over a blank screen (the alternate screen just entered).
+impl<W: Write> Frames<W> {
+    /// A drawer over a blank screen (the alternate screen just entered).
     pub fn new(out: W) -> Self {
         let empty = Buffer::empty(TuiRect::default());
-        Painter {
+        Frames {
             out: CrosstermBackend::new(out),
             shown: empty.clone(),
             next: empty.clone(),
@@ -96,7 +96,7 @@ impl<W: Write> Painter<W> {
         }
     }
 
-    /// What the terminal shows (as far as this painter drew it).
+    /// What the terminal shows (as far as this drawer drew it).
     pub fn shown(&self) -> &Buffer {
         &self.shown
     }
@@ -283,5 +283,5 @@ fn area(app: &App) -> TuiRect {
 }
 
 #[cfg(test)]
-#[path = "paint_tests.rs"]
+#[path = "frames_tests.rs"]
 mod tests;
