@@ -18,7 +18,7 @@ use signaltty_client::raw_mode::RawMode;
 use signaltty_tty::protocol::{self, Conn, End, HandOff, Reply, Request};
 use tokio::signal::unix::{SignalKind, signal};
 
-use super::attach::{AttachEnd, AttachOptions};
+use super::attach_options::{AttachEnd, AttachOptions};
 use crate::error::CliError;
 
 /// How long the server has to answer the request.

@@ -27,7 +27,7 @@ pub fn relink(remote: Remote, start: AttachStart, why: String) -> Relink {
         let mut why = why;
         loop {
             let delay = backoff.next_delay();
-            super::attach::print_status(&format!(
+            super::attach_options::print_status(&format!(
                 "[signaltty: link to {} lost ({}); reconnecting in {:.1}s — detach key to leave]",
                 remote.name,
                 one_line(&why),

@@ -4,6 +4,7 @@
 pub mod arrange;
 pub mod attach;
 pub mod attach_handoff;
+pub mod attach_options;
 pub mod attach_relink;
 pub mod bridge;
 pub mod close_exited;
