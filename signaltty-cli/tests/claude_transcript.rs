@@ -36,14 +36,19 @@ fn hook(env: &TestEnv, pane: &str, event: &str, payload: &Value) {
     assert!(run.success(), "{run:?}");
 }
 
+/// A pane standing in for Claude's (its hooks are sent by hand).
+fn sleeping_pane(env: &TestEnv) -> String {
+    let ws = env.workspace("t");
+    env.json(&["pane", "spawn", &ws, "--", "sleep", "600"])["pane"]["id"]
+        .as_str()
+        .expect("pane id")
+        .to_owned()
+}
+
 #[test]
 fn an_interruption_in_the_transcript_makes_a_busy_pane_idle() {
     let env = TestEnv::new();
-    let ws = env.workspace("t");
-    let pane = env.json(&["pane", "spawn", &ws, "--", "sleep", "600"])["pane"]["id"]
-        .as_str()
-        .expect("pane id")
-        .to_owned();
+    let pane = sleeping_pane(&env);
     let transcript = env.dir.path().join("session.jsonl");
     // An interruption from an earlier turn is already there: it must not count.
     std::fs::write(
@@ -100,11 +105,7 @@ fn an_interruption_in_the_transcript_makes_a_busy_pane_idle() {
 #[test]
 fn a_transcript_whose_directory_comes_later_is_still_read() {
     let env = TestEnv::new();
-    let ws = env.workspace("t");
-    let pane = env.json(&["pane", "spawn", &ws, "--", "sleep", "600"])["pane"]["id"]
-        .as_str()
-        .expect("pane id")
-        .to_owned();
+    let pane = sleeping_pane(&env);
     let dir = env.dir.path().join("projects/-tmp-project");
     let transcript = dir.join("session.jsonl");
     let base = json!({"session_id": "s1", "transcript_path": transcript, "cwd": env.dir_str()});
