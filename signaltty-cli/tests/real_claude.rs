@@ -87,13 +87,7 @@ fn ask_for_bash(world: &World, pane: &str, prompt: &str, command: &str) -> Strin
     );
     let decision = view.decision.expect("a pending decision");
     assert_eq!(decision["answerable"], true, "{decision}");
-    let options: Vec<&str> = decision["options"]
-        .as_array()
-        .expect("options")
-        .iter()
-        .filter_map(|o| o["id"].as_str())
-        .collect();
-    assert_eq!(options, ["once", "deny"]);
+    assert_eq!(real::option_ids(&decision), ["once", "deny"]);
     decision["id"].as_str().expect("decision id").to_owned()
 }
 

@@ -119,13 +119,7 @@ fn allow_from_signaltty_runs_the_command() {
     let asked = ask_for_bash(&world, &pane);
     let decision = &asked["pending_decision"];
     assert_eq!(decision["answerable"], true, "{asked}");
-    let options: Vec<&str> = decision["options"]
-        .as_array()
-        .expect("options")
-        .iter()
-        .filter_map(|o| o["id"].as_str())
-        .collect();
-    assert_eq!(options, ["once", "deny"]);
+    assert_eq!(real::option_ids(decision), ["once", "deny"]);
     let id = decision["id"].as_str().expect("decision id");
     let answered = Instant::now();
     world.env.ok(&["decision", "answer", &pane, id, "once"]);

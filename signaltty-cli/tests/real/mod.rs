@@ -11,3 +11,14 @@ pub mod npm_codex;
 pub mod opencode;
 pub mod opencode_tui;
 pub mod responses;
+
+/// The option ids of a decision as `signaltty --json` shows it (`["once", "deny"]`).
+#[allow(dead_code)] // each suite includes this module; not all ask for options
+pub fn option_ids(decision: &serde_json::Value) -> Vec<&str> {
+    decision["options"]
+        .as_array()
+        .expect("options")
+        .iter()
+        .filter_map(|o| o["id"].as_str())
+        .collect()
+}
