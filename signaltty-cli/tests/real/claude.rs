@@ -264,7 +264,9 @@ impl World {
         while !self.screen(pane).contains(wanted) {
             assert!(Instant::now() < deadline, "{key:?} never showed {wanted:?}");
             self.keys(pane, key);
-            let settle = Instant::now() + Duration::from_millis(500);
+            // Long enough that a press drawn late on a busy machine is not pressed again: a
+            // second Down in a two-option dialog moves back (onto "No, exit" in the trust one).
+            let settle = Instant::now() + Duration::from_millis(2000);
             while Instant::now() < settle && !self.screen(pane).contains(wanted) {
                 std::thread::sleep(Duration::from_millis(20));
             }
