@@ -56,6 +56,10 @@ pub struct Config {
     pub preface_timeout: Duration,
     /// The program a pane runs when no command is given; `None` = `$SHELL`, else `/bin/sh`.
     pub default_shell: Option<String>,
+    /// The user's config file, re-read for its `[remotes]` when a machine is looked up (see
+    /// `machines`), so a remote added while the server runs is usable at once; `None`: no
+    /// remotes (in-process tests).
+    pub config_file: Option<PathBuf>,
     /// The user's config file as read at start. The limits above are already applied from it;
     /// the rest (`[agents.*]` hook waiting, `[policy]`) is kept here for the parts that use it.
     pub user: signaltty_config::Config,
@@ -156,6 +160,7 @@ impl Config {
             window_size: signaltty_config::WindowSize::Latest,
             preface_timeout: Duration::from_secs(5),
             default_shell: None,
+            config_file: None,
             user: signaltty_config::Config::default(),
             git_dirty_deadline: Duration::from_secs(2),
             git_diff_deadline: Duration::from_secs(30),

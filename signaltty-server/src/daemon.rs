@@ -60,6 +60,14 @@ impl Daemon {
         hub.restore_dormant(loaded.tails);
         hub.restore_races();
         let routes = crate::rpc::routes(&hub);
+        // Other machines, reached through this socket (`signaltty-machine` metadata).
+        let machines = crate::machines::Machines::new(
+            hub.config().config_file.clone(),
+            bound
+                .path
+                .parent()
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+        );
         // Loading the snapshot (a JSON tree) leaves freed memory behind that an idle server
         // would otherwise keep.
         crate::memory::release_free_heap();
@@ -101,6 +109,7 @@ impl Daemon {
                 .http2_keepalive_interval(Some(keepalive))
                 .http2_keepalive_timeout(Some(keepalive_timeout))
                 .layer(crate::rpc::edge::EdgeLayer)
+                .layer(crate::machines::MachinesLayer::new(machines))
                 .add_routes(routes)
                 .serve_with_incoming_shutdown(incoming, shutdown.cancelled());
             // Graceful shutdown waits for every connection to close; a client that never hangs

@@ -15,6 +15,7 @@ mod layering;
 pub mod lineage;
 pub mod listen;
 pub mod log_limit;
+pub mod machines;
 pub mod logfile;
 pub mod memory;
 pub mod orphans;

@@ -23,6 +23,7 @@ fn main() -> std::process::ExitCode {
     };
     // Before logging: a config file with mistakes stops the start, and the CLI that started us
     // shows what we print on stderr.
+    let config_file = signaltty_config::locate(args.config.as_deref()).path;
     let user = match signaltty_config::load_located(args.config.as_deref()) {
         Ok(user) => user,
         Err(problems) => {
@@ -63,6 +64,7 @@ fn main() -> std::process::ExitCode {
     }
     let mut config = Config::new(socket, state_dir);
     config.apply_user(user.config);
+    config.config_file = Some(config_file);
     match runtime.block_on(run(config)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {

@@ -1,22 +1,20 @@
 //! Servers on other machines, reached through the system `ssh` (issue 33).
 //!
-//! No listener of our own: `ssh [options] host <command> bridge` runs `signaltty bridge` on the
-//! other machine as the remote user; the bridge connects to (and if needed starts) that user's
-//! server on its Unix socket, with the same trust checks as any local client, and then copies
-//! bytes between its stdin/stdout and the socket. The local side hands the ssh child's pipes to
-//! tonic as one duplex stream ([`ssh::SshIo`]), so every RPC, stream and attach runs over the
-//! SSH channel unchanged.
+//! The transport — `ssh host <command> bridge`, the bridge's handshake line, the ssh child's
+//! pipes as one byte stream — is the crate `signaltty-link`, shared with the server (which
+//! forwards a local client's calls to a remote machine). This module adds what only clients
+//! need: a [`Client`](crate::client::Client) over a link ([`connect_remote`]) whose tonic
+//! connector runs `ssh` again whenever the connection broke, and errors as [`ClientError`]s.
 //!
 //! ```text
 //!  local client ─ h2 ─▶ ssh ══ SSH ══▶ sshd ─▶ signaltty bridge ─▶ remote server's socket
 //! ```
 //!
-//! Before any byte of HTTP/2 the bridge prints one line, [`handshake_line`]; the client checks
-//! it ([`check_handshake`]) so a version mismatch or a missing binary is a clear error naming
-//! both ends, not an h2 protocol error.
+//! [`ClientError`]: crate::ClientError
 
-pub mod handshake;
 pub mod ssh;
 
-pub use handshake::{BRIDGE_PROTOCOL, check_handshake, handshake_line};
-pub use ssh::{Remote, connect_remote};
+pub use signaltty_link::{
+    BRIDGE_PROTOCOL, HANDSHAKE_TIMEOUT, Remote, SSH_ENV, SshIo, check_handshake, handshake_line,
+};
+pub use ssh::{connect_remote, open_link};

@@ -1,4 +1,4 @@
-//! `ServerService`: status and shutdown.
+//! `ServerService`: status, shutdown, and the machines this server reaches.
 
 use std::time::SystemTime;
 
@@ -7,6 +7,7 @@ use tonic::{Request, Response, Status};
 
 use super::convert::timestamp;
 use crate::hub::Hub;
+use crate::machines::{LinkState, MachineRow, Machines};
 
 /// Serves `signaltty.v1.ServerService`.
 #[derive(Debug)]
@@ -73,4 +74,49 @@ impl pb::server_service_server::ServerService for ServerService {
             hung_up_panes: u32::try_from(hung_up).unwrap_or(u32::MAX),
         }))
     }
+
+    async fn list_machines(
+        &self,
+        req: Request<pb::ListMachinesRequest>,
+    ) -> Result<Response<pb::ListMachinesResponse>, Status> {
+        // Put on every local request by the machines layer; absent when the routes are served
+        // without it (in-process tests): this machine only.
+        let machines = req.extensions().get::<Machines>().cloned();
+        let rows = match machines {
+            Some(machines) => machines.list(req.into_inner().connect).await,
+            None => Machines::new(None, std::path::PathBuf::new()).list(false).await,
+        };
+        Ok(Response::new(pb::ListMachinesResponse {
+            machines: rows.into_iter().map(machine).collect(),
+        }))
+    }
+}
+
+/// A row of the machine table on the wire.
+fn machine(row: MachineRow) -> pb::Machine {
+    use pb::MachineState as S;
+    let mut m = pb::Machine {
+        name: row.name,
+        host: row.host,
+        ..Default::default()
+    };
+    let (state, down) = match row.state {
+        LinkState::Idle => (S::Idle, None),
+        LinkState::Connecting => (S::Connecting, None),
+        LinkState::Connected { version, since } => {
+            m.server_version = version;
+            m.connected_at = Some(timestamp(since));
+            (S::Connected, None)
+        }
+        LinkState::Reconnecting(down) => (S::Reconnecting, Some(down)),
+        LinkState::Failed(down) => (S::Failed, Some(down)),
+    };
+    m.state = state.into();
+    if let Some(down) = down {
+        m.server_version = down.version;
+        m.detail = down.message;
+        m.reason = down.reason.to_owned();
+        m.next_try_at = Some(timestamp(down.next_try));
+    }
+    m
 }

@@ -2,7 +2,7 @@
 //! number changes only when the bytes after the line change meaning; the crate version is
 //! there for the error message (a user fixes a mismatch by installing a version, not a number).
 
-use crate::error::ClientError;
+use crate::LinkError;
 
 /// The bridge protocol this build speaks: the line, then HTTP/2 (gRPC) both ways.
 pub const BRIDGE_PROTOCOL: u32 = 1;
@@ -17,7 +17,7 @@ pub fn handshake_line() -> String {
 
 /// Checks the line the remote bridge printed (without its newline). `remote` names the remote
 /// in the error.
-pub fn check_handshake(remote: &str, line: &str) -> Result<(), ClientError> {
+pub fn check_handshake(remote: &str, line: &str) -> Result<(), LinkError> {
     let mut words = line.split_whitespace();
     let (magic, version, protocol) = (words.next(), words.next(), words.next());
     let local = env!("CARGO_PKG_VERSION");
@@ -26,7 +26,7 @@ pub fn check_handshake(remote: &str, line: &str) -> Result<(), ClientError> {
         .zip(protocol)
         .map(|((m, v), p)| (m, v, p))
     else {
-        return Err(ClientError::Remote {
+        return Err(LinkError {
             remote: remote.to_owned(),
             reason: "BRIDGE_HANDSHAKE",
             message: format!(
@@ -37,7 +37,7 @@ pub fn check_handshake(remote: &str, line: &str) -> Result<(), ClientError> {
         });
     };
     if protocol.parse::<u32>() != Ok(BRIDGE_PROTOCOL) {
-        return Err(ClientError::Remote {
+        return Err(LinkError {
             remote: remote.to_owned(),
             reason: "BRIDGE_VERSION",
             message: format!(
@@ -69,12 +69,12 @@ mod tests {
         let text = err.to_string();
         assert!(text.contains("0.0.9"), "{text}");
         assert!(text.contains(env!("CARGO_PKG_VERSION")), "{text}");
-        assert_eq!(err.reason(), "BRIDGE_VERSION");
+        assert_eq!(err.reason, "BRIDGE_VERSION");
     }
 
     #[test]
     fn something_else_is_not_a_bridge() {
         let err = check_handshake("gpu", "Welcome to Ubuntu").expect_err("motd");
-        assert_eq!(err.reason(), "BRIDGE_HANDSHAKE");
+        assert_eq!(err.reason, "BRIDGE_HANDSHAKE");
     }
 }
