@@ -11,40 +11,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use common::{TestEnv, wait_for};
-use sshd::Sshd;
-
-/// `env VAR=… /path/to/signaltty`: how the remote's sshd session runs the remote's signaltty.
-fn remote_command(remote: &TestEnv) -> String {
-    let d = remote.dir.path();
-    format!(
-        "env SIGNALTTY_SOCKET={} SIGNALTTY_STATE_DIR={} SIGNALTTY_SERVER_BIN={} HOME={} \
-         XDG_CONFIG_HOME={} XDG_STATE_HOME={} XDG_RUNTIME_DIR={} SHELL=/bin/sh {}",
-        remote.socket.display(),
-        remote.state.display(),
-        common::server_bin().display(),
-        remote.home.display(),
-        d.join("xdg-config").display(),
-        d.join("xdg-state").display(),
-        d.join("run").display(),
-        env!("CARGO_BIN_EXE_signaltty"),
-    )
-}
-
-/// `signaltty remote add NAME 127.0.0.1 --ssh-option=… --command COMMAND` on `local`.
-fn add_remote(local: &TestEnv, sshd: &Sshd, name: &str, command: &str) {
-    let mut args = vec![
-        "remote".to_owned(),
-        "add".to_owned(),
-        name.to_owned(),
-        "127.0.0.1".to_owned(),
-    ];
-    for opt in sshd.ssh_options() {
-        args.push(format!("--ssh-option={opt}"));
-    }
-    args.push(format!("--command={command}"));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    local.ok(&args);
-}
+use sshd::{Sshd, add_remote, remote_command};
 
 #[test]
 fn a_remote_servers_workspaces_panes_and_decisions_over_ssh() {

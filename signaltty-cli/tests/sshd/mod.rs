@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use tempfile::TempDir;
 
+use crate::common::TestEnv;
+
 const SSHD: &str = "/usr/sbin/sshd";
 
 /// A running sshd; dropping it stops it.
@@ -156,4 +158,37 @@ pub fn children_of(parent: i32) -> Vec<(i32, String)> {
 fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     listener.local_addr().expect("addr").port()
+}
+
+/// `env VAR=… /path/to/signaltty`: how the remote's sshd session runs the remote's signaltty.
+pub fn remote_command(remote: &TestEnv) -> String {
+    let d = remote.dir.path();
+    format!(
+        "env SIGNALTTY_SOCKET={} SIGNALTTY_STATE_DIR={} SIGNALTTY_SERVER_BIN={} HOME={} \
+         XDG_CONFIG_HOME={} XDG_STATE_HOME={} XDG_RUNTIME_DIR={} SHELL=/bin/sh {}",
+        remote.socket.display(),
+        remote.state.display(),
+        crate::common::server_bin().display(),
+        remote.home.display(),
+        d.join("xdg-config").display(),
+        d.join("xdg-state").display(),
+        d.join("run").display(),
+        env!("CARGO_BIN_EXE_signaltty"),
+    )
+}
+
+/// `signaltty remote add NAME 127.0.0.1 --ssh-option=… --command COMMAND` on `local`.
+pub fn add_remote(local: &TestEnv, sshd: &Sshd, name: &str, command: &str) {
+    let mut args = vec![
+        "remote".to_owned(),
+        "add".to_owned(),
+        name.to_owned(),
+        "127.0.0.1".to_owned(),
+    ];
+    for opt in sshd.ssh_options() {
+        args.push(format!("--ssh-option={opt}"));
+    }
+    args.push(format!("--command={command}"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    local.ok(&args);
 }
