@@ -25,6 +25,7 @@ fn a_remote_servers_workspaces_panes_and_decisions_over_ssh() {
     let listed = local.json(&["remote", "list"]);
     assert_eq!(listed[0]["name"], "gpu", "{listed}");
     assert_eq!(listed[0]["reachable"], true, "{listed}");
+    assert_eq!(listed[0]["state"], "connected", "{listed}");
     assert!(remote.socket.exists(), "the remote server was auto-started");
     // Later calls share that call's ssh login: its control socket sits beside the local socket.
     let shared = std::fs::read_dir(local.dir.path())
@@ -122,6 +123,9 @@ fn a_missing_remote_binary_says_to_install_signaltty_there() {
     assert!(run.stderr.contains("REMOTE_BINARY_MISSING"), "{run:?}");
     let listed = local.json(&["remote", "list"]);
     assert_eq!(listed[0]["reachable"], false, "{listed}");
+    // The local server dialled it for the listing, and says why it failed.
+    assert_eq!(listed[0]["state"], "failed", "{listed}");
+    assert_eq!(listed[0]["reason"], "REMOTE_BINARY_MISSING", "{listed}");
 }
 
 #[test]

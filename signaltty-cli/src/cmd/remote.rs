@@ -3,20 +3,18 @@
 //! lookup behind the global `--remote NAME`.
 
 use std::path::Path;
-use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use serde::Serialize;
-use signaltty_client::remote::{Remote, connect_remote};
+use signaltty_client::remote::Remote;
+use signaltty_proto::v1::MachineState;
 use signaltty_config::RemoteConfig;
 use signaltty_config::remotes::DEFAULT_COMMAND;
 
 use super::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::present::text::compact_duration;
 use crate::table::Table;
-
-/// How long `remote list` waits for each remote to answer.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(8);
 
 /// `signaltty remote`
 #[derive(Debug, Args)]
@@ -40,7 +38,7 @@ enum RemoteCommand {
         #[arg(long, value_name = "PATH", default_value = DEFAULT_COMMAND)]
         command: String,
     },
-    /// List the remotes and whether each answers now (ssh login and the bridge's handshake).
+    /// List the remotes and the local server's link to each (it dials those not up yet).
     #[command(visible_alias = "ls")]
     List,
     /// Remove a remote from the config file (its server and panes are left alone).
@@ -93,41 +91,48 @@ struct Row {
     host: String,
     command: String,
     ssh_options: Vec<String>,
+    /// The local server's link to it is up.
     reachable: bool,
+    /// `idle`, `connecting`, `connected`, `reconnecting` or `failed` (`ListMachines`).
+    state: String,
+    /// The stable reason the link is down, empty when up.
+    reason: String,
     /// The server's version when reachable, else why not.
     detail: String,
 }
 
+/// The remotes as the local server sees them: `ListMachines { connect }` dials each remote not
+/// up yet (through the server's shared links, the ones calls with `signaltty-machine` use) and
+/// waits for those dials.
 async fn list(ctx: &Ctx) -> CliResult {
+    let configured = all(&ctx.target.socket)?;
+    let client = ctx.client().await?;
+    let machines = client
+        .server()
+        .list_machines(signaltty_proto::v1::ListMachinesRequest { connect: true })
+        .await
+        .map_err(signaltty_client::ClientError::from)?
+        .into_inner()
+        .machines;
     let mut rows = Vec::new();
-    for remote in all(&ctx.target.socket)? {
-        let probe = tokio::time::timeout(PROBE_TIMEOUT, async {
-            let client = connect_remote(&remote).await?;
-            let status = client
-                .server()
-                .get_status(signaltty_proto::v1::GetStatusRequest {})
-                .await?
-                .into_inner();
-            Ok::<_, signaltty_client::ClientError>(status)
-        })
-        .await;
-        let (reachable, detail) = match probe {
-            Ok(Ok(status)) => (
-                true,
-                format!("server {} pid {}", status.version, status.pid),
-            ),
-            Ok(Err(err)) => (false, err.to_string()),
-            Err(_) => (
-                false,
-                format!("no answer within {}s", PROBE_TIMEOUT.as_secs()),
-            ),
+    for remote in configured {
+        let seen = machines.iter().find(|m| m.name == remote.name);
+        let state = seen.map_or(MachineState::Unspecified, |m| m.state());
+        let detail = match (state, seen) {
+            (MachineState::Connected, Some(m)) => format!("server {}", m.server_version),
+            (_, Some(m)) if !m.detail.is_empty() => {
+                format!("{} (next try {})", m.detail, next_try(&m.next_try_at))
+            }
+            _ => "not dialled".to_owned(),
         };
         rows.push(Row {
             name: remote.name,
             host: remote.host,
             command: remote.command,
             ssh_options: remote.ssh_options,
-            reachable,
+            reachable: state == MachineState::Connected,
+            state: state_name(state).to_owned(),
+            reason: seen.map(|m| m.reason.clone()).unwrap_or_default(),
             detail,
         });
     }
@@ -141,14 +146,31 @@ async fn list(ctx: &Ctx) -> CliResult {
     }
     let mut table = Table::new(&["NAME", "HOST", "STATE", "DETAIL"]).max_width(3, 100);
     for row in rows {
-        table.row([
-            row.name,
-            row.host,
-            if row.reachable { "up" } else { "down" }.to_owned(),
-            row.detail,
-        ]);
+        table.row([row.name, row.host, row.state, row.detail]);
     }
     ctx.out.text(&table.render())
+}
+
+/// A link state as `remote list` shows it.
+fn state_name(state: MachineState) -> &'static str {
+    match state {
+        MachineState::Idle | MachineState::Unspecified => "idle",
+        MachineState::Connecting => "connecting",
+        MachineState::Connected => "connected",
+        MachineState::Reconnecting => "reconnecting",
+        MachineState::Failed => "failed",
+    }
+}
+
+/// "in 12s" (or "now" when due).
+fn next_try(at: &Option<prost_types::Timestamp>) -> String {
+    let due = at
+        .and_then(|t| std::time::SystemTime::try_from(t).ok())
+        .and_then(|t| t.duration_since(std::time::SystemTime::now()).ok());
+    match due {
+        Some(left) if left.as_secs() > 0 => format!("in {}", compact_duration(left.as_secs())),
+        _ => "now".to_owned(),
+    }
 }
 
 /// Every configured remote, by name; their ssh connections are shared through a control
