@@ -6,17 +6,14 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 server="$("$here/../find-server.sh")"
-venv="$root/.venv"
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-"$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"
 tmp="$(mktemp -d)"
 chmod 700 "$tmp"
 server_pid=""
 cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 mkdir -p "$tmp/gen" "$tmp/ws"
-"$venv/bin/python" -m grpc_tools.protoc -I "$root/proto" --python_out="$tmp/gen" \
-  --grpc_python_out="$tmp/gen" "$root"/proto/signaltty/v1/*.proto
+gen="$tmp/gen"
+. "$here/env.sh"
 # A private config location: the user's own config file must not change the example's server.
 XDG_CONFIG_HOME="$tmp/config" SIGNALTTY_CONFIG="" \
   "$server" --socket "$tmp/s.sock" --state-dir "$tmp/state" --log-file "$tmp/server.log" &

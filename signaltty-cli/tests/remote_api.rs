@@ -485,3 +485,44 @@ fn forwarded_call_latency() {
         times("`signaltty --remote gpu server status` (a process each)", cli);
     });
 }
+
+/// A third-party client: the Python example (examples/python/remote_workspaces.py, stubs
+/// generated from proto/) lists a remote machine's workspaces through the local socket with the
+/// metadata alone. Needs python3 with venv and pip's access to the pinned grpcio (as
+/// examples/python/run.sh, which CI runs); without python3 it is skipped, loudly.
+#[test]
+fn the_python_example_lists_a_remote_machine_through_the_local_socket() {
+    let Some(sshd) = Sshd::start() else { return };
+    let python = std::process::Command::new("python3")
+        .args(["-c", "import venv, ensurepip"])
+        .status();
+    if !python.is_ok_and(|s| s.success()) {
+        eprintln!("\n!!! SKIPPED: python3 with venv is missing: the Python example did not run !!!\n");
+        return;
+    }
+    let local = TestEnv::new();
+    let remote = TestEnv::new();
+    add_remote(&local, &sshd, "gpu", &remote_command(&remote));
+    let far = remote.workspace("far-from-python");
+    local.ok(&["workspace", "list"]);
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/python/run_remote.sh");
+    let out = std::process::Command::new("bash")
+        .arg(script)
+        .arg(&local.socket)
+        .arg("gpu")
+        .output()
+        .expect("run the Python example");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("machine gpu 127.0.0.1 MACHINE_STATE_CONNECTED"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("gpu: workspace {far} 'far-from-python'")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("no-such-machine: NOT_FOUND UNKNOWN_MACHINE"),
+        "{stdout}"
+    );
+}
