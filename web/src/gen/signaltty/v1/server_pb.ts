@@ -2,8 +2,8 @@
 // @generated from file signaltty/v1/server.proto (package signaltty.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file signaltty/v1/server.proto.
  */
 export const file_signaltty_v1_server: GenFile = /*@__PURE__*/
-  fileDesc("ChlzaWduYWx0dHkvdjEvc2VydmVyLnByb3RvEgxzaWduYWx0dHkudjEiEgoQR2V0U3RhdHVzUmVxdWVzdCLIAgoRR2V0U3RhdHVzUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRIuCgpzdGFydGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg51cHRpbWVfc2Vjb25kcxgDIAEoBBILCgNwaWQYBCABKA0SEwoLc29ja2V0X3BhdGgYBSABKAkSEQoJc3RhdGVfZGlyGAYgASgJEhcKD3dvcmtzcGFjZV9jb3VudBgHIAEoDRIRCgl0YWJfY291bnQYCCABKA0SEgoKcGFuZV9jb3VudBgJIAEoDRIXCg9saXZlX3BhbmVfY291bnQYCiABKA0SEAoIaGVhZF9zZXEYCyABKAQSEAoIZmRfbGltaXQYDCABKAQSEAoIb3Blbl9mZHMYDSABKAQSFgoOcGFuZXNfdGhhdF9maXQYDiABKA0iIAoPU2h1dGRvd25SZXF1ZXN0Eg0KBWZvcmNlGAEgASgIIikKEFNodXRkb3duUmVzcG9uc2USFQoNaHVuZ191cF9wYW5lcxgBIAEoDTKoAQoNU2VydmVyU2VydmljZRJMCglHZXRTdGF0dXMSHi5zaWduYWx0dHkudjEuR2V0U3RhdHVzUmVxdWVzdBofLnNpZ25hbHR0eS52MS5HZXRTdGF0dXNSZXNwb25zZRJJCghTaHV0ZG93bhIdLnNpZ25hbHR0eS52MS5TaHV0ZG93blJlcXVlc3QaHi5zaWduYWx0dHkudjEuU2h1dGRvd25SZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("ChlzaWduYWx0dHkvdjEvc2VydmVyLnByb3RvEgxzaWduYWx0dHkudjEiEgoQR2V0U3RhdHVzUmVxdWVzdCLIAgoRR2V0U3RhdHVzUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRIuCgpzdGFydGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg51cHRpbWVfc2Vjb25kcxgDIAEoBBILCgNwaWQYBCABKA0SEwoLc29ja2V0X3BhdGgYBSABKAkSEQoJc3RhdGVfZGlyGAYgASgJEhcKD3dvcmtzcGFjZV9jb3VudBgHIAEoDRIRCgl0YWJfY291bnQYCCABKA0SEgoKcGFuZV9jb3VudBgJIAEoDRIXCg9saXZlX3BhbmVfY291bnQYCiABKA0SEAoIaGVhZF9zZXEYCyABKAQSEAoIZmRfbGltaXQYDCABKAQSEAoIb3Blbl9mZHMYDSABKAQSFgoOcGFuZXNfdGhhdF9maXQYDiABKA0iIAoPU2h1dGRvd25SZXF1ZXN0Eg0KBWZvcmNlGAEgASgIIikKEFNodXRkb3duUmVzcG9uc2USFQoNaHVuZ191cF9wYW5lcxgBIAEoDSImChNMaXN0TWFjaGluZXNSZXF1ZXN0Eg8KB2Nvbm5lY3QYASABKAgiPwoUTGlzdE1hY2hpbmVzUmVzcG9uc2USJwoIbWFjaGluZXMYASADKAsyFS5zaWduYWx0dHkudjEuTWFjaGluZSLrAQoHTWFjaGluZRIMCgRuYW1lGAEgASgJEgwKBGhvc3QYAiABKAkSKQoFc3RhdGUYAyABKA4yGi5zaWduYWx0dHkudjEuTWFjaGluZVN0YXRlEhYKDnNlcnZlcl92ZXJzaW9uGAQgASgJEg4KBmRldGFpbBgFIAEoCRIOCgZyZWFzb24YBiABKAkSLwoLbmV4dF90cnlfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGNvbm5lY3RlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAqugEKDE1hY2hpbmVTdGF0ZRIdChlNQUNISU5FX1NUQVRFX1VOU1BFQ0lGSUVEEAASFgoSTUFDSElORV9TVEFURV9JRExFEAESHAoYTUFDSElORV9TVEFURV9DT05ORUNUSU5HEAISGwoXTUFDSElORV9TVEFURV9DT05ORUNURUQQAxIeChpNQUNISU5FX1NUQVRFX1JFQ09OTkVDVElORxAEEhgKFE1BQ0hJTkVfU1RBVEVfRkFJTEVEEAUy/wEKDVNlcnZlclNlcnZpY2USTAoJR2V0U3RhdHVzEh4uc2lnbmFsdHR5LnYxLkdldFN0YXR1c1JlcXVlc3QaHy5zaWduYWx0dHkudjEuR2V0U3RhdHVzUmVzcG9uc2USSQoIU2h1dGRvd24SHS5zaWduYWx0dHkudjEuU2h1dGRvd25SZXF1ZXN0Gh4uc2lnbmFsdHR5LnYxLlNodXRkb3duUmVzcG9uc2USVQoMTGlzdE1hY2hpbmVzEiEuc2lnbmFsdHR5LnYxLkxpc3RNYWNoaW5lc1JlcXVlc3QaIi5zaWduYWx0dHkudjEuTGlzdE1hY2hpbmVzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * GetStatusRequest takes no fields.
@@ -187,6 +187,179 @@ export const ShutdownResponseSchema: GenMessage<ShutdownResponse> = /*@__PURE__*
   messageDesc(file_signaltty_v1_server, 3);
 
 /**
+ * ListMachinesRequest asks for the machines this server reaches.
+ *
+ * @generated from message signaltty.v1.ListMachinesRequest
+ */
+export type ListMachinesRequest = Message<"signaltty.v1.ListMachinesRequest"> & {
+  /**
+   * Dial every remote that is idle (never dialled) or failed with its next try due, and wait
+   * for those dials to end (each at most 20 s) before answering. Without it the call only reads
+   * the states and never waits.
+   *
+   * @generated from field: bool connect = 1;
+   */
+  connect: boolean;
+};
+
+/**
+ * Describes the message signaltty.v1.ListMachinesRequest.
+ * Use `create(ListMachinesRequestSchema)` to create a new message.
+ */
+export const ListMachinesRequestSchema: GenMessage<ListMachinesRequest> = /*@__PURE__*/
+  messageDesc(file_signaltty_v1_server, 4);
+
+/**
+ * ListMachinesResponse lists the machines, this one first, then the remotes by name.
+ *
+ * @generated from message signaltty.v1.ListMachinesResponse
+ */
+export type ListMachinesResponse = Message<"signaltty.v1.ListMachinesResponse"> & {
+  /**
+   * This machine ("local"), then each configured remote.
+   *
+   * @generated from field: repeated signaltty.v1.Machine machines = 1;
+   */
+  machines: Machine[];
+};
+
+/**
+ * Describes the message signaltty.v1.ListMachinesResponse.
+ * Use `create(ListMachinesResponseSchema)` to create a new message.
+ */
+export const ListMachinesResponseSchema: GenMessage<ListMachinesResponse> = /*@__PURE__*/
+  messageDesc(file_signaltty_v1_server, 5);
+
+/**
+ * Machine is one machine and the state of the server's link to it.
+ *
+ * @generated from message signaltty.v1.Machine
+ */
+export type Machine = Message<"signaltty.v1.Machine"> & {
+  /**
+   * "local" for this machine; else the remote's name, the value of `signaltty-machine`.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * `[user@]host` as ssh takes it; empty for this machine.
+   *
+   * @generated from field: string host = 2;
+   */
+  host: string;
+
+  /**
+   * The link's state; always CONNECTED for this machine.
+   *
+   * @generated from field: signaltty.v1.MachineState state = 3;
+   */
+  state: MachineState;
+
+  /**
+   * The version of the machine's server: when connected, the version it reported; else the
+   * last one seen, or empty.
+   *
+   * @generated from field: string server_version = 4;
+   */
+  serverVersion: string;
+
+  /**
+   * Why the link is down (RECONNECTING, FAILED): the last dial's error, with what to do.
+   *
+   * @generated from field: string detail = 5;
+   */
+  detail: string;
+
+  /**
+   * The stable reason of that error (e.g. REMOTE_UNREACHABLE, REMOTE_BINARY_MISSING,
+   * BRIDGE_VERSION, REMOTE_LINK_LOST), empty when the link is up.
+   *
+   * @generated from field: string reason = 6;
+   */
+  reason: string;
+
+  /**
+   * When the next dial is due (RECONNECTING, FAILED); unset otherwise.
+   *
+   * @generated from field: google.protobuf.Timestamp next_try_at = 7;
+   */
+  nextTryAt?: Timestamp | undefined;
+
+  /**
+   * Since when the link has been up (CONNECTED, remotes only).
+   *
+   * @generated from field: google.protobuf.Timestamp connected_at = 8;
+   */
+  connectedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message signaltty.v1.Machine.
+ * Use `create(MachineSchema)` to create a new message.
+ */
+export const MachineSchema: GenMessage<Machine> = /*@__PURE__*/
+  messageDesc(file_signaltty_v1_server, 6);
+
+/**
+ * MachineState is the state of the local server's link to a machine.
+ *
+ * @generated from enum signaltty.v1.MachineState
+ */
+export enum MachineState {
+  /**
+   * Not set.
+   *
+   * @generated from enum value: MACHINE_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Configured but not dialled yet: the server dials a remote on its first use (a forwarded
+   * call, or ListMachines with `connect`).
+   *
+   * @generated from enum value: MACHINE_STATE_IDLE = 1;
+   */
+  IDLE = 1,
+
+  /**
+   * The first dial is under way (ssh login and the bridge's handshake).
+   *
+   * @generated from enum value: MACHINE_STATE_CONNECTING = 2;
+   */
+  CONNECTING = 2,
+
+  /**
+   * The link is up: forwarded calls reach the remote server.
+   *
+   * @generated from enum value: MACHINE_STATE_CONNECTED = 3;
+   */
+  CONNECTED = 3,
+
+  /**
+   * The link was up and dropped; the server dials again by itself at `next_try_at` (backoff
+   * 1 s doubling to 30 s). Forwarded calls fail at once with UNAVAILABLE meanwhile.
+   *
+   * @generated from enum value: MACHINE_STATE_RECONNECTING = 4;
+   */
+  RECONNECTING = 4,
+
+  /**
+   * The dial failed (see `detail`); the next forwarded call after `next_try_at` dials again.
+   *
+   * @generated from enum value: MACHINE_STATE_FAILED = 5;
+   */
+  FAILED = 5,
+}
+
+/**
+ * Describes the enum signaltty.v1.MachineState.
+ */
+export const MachineStateSchema: GenEnum<MachineState> = /*@__PURE__*/
+  enumDesc(file_signaltty_v1_server, 0);
+
+/**
  * ServerService reports on and controls the server process itself.
  *
  * @generated from service signaltty.v1.ServerService
@@ -213,6 +386,19 @@ export const ServerService: GenService<{
     methodKind: "unary";
     input: typeof ShutdownRequestSchema;
     output: typeof ShutdownResponseSchema;
+  },
+  /**
+   * ListMachines lists this machine ("local", first) and every remote in the user's config file
+   * (`[remotes.NAME]`, re-read on each call), each with the state of the server's link to it.
+   * Any call carrying the request metadata `signaltty-machine: NAME` is forwarded unchanged to
+   * NAME's server over that link (see docs/api.md, "Other machines").
+   *
+   * @generated from rpc signaltty.v1.ServerService.ListMachines
+   */
+  listMachines: {
+    methodKind: "unary";
+    input: typeof ListMachinesRequestSchema;
+    output: typeof ListMachinesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_signaltty_v1_server, 0);
