@@ -67,6 +67,7 @@ impl Daemon {
                 .path
                 .parent()
                 .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+            hub.config().pane_clients.may_control_other_workspaces,
         );
         // Loading the snapshot (a JSON tree) leaves freed memory behind that an idle server
         // would otherwise keep.

@@ -21,8 +21,9 @@
 //!   `ListMachines`, so a remote added while the server runs is usable at once; one removed
 //!   or changed is dropped (or redialled) at the next `ListMachines`.
 //! - **Trust is unchanged.** Only a caller the socket already trusts (our uid) can ask for a
-//!   forward; the remote end is `signaltty bridge`, a client of the remote server like any
-//!   other, under the remote user's own checks.
+//!   forward, and from inside a pane only when `[policy]` lets pane clients act beyond their
+//!   workspace (all of another machine is); the remote end is `signaltty bridge`, a client of
+//!   the remote server like any other, under the remote user's own checks.
 //!
 //! State lives here, not in the hub: the hub knows nothing of other machines.
 
@@ -58,6 +59,9 @@ struct Inner {
     config_file: Option<PathBuf>,
     /// Where the ssh connections' control sockets live (the socket's private directory).
     control_dir: PathBuf,
+    /// Whether a program inside a pane may reach other machines
+    /// (`policy.pane_clients_may_control_other_workspaces`).
+    pane_clients_may_reach: bool,
     links: Mutex<BTreeMap<String, Link>>,
 }
 
@@ -73,12 +77,18 @@ pub struct MachineRow {
 }
 
 impl Machines {
-    /// The machines named in `config_file`, with ssh control sockets in `control_dir`.
-    pub fn new(config_file: Option<PathBuf>, control_dir: PathBuf) -> Machines {
+    /// The machines named in `config_file`, with ssh control sockets in `control_dir`;
+    /// `pane_clients_may_reach`: whether programs inside panes may reach them.
+    pub fn new(
+        config_file: Option<PathBuf>,
+        control_dir: PathBuf,
+        pane_clients_may_reach: bool,
+    ) -> Machines {
         Machines {
             inner: Arc::new(Inner {
                 config_file,
                 control_dir,
+                pane_clients_may_reach,
                 links: Mutex::new(BTreeMap::new()),
             }),
         }
@@ -120,6 +130,11 @@ impl Machines {
             state: l.state(),
         }));
         rows
+    }
+
+    /// Whether a program inside a pane may reach other machines.
+    pub fn pane_clients_may_reach(&self) -> bool {
+        self.inner.pane_clients_may_reach
     }
 
     /// Where the names come from, for messages.

@@ -6,6 +6,9 @@
 //! Its own errors, each with a stable ErrorInfo reason (the remote server's errors pass through
 //! unchanged):
 //! - NOT_FOUND `UNKNOWN_MACHINE`: NAME is not a remote of the config file;
+//! - PERMISSION_DENIED `DENIED_IN_PANE`: the caller runs inside a pane, and everything on
+//!   another machine is beyond its workspace (allowed by
+//!   `policy.pane_clients_may_control_other_workspaces`, as for this machine's);
 //! - INVALID_ARGUMENT `BAD_MACHINE`: the value is not text;
 //! - UNAVAILABLE with the dial's reason (`REMOTE_UNREACHABLE`, `REMOTE_BINARY_MISSING`,
 //!   `BRIDGE_VERSION`, …) or `REMOTE_LINK_LOST` (the link dropped before or during the call;
@@ -27,6 +30,7 @@ use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
 use super::{LOCAL, Machines};
+use crate::peer::{Origin, Peer};
 
 /// The request metadata naming the machine a call is for.
 pub const MACHINE_HEADER: &str = "signaltty-machine";
@@ -101,6 +105,13 @@ where
                 Box::pin(self.inner.call(req))
             }
             Some(name) => {
+                let origin = req
+                    .extensions()
+                    .get::<Peer>()
+                    .map_or(Origin::Outside, |p| p.origin.clone());
+                if let Err(denied) = may_forward(&origin, self.machines.pane_clients_may_reach()) {
+                    return Box::pin(std::future::ready(Ok(denied.into_http())));
+                }
                 let machines = self.machines.clone();
                 Box::pin(async move {
                     Ok(forward(&machines, &name, req)
@@ -189,6 +200,23 @@ impl http_body::Body for EndsWithStatus {
     }
 }
 
+/// Whether a caller from `origin` may reach another machine: outside panes always; from inside
+/// a pane only when the policy lets pane clients act beyond their workspace.
+fn may_forward(origin: &Origin, pane_clients_may_reach: bool) -> Result<(), Status> {
+    if *origin == Origin::Outside || pane_clients_may_reach {
+        return Ok(());
+    }
+    Err(status(
+        Code::PermissionDenied,
+        "DENIED_IN_PANE",
+        "",
+        "a program inside a pane may not reach other machines through the server: everything \
+         there is beyond its workspace (set policy.pane_clients_may_control_other_workspaces = \
+         true in the config file to allow it)"
+            .to_owned(),
+    ))
+}
+
 fn status(code: Code, reason: &str, machine: &str, message: String) -> Status {
     let mut meta = HashMap::new();
     if !machine.is_empty() {
@@ -220,4 +248,39 @@ fn lost(name: &str, err: &dyn std::fmt::Display) -> Status {
         name,
         format!("the link to {name} dropped during the call ({err}); the server dials it again"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pane_clients_reach_other_machines_only_when_the_policy_says_so() {
+        assert!(may_forward(&Origin::Outside, false).is_ok());
+        let pane = Origin::Escaped;
+        let denied = may_forward(&pane, false).expect_err("inside a pane");
+        assert_eq!(denied.code(), Code::PermissionDenied);
+        assert!(denied.message().contains("pane_clients_may_control_other_workspaces"));
+        assert!(may_forward(&pane, true).is_ok());
+    }
+
+    /// Every reason this layer and the links give is in docs/api.md's table.
+    #[test]
+    fn its_reasons_are_documented() {
+        let doc = include_str!("../../../docs/api.md");
+        for reason in [
+            "UNKNOWN_MACHINE",
+            "BAD_MACHINE",
+            "DENIED_IN_PANE",
+            "REMOTE_LINK_LOST",
+            "REMOTE_UNREACHABLE",
+            "REMOTE_BINARY_MISSING",
+            "REMOTE_TIMEOUT",
+            "BRIDGE_VERSION",
+            "BRIDGE_HANDSHAKE",
+            "SSH_NOT_FOUND",
+        ] {
+            assert!(doc.contains(&format!("| `{reason}` |")), "{reason}");
+        }
+    }
 }

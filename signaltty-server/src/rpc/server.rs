@@ -84,7 +84,11 @@ impl pb::server_service_server::ServerService for ServerService {
         let machines = req.extensions().get::<Machines>().cloned();
         let rows = match machines {
             Some(machines) => machines.list(req.into_inner().connect).await,
-            None => Machines::new(None, std::path::PathBuf::new()).list(false).await,
+            None => {
+                Machines::new(None, std::path::PathBuf::new(), false)
+                    .list(false)
+                    .await
+            }
         };
         Ok(Response::new(pb::ListMachinesResponse {
             machines: rows.into_iter().map(machine).collect(),
