@@ -266,7 +266,10 @@ fn one_local_socket_reaches_a_remote_machines_objects() {
             .read_to_string(&mut verdict)
             .expect("hook output");
         assert!(hook.wait().expect("hook").success());
-        assert!(verdict.contains("allow"), "the remote hook's verdict: {verdict}");
+        assert!(
+            verdict.contains("allow"),
+            "the remote hook's verdict: {verdict}"
+        );
 
         // The link dies under the attach: the stream ends with a status, the link comes back.
         let pid = pb::server_service_client::ServerServiceClient::new(ch.clone())
@@ -402,7 +405,10 @@ fn a_hung_remote_never_slows_local_calls() {
             machines(&ch, false).await;
             slowest = slowest.max(t.elapsed());
         }
-        assert!(!held.is_finished(), "the remote call is held while it is stopped");
+        assert!(
+            !held.is_finished(),
+            "the remote call is held while it is stopped"
+        );
         nix::sys::signal::kill(stopped, nix::sys::signal::Signal::SIGCONT).expect("SIGCONT");
         assert!(
             slowest < Duration::from_millis(500),
@@ -469,7 +475,9 @@ fn forwarded_call_latency() {
                     .expect("direct");
                 b.push(t.elapsed());
                 let t = Instant::now();
-                fwd.get_status(pb::GetStatusRequest {}).await.expect("local");
+                fwd.get_status(pb::GetStatusRequest {})
+                    .await
+                    .expect("local");
                 c.push(t.elapsed());
             }
             times("forwarded by the local server", a);
@@ -482,7 +490,10 @@ fn forwarded_call_latency() {
             local.ok(&["--remote", "gpu", "server", "status"]);
             cli.push(t.elapsed());
         }
-        times("`signaltty --remote gpu server status` (a process each)", cli);
+        times(
+            "`signaltty --remote gpu server status` (a process each)",
+            cli,
+        );
     });
 }
 
@@ -497,7 +508,9 @@ fn the_python_example_lists_a_remote_machine_through_the_local_socket() {
         .args(["-c", "import venv, ensurepip"])
         .status();
     if !python.is_ok_and(|s| s.success()) {
-        eprintln!("\n!!! SKIPPED: python3 with venv is missing: the Python example did not run !!!\n");
+        eprintln!(
+            "\n!!! SKIPPED: python3 with venv is missing: the Python example did not run !!!\n"
+        );
         return;
     }
     let local = TestEnv::new();
@@ -505,8 +518,8 @@ fn the_python_example_lists_a_remote_machine_through_the_local_socket() {
     add_remote(&local, &sshd, "gpu", &remote_command(&remote));
     let far = remote.workspace("far-from-python");
     local.ok(&["workspace", "list"]);
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../examples/python/run_remote.sh");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/python/run_remote.sh");
     let out = std::process::Command::new("bash")
         .arg(script)
         .arg(&local.socket)
@@ -516,7 +529,10 @@ fn the_python_example_lists_a_remote_machine_through_the_local_socket() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("machine gpu 127.0.0.1 MACHINE_STATE_CONNECTED"), "{stdout}");
+    assert!(
+        stdout.contains("machine gpu 127.0.0.1 MACHINE_STATE_CONNECTED"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains(&format!("gpu: workspace {far} 'far-from-python'")),
         "{stdout}"

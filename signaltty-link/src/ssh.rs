@@ -129,7 +129,10 @@ pub async fn open_link(remote: &Remote) -> Result<SshIo, LinkError> {
         return Err(LinkError {
             remote: remote.name.clone(),
             reason: "REMOTE_UNREACHABLE",
-            message: format!("cannot reach {}: ssh started without its pipes", remote.name),
+            message: format!(
+                "cannot reach {}: ssh started without its pipes",
+                remote.name
+            ),
         });
     };
     let mut stdout = BufReader::new(stdout);
@@ -178,7 +181,9 @@ pub async fn open_link(remote: &Remote) -> Result<SshIo, LinkError> {
 fn private_dir(dir: &std::path::Path) -> bool {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     std::fs::symlink_metadata(dir).is_ok_and(|m| {
-        m.is_dir() && m.uid() == nix::unistd::getuid().as_raw() && m.permissions().mode() & 0o077 == 0
+        m.is_dir()
+            && m.uid() == nix::unistd::getuid().as_raw()
+            && m.permissions().mode() & 0o077 == 0
     })
 }
 

@@ -7,9 +7,9 @@ use std::path::Path;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 use signaltty_client::remote::Remote;
-use signaltty_proto::v1::MachineState;
 use signaltty_config::RemoteConfig;
 use signaltty_config::remotes::DEFAULT_COMMAND;
+use signaltty_proto::v1::MachineState;
 
 use super::Ctx;
 use crate::error::{CliError, CliResult};

@@ -156,7 +156,12 @@ async fn forward(
         .await
         .map_err(|e| lost(name, &e))?;
     let name = name.to_owned();
-    Ok(response.map(|body| Body::new(EndsWithStatus { body, name: Some(name) })))
+    Ok(response.map(|body| {
+        Body::new(EndsWithStatus {
+            body,
+            name: Some(name),
+        })
+    }))
 }
 
 /// A forwarded response's body whose transport error (the link dropped mid-stream) becomes
@@ -260,7 +265,11 @@ mod tests {
         let pane = Origin::Escaped;
         let denied = may_forward(&pane, false).expect_err("inside a pane");
         assert_eq!(denied.code(), Code::PermissionDenied);
-        assert!(denied.message().contains("pane_clients_may_control_other_workspaces"));
+        assert!(
+            denied
+                .message()
+                .contains("pane_clients_may_control_other_workspaces")
+        );
         assert!(may_forward(&pane, true).is_ok());
     }
 

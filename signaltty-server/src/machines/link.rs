@@ -302,16 +302,19 @@ async fn dial(remote: &Remote) -> Result<Up, LinkError> {
         .await
         .map_err(|e| unreachable(format!("cannot speak to {}'s bridge: {e}", remote.name)))?;
     let mut server = pb::server_service_client::ServerServiceClient::new(channel.clone());
-    let status = tokio::time::timeout(HANDSHAKE_TIMEOUT, server.get_status(pb::GetStatusRequest {}))
-        .await
-        .map_err(|_| {
-            unreachable(format!(
-                "{}'s server did not answer within {} s",
-                remote.name,
-                HANDSHAKE_TIMEOUT.as_secs()
-            ))
-        })?
-        .map_err(|s| unreachable(format!("{}'s server: {}", remote.name, s.message())))?;
+    let status = tokio::time::timeout(
+        HANDSHAKE_TIMEOUT,
+        server.get_status(pb::GetStatusRequest {}),
+    )
+    .await
+    .map_err(|_| {
+        unreachable(format!(
+            "{}'s server did not answer within {} s",
+            remote.name,
+            HANDSHAKE_TIMEOUT.as_secs()
+        ))
+    })?
+    .map_err(|s| unreachable(format!("{}'s server: {}", remote.name, s.message())))?;
     Ok(Up {
         channel,
         version: status.into_inner().version,
@@ -411,7 +414,11 @@ mod tests {
         let down = link.channel().await.expect_err("no such host");
         assert!(!down.message.is_empty());
         assert!(down.next_try > SystemTime::now() - Duration::from_secs(1));
-        assert!(matches!(link.state(), LinkState::Failed(_)), "{:?}", link.state());
+        assert!(
+            matches!(link.state(), LinkState::Failed(_)),
+            "{:?}",
+            link.state()
+        );
         // Not due yet: a second call fails at once with the same error, no new dial.
         let again = link.channel().await.expect_err("still down");
         assert_eq!(again, down);
