@@ -109,7 +109,8 @@ fn machine(row: MachineRow) -> pb::Machine {
         LinkState::Connecting => (S::Connecting, None),
         LinkState::Connected { version, since } => {
             m.server_version = version;
-            m.connected_at = Some(timestamp(since));
+            // This machine has no link: no "connected since".
+            m.connected_at = (m.name != crate::machines::LOCAL).then(|| timestamp(since));
             (S::Connected, None)
         }
         LinkState::Reconnecting(down) => (S::Reconnecting, Some(down)),
