@@ -369,6 +369,17 @@ fn a_down_remote_says_why_and_an_unknown_machine_is_not_found() {
             .await
             .expect("local by name");
     });
+    // A remote removed from the config file leaves the table at the next listing.
+    local.ok(&["remote", "remove", "off"]);
+    runtime().block_on(async {
+        let ch = local_channel(&local).await;
+        let names: Vec<String> = machines(&ch, false)
+            .await
+            .into_iter()
+            .map(|m| m.name)
+            .collect();
+        assert_eq!(names, ["local"]);
+    });
 }
 
 /// A remote whose server hangs (stopped) holds its own calls only: local calls and
