@@ -42,7 +42,7 @@ pub async fn cmd_ls(ctx: &Ctx, args: LsArgs) -> CliResult {
     if args.all {
         return ls_all(ctx).await;
     }
-    let tree = fetch(&ctx.client().await?).await?;
+    let tree = fetch(&ctx.client().await?, None).await?;
     if ctx.out.is_json() {
         return ctx.out.json(&to_json(&tree));
     }
@@ -55,19 +55,28 @@ pub async fn cmd_ls(ctx: &Ctx, args: LsArgs) -> CliResult {
 }
 
 /// `ls --all`: this machine, then every remote, each under a heading (JSON: one object per
-/// machine with `machine` and `workspaces`, or `error`).
+/// machine with `machine` and `workspaces`, or `error`). The remotes are read through the local
+/// server (metadata `signaltty-machine`, its shared links), all at once; under `--remote` the
+/// remotes of this machine's config are dialled directly instead (that server has its own).
 async fn ls_all(ctx: &Ctx) -> CliResult {
-    let local = fetch(&ctx.client().await?).await?;
-    let mut machines: Vec<(String, Result<Tree, String>)> = vec![("local".to_owned(), Ok(local))];
-    for remote in super::remote::all(&ctx.target.socket)? {
-        let tree = async {
-            let client = signaltty_client::remote::connect_remote(&remote).await?;
-            fetch(&client).await
+    let client = ctx.client().await?;
+    let local = fetch(&client, None).await?;
+    let remotes = super::remote::all(&ctx.target.socket)?;
+    let trees = remotes.iter().map(|remote| {
+        let client = &client;
+        async move {
+            let tree = match &ctx.remote {
+                None => fetch(client, Some(&remote.name)).await,
+                Some(_) => match signaltty_client::remote::connect_remote(remote).await {
+                    Ok(direct) => fetch(&direct, None).await,
+                    Err(e) => Err(e),
+                },
+            };
+            (remote.name.clone(), tree.map_err(|e| e.to_string()))
         }
-        .await
-        .map_err(|e| e.to_string());
-        machines.push((remote.name, tree));
-    }
+    });
+    let mut machines: Vec<(String, Result<Tree, String>)> = vec![("local".to_owned(), Ok(local))];
+    machines.extend(futures_util::future::join_all(trees).await);
     if ctx.out.is_json() {
         let json: Vec<serde_json::Value> = machines
             .iter()
@@ -94,11 +103,23 @@ async fn ls_all(ctx: &Ctx) -> CliResult {
     ctx.out.text(&out)
 }
 
-/// Every workspace with its tabs and panes.
-async fn fetch(client: &signaltty_client::Client) -> Result<Tree, signaltty_client::ClientError> {
+/// `msg` for `machine` (`None`: the server's own): the metadata the local server forwards on.
+fn on<T>(machine: Option<&str>, msg: T) -> tonic::Request<T> {
+    let mut req = tonic::Request::new(msg);
+    if let Some(value) = machine.and_then(|m| m.parse().ok()) {
+        req.metadata_mut().insert("signaltty-machine", value);
+    }
+    req
+}
+
+/// Every workspace with its tabs and panes, of `machine` through `client`'s server.
+async fn fetch(
+    client: &signaltty_client::Client,
+    machine: Option<&str>,
+) -> Result<Tree, signaltty_client::ClientError> {
     let workspaces = client
         .workspaces()
-        .list_workspaces(pb::ListWorkspacesRequest {})
+        .list_workspaces(on(machine, pb::ListWorkspacesRequest {}))
         .await?
         .into_inner()
         .workspaces;
@@ -106,9 +127,12 @@ async fn fetch(client: &signaltty_client::Client) -> Result<Tree, signaltty_clie
     for w in workspaces {
         let got = client
             .workspaces()
-            .get_workspace(pb::GetWorkspaceRequest {
-                workspace_id: w.id.clone(),
-            })
+            .get_workspace(on(
+                machine,
+                pb::GetWorkspaceRequest {
+                    workspace_id: w.id.clone(),
+                },
+            ))
             .await?
             .into_inner();
         tree.push((w, got.tabs, got.panes));
