@@ -552,4 +552,27 @@ fn the_python_example_lists_a_remote_machine_through_the_local_socket() {
         stdout.contains("no-such-machine: NOT_FOUND UNKNOWN_MACHINE"),
         "{stdout}"
     );
+
+    // The same program inside a local pane is a pane client: all of gpu is beyond its
+    // workspace, so the forward is refused (the default policy).
+    let here = local.workspace("here");
+    let line = format!(
+        "bash {} {} gpu 2>&1 | grep -o 'PERMISSION_DENIED\\|inside a pane' | sort -u; echo EXIT",
+        script_path().display(),
+        local.socket.display()
+    );
+    let pane = local.json(&["pane", "spawn", &here, "--", "sh", "-c", &line])["pane"]["id"]
+        .as_str()
+        .expect("pane id")
+        .to_owned();
+    let screen = common::wait_for("the pane's script to end", common::WAIT, || {
+        let text = local.ok(&["pane", "read", "--scrollback", &pane]);
+        text.lines().any(|l| l.trim() == "EXIT").then_some(text)
+    });
+    assert!(screen.contains("PERMISSION_DENIED"), "{screen}");
+    assert!(screen.contains("inside a pane"), "{screen}");
+}
+
+fn script_path() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/python/run_remote.sh")
 }
