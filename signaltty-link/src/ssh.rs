@@ -42,6 +42,18 @@ pub struct Remote {
 impl Remote {
     /// The full `ssh` argument list for one bridge connection.
     pub fn ssh_args(&self) -> Vec<String> {
+        // No remote terminal (the bytes must pass untouched), no escape character.
+        self.args_running("-T", &format!("{} bridge", self.command))
+    }
+
+    /// The `ssh` argument list that runs `signaltty ARGS` on the remote in a terminal of its
+    /// own (`-tt`, no escape character): a remote attach takes this route so that the remote
+    /// CLI can hand its terminal to its server, as `ssh -t host tmux attach` does.
+    pub fn tty_args(&self, args: &str) -> Vec<String> {
+        self.args_running("-tt", &format!("{} {args}", self.command))
+    }
+
+    fn args_running(&self, tty: &str, remote_command: &str) -> Vec<String> {
         let mut args = self.ssh_options.clone();
         for opt in [
             // Never ask for a password or a host key on a terminal we do not own: fail instead.
@@ -55,10 +67,9 @@ impl Remote {
             args.extend(["-o".to_owned(), opt.to_owned()]);
         }
         args.extend(self.sharing_options());
-        // No remote terminal (the bytes must pass untouched), no escape character.
-        args.extend(["-T".to_owned(), "-e".to_owned(), "none".to_owned()]);
+        args.extend([tty.to_owned(), "-e".to_owned(), "none".to_owned()]);
         args.push(self.host.clone());
-        args.push(format!("{} bridge", self.command));
+        args.push(remote_command.to_owned());
         args
     }
 
@@ -89,7 +100,8 @@ impl Remote {
         .collect()
     }
 
-    fn ssh_program() -> PathBuf {
+    /// The ssh client to run: `$SIGNALTTY_SSH`, else `ssh` from `PATH`.
+    pub fn ssh_program() -> PathBuf {
         std::env::var_os(SSH_ENV)
             .filter(|s| !s.is_empty())
             .map_or_else(|| PathBuf::from("ssh"), PathBuf::from)

@@ -4,7 +4,8 @@
 //!
 //! Four clients, each on a PTY the benchmark types into and drains the same way:
 //! - raw: `ssh -tt HOST sh -c SCRIPT`, the link's own limit (no multiplexer);
-//! - signaltty: `signaltty --remote bench attach PANE`, whose `ssh … bridge` logs in on its own
+//! - signaltty: `signaltty --remote bench attach PANE`, which runs `ssh -tt HOST signaltty
+//!   attach PANE` (the remote CLI hands ssh's terminal to its server) on a login of its own
 //!   (`ControlMaster=no`, `ControlPath=none`), like tmux's ssh: the fair comparison;
 //! - signaltty, shared login: the same through a remote without those options, i.e. over the
 //!   shared connection signaltty sets up by default (a ControlMaster in the socket dir: one
@@ -66,8 +67,8 @@ pub async fn run(bench: &Bench) -> anyhow::Result<SectionOutput> {
             "ssh: every client on a PTY through one private sshd on 127.0.0.1 ({link}); all ssh \
              with the same options (-F none, one key, -e none, BatchMode, ServerAlive*). raw = \
              `ssh -tt HOST sh -c CMD`, the link alone. signaltty = `signaltty --remote NAME \
-             attach PANE` whose `ssh … bridge` logs in on its own (ControlMaster=no, as tmux's \
-             ssh); \"shared login\" rows: the same over signaltty's default shared connection \
+             attach PANE`, i.e. `ssh -tt HOST signaltty attach PANE` on a login of its own \
+             (ControlMaster=no, as tmux's ssh); \"shared login\" rows: the same over signaltty's default shared connection \
              (ControlMaster=auto in the socket dir). tmux = `ssh -tt HOST tmux -S SOCK attach`. \
              Echo: `{SCRIPT}`, measured as the echo section does ({} s of rest, {WARMUP_KEYS} \
              unmeasured keys each, batches rotating in a shuffled order; typing pace: one key \

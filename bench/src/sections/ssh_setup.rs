@@ -14,7 +14,7 @@ use crate::signaltty::SignalttyServer;
 use crate::sshd::Sshd;
 use crate::tmux::TmuxServer;
 
-/// The remote whose bridge logs in on its own.
+/// The remote whose ssh logs in on its own.
 const OWN_LOGIN: &str = "bench";
 /// The remote that shares one login (signaltty's default).
 const SHARED_LOGIN: &str = "bench-shared";

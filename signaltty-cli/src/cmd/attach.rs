@@ -101,8 +101,13 @@ pub async fn attach(ctx: &Ctx, client: Client, pane: &str, options: AttachOption
             },
         );
     };
-    // The fast path: the server takes this terminal; else over gRPC (always for a remote: its
-    // server cannot be handed a terminal of this machine).
+    // A remote attach runs on the remote, in a terminal ssh gives it.
+    if let Some(remote) = &ctx.remote {
+        drop(client);
+        remember();
+        return super::attach_remote::attach(remote, pane, &options).await;
+    }
+    // The fast path: the server takes this terminal; else over gRPC.
     let client = match ctx.remote {
         Some(_) => client,
         None => {

@@ -6,6 +6,7 @@ pub mod attach;
 pub mod attach_handoff;
 pub mod attach_options;
 pub mod attach_relink;
+pub mod attach_remote;
 pub mod bridge;
 pub mod close_exited;
 pub mod completions;
