@@ -38,7 +38,8 @@ pub async fn attach(remote: &Remote, pane: &str, options: &AttachOptions) -> Cli
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
     let seed = u64::from(std::process::id());
-    let mut backoff = Backoff::with_limits(Duration::from_millis(200), Duration::from_secs(10), seed);
+    let mut backoff =
+        Backoff::with_limits(Duration::from_millis(200), Duration::from_secs(10), seed);
     let end = loop {
         let mut ssh = tokio::process::Command::new(Remote::ssh_program())
             .args(remote.tty_args(&args))
@@ -108,7 +109,9 @@ fn remote_failed(name: &str, code: i32) -> CliError {
     };
     CliError {
         kind,
-        message: format!("the attach on {name} failed with exit code {code} (its message is above)"),
+        message: format!(
+            "the attach on {name} failed with exit code {code} (its message is above)"
+        ),
         reason: None,
     }
 }
