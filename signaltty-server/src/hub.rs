@@ -26,6 +26,7 @@ mod turn_watch;
 pub mod typing;
 pub mod wait;
 mod workspaces;
+mod worktrees;
 
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -53,8 +54,7 @@ struct Inner {
     hibernation: hibernate::Hibernation,
     saver: crate::persist::Saver,
     connections: crate::listen::Connections,
-    git_pokes: git_watch::Pokes,
-    git_repos: crate::git::repos::Repos,
+    git: git::Git,
     spawning: spawning::Spawning,
     lineage: crate::lineage::Lineage,
     races: race::Races,
@@ -66,6 +66,7 @@ impl Hub {
         let saver = crate::persist::Saver::new(config.state_dir.clone());
         let lineage = crate::lineage::Lineage::open(&config.state_dir);
         let races = race::Races::new(config.state_dir.clone());
+        let git = git::Git::new(store.clone(), &config, shutdown.clone());
         Hub {
             inner: Arc::new(Inner {
                 store,
@@ -78,8 +79,7 @@ impl Hub {
                 hibernation: hibernate::Hibernation::default(),
                 saver,
                 connections: crate::listen::Connections::default(),
-                git_pokes: git_watch::Pokes::default(),
-                git_repos: crate::git::repos::Repos::default(),
+                git,
                 spawning: spawning::Spawning::default(),
                 lineage,
                 races,
@@ -100,6 +100,11 @@ impl Hub {
     /// The open-connection count (kept by the listener).
     pub fn connections(&self) -> &crate::listen::Connections {
         &self.inner.connections
+    }
+
+    /// The git concern: worktrees, diffs, workspaces' git context and its watcher.
+    pub fn git(&self) -> &git::Git {
+        &self.inner.git
     }
 
     fn spawning(&self) -> &spawning::Spawning {
