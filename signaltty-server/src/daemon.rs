@@ -57,7 +57,7 @@ impl Daemon {
         let store = Store::new(loaded.state, config.event_ring, config.event_live_capacity);
         let shutdown = CancellationToken::new();
         let hub = Hub::new(store, config, shutdown.clone());
-        hub.restore_dormant(loaded.tails);
+        hub.persistence().restore_dormant(loaded.tails);
         hub.restore_races();
         let routes = crate::rpc::routes(&hub);
         // Loading the snapshot (a JSON tree) leaves freed memory behind that an idle server

@@ -13,6 +13,7 @@ pub mod hibernate;
 mod inotify_fd;
 pub mod notifications;
 pub mod panes;
+pub mod persistence;
 pub mod race;
 pub mod resources;
 pub mod resume;
@@ -50,23 +51,20 @@ struct Inner {
     shutdown: CancellationToken,
     panes: panes::Registry,
     decisions: decisions::Waiters,
-    dormant: resume::Dormant,
     hibernation: hibernate::Hibernation,
-    saver: crate::persist::Saver,
     connections: crate::listen::Connections,
     git: git::Git,
+    persistence: persistence::Persistence,
     spawning: spawning::Spawning,
-    lineage: crate::lineage::Lineage,
     races: race::Races,
 }
 
 impl Hub {
     /// Builds the hub over a store.
     pub fn new(store: Store, config: Config, shutdown: CancellationToken) -> Self {
-        let saver = crate::persist::Saver::new(config.state_dir.clone());
-        let lineage = crate::lineage::Lineage::open(&config.state_dir);
         let races = race::Races::new(config.state_dir.clone());
         let git = git::Git::new(store.clone(), &config, shutdown.clone());
+        let persistence = persistence::Persistence::new(store.clone(), &config);
         Hub {
             inner: Arc::new(Inner {
                 store,
@@ -75,13 +73,11 @@ impl Hub {
                 shutdown,
                 panes: panes::Registry::default(),
                 decisions: decisions::Waiters::default(),
-                dormant: resume::Dormant::default(),
                 hibernation: hibernate::Hibernation::default(),
-                saver,
                 connections: crate::listen::Connections::default(),
                 git,
+                persistence,
                 spawning: spawning::Spawning::default(),
-                lineage,
                 races,
             }),
         }
@@ -107,13 +103,13 @@ impl Hub {
         &self.inner.git
     }
 
-    fn spawning(&self) -> &spawning::Spawning {
-        &self.inner.spawning
+    /// The persistence concern: the saver, the lineage of pane children, the dormant panes.
+    pub fn persistence(&self) -> &persistence::Persistence {
+        &self.inner.persistence
     }
 
-    /// The pane children of this server and earlier ones on the same state dir.
-    fn lineage(&self) -> &crate::lineage::Lineage {
-        &self.inner.lineage
+    fn spawning(&self) -> &spawning::Spawning {
+        &self.inner.spawning
     }
 
     /// When the server started.
