@@ -1,5 +1,9 @@
-//! `Hub`: the core operations every RPC service calls — validation, the store, git reads and (in
+//! `Hub`: the core operations every RPC service calls — validation, the store, and (in
 //! `hub/panes.rs`) the pane actors. Services only decode, call one hub method, and encode.
+//!
+//! A concern that stands alone is a handle that owns its state and holds only what it needs of
+//! the rest (`hub.git()`, `hub.persistence()`, `hub.decisions()`, `hub.notifications()`; see
+//! the hub section of `docs/architecture.md`); what stays on `Hub` spans concerns.
 
 pub mod agents;
 mod arrange;
@@ -50,7 +54,8 @@ struct Inner {
     started_at: SystemTime,
     shutdown: CancellationToken,
     panes: panes::Registry,
-    decisions: decisions::Waiters,
+    decisions: decisions::Decisions,
+    notifications: notifications::Notifications,
     hibernation: hibernate::Hibernation,
     connections: crate::listen::Connections,
     git: git::Git,
@@ -65,6 +70,8 @@ impl Hub {
         let races = race::Races::new(config.state_dir.clone());
         let git = git::Git::new(store.clone(), &config, shutdown.clone());
         let persistence = persistence::Persistence::new(store.clone(), &config);
+        let decisions = decisions::Decisions::new(store.clone(), shutdown.clone());
+        let notifications = notifications::Notifications::new(store.clone());
         Hub {
             inner: Arc::new(Inner {
                 store,
@@ -72,7 +79,8 @@ impl Hub {
                 started_at: SystemTime::now(),
                 shutdown,
                 panes: panes::Registry::default(),
-                decisions: decisions::Waiters::default(),
+                decisions,
+                notifications,
                 hibernation: hibernate::Hibernation::default(),
                 connections: crate::listen::Connections::default(),
                 git,
@@ -106,6 +114,16 @@ impl Hub {
     /// The persistence concern: the saver, the lineage of pane children, the dormant panes.
     pub fn persistence(&self) -> &persistence::Persistence {
         &self.inner.persistence
+    }
+
+    /// The decisions concern: permission hooks waiting for an answer, and the answers.
+    pub fn decisions(&self) -> &decisions::Decisions {
+        &self.inner.decisions
+    }
+
+    /// The notifications concern: Notify, the listing and read marks, NextUnread.
+    pub fn notifications(&self) -> &notifications::Notifications {
+        &self.inner.notifications
     }
 
     fn spawning(&self) -> &spawning::Spawning {
@@ -144,7 +162,8 @@ impl Hub {
                 reason: reason.to_owned(),
             }]);
         // Waiting hooks learn it is a shutdown, not their pane exiting.
-        self.waiters()
+        self.decisions()
+            .waiters()
             .end_all(crate::model::decision::ClearReason::Shutdown);
         self.save_final().await;
         self.end_all_panes().await;

@@ -73,7 +73,8 @@ impl Hub {
         self.store().apply(|s, now| {
             let (cleared, events) = s.pane_exited(id, code, now)?;
             if let Some(d) = cleared {
-                self.waiters()
+                self.decisions()
+                    .waiters()
                     .deliver(&d.id, WaitEnd::Ended(ClearReason::PaneExited));
             }
             Ok(((), events))

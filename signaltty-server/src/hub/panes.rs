@@ -517,7 +517,9 @@ impl Hub {
             ids.iter().filter_map(|id| registry.remove(id)).collect()
         };
         // Their decisions went with their records; wake the hooks still waiting on them.
-        self.waiters().end_panes(ids, ClearReason::PaneExited);
+        self.decisions()
+            .waiters()
+            .end_panes(ids, ClearReason::PaneExited);
         let grace = self.config().hangup_grace;
         for handle in handles {
             handle.mark_closed();
