@@ -57,7 +57,7 @@ impl Daemon {
         let store = Store::new(loaded.state, config.event_ring, config.event_live_capacity);
         let shutdown = CancellationToken::new();
         let hub = Hub::new(store, config, shutdown.clone());
-        hub.restore_dormant(loaded.tails);
+        hub.persistence().restore_dormant(loaded.tails);
         hub.restore_races();
         let routes = crate::rpc::routes(&hub);
         // Other machines, reached through this socket (`signaltty-machine` metadata).
@@ -75,7 +75,7 @@ impl Daemon {
         let tasks = TaskTracker::new();
         // Before serving: a change made by the first request must already wake the saver.
         hub.start_saving(&tasks);
-        hub.start_git_watch(&tasks);
+        hub.git().start_watch(&tasks);
         hub.start_hibernation_timer(&tasks);
         let socket = bound.path.clone();
         let listen::Bound {

@@ -1,5 +1,9 @@
-//! `Hub`: the core operations every RPC service calls — validation, the store, git reads and (in
+//! `Hub`: the core operations every RPC service calls — validation, the store, and (in
 //! `hub/panes.rs`) the pane actors. Services only decode, call one hub method, and encode.
+//!
+//! A concern that stands alone is a handle that owns its state and holds only what it needs of
+//! the rest (`hub.git()`, `hub.persistence()`, `hub.decisions()`, `hub.notifications()`; see
+//! the hub section of `docs/architecture.md`); what stays on `Hub` spans concerns.
 
 pub mod agents;
 mod arrange;
@@ -13,6 +17,7 @@ pub mod hibernate;
 mod inotify_fd;
 pub mod notifications;
 pub mod panes;
+pub mod persistence;
 pub mod race;
 pub mod resources;
 pub mod resume;
@@ -26,6 +31,7 @@ mod turn_watch;
 pub mod typing;
 pub mod wait;
 mod workspaces;
+mod worktrees;
 
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -48,24 +54,24 @@ struct Inner {
     started_at: SystemTime,
     shutdown: CancellationToken,
     panes: panes::Registry,
-    decisions: decisions::Waiters,
-    dormant: resume::Dormant,
+    decisions: decisions::Decisions,
+    notifications: notifications::Notifications,
     hibernation: hibernate::Hibernation,
-    saver: crate::persist::Saver,
     connections: crate::listen::Connections,
-    git_pokes: git_watch::Pokes,
-    git_repos: crate::git::repos::Repos,
+    git: git::Git,
+    persistence: persistence::Persistence,
     spawning: spawning::Spawning,
-    lineage: crate::lineage::Lineage,
     races: race::Races,
 }
 
 impl Hub {
     /// Builds the hub over a store.
     pub fn new(store: Store, config: Config, shutdown: CancellationToken) -> Self {
-        let saver = crate::persist::Saver::new(config.state_dir.clone());
-        let lineage = crate::lineage::Lineage::open(&config.state_dir);
         let races = race::Races::new(config.state_dir.clone());
+        let git = git::Git::new(store.clone(), &config, shutdown.clone());
+        let persistence = persistence::Persistence::new(store.clone(), &config);
+        let decisions = decisions::Decisions::new(store.clone(), shutdown.clone());
+        let notifications = notifications::Notifications::new(store.clone());
         Hub {
             inner: Arc::new(Inner {
                 store,
@@ -73,15 +79,13 @@ impl Hub {
                 started_at: SystemTime::now(),
                 shutdown,
                 panes: panes::Registry::default(),
-                decisions: decisions::Waiters::default(),
-                dormant: resume::Dormant::default(),
+                decisions,
+                notifications,
                 hibernation: hibernate::Hibernation::default(),
-                saver,
                 connections: crate::listen::Connections::default(),
-                git_pokes: git_watch::Pokes::default(),
-                git_repos: crate::git::repos::Repos::default(),
+                git,
+                persistence,
                 spawning: spawning::Spawning::default(),
-                lineage,
                 races,
             }),
         }
@@ -102,13 +106,28 @@ impl Hub {
         &self.inner.connections
     }
 
-    fn spawning(&self) -> &spawning::Spawning {
-        &self.inner.spawning
+    /// The git concern: worktrees, diffs, workspaces' git context and its watcher.
+    pub fn git(&self) -> &git::Git {
+        &self.inner.git
     }
 
-    /// The pane children of this server and earlier ones on the same state dir.
-    fn lineage(&self) -> &crate::lineage::Lineage {
-        &self.inner.lineage
+    /// The persistence concern: the saver, the lineage of pane children, the dormant panes.
+    pub fn persistence(&self) -> &persistence::Persistence {
+        &self.inner.persistence
+    }
+
+    /// The decisions concern: permission hooks waiting for an answer, and the answers.
+    pub fn decisions(&self) -> &decisions::Decisions {
+        &self.inner.decisions
+    }
+
+    /// The notifications concern: Notify, the listing and read marks, NextUnread.
+    pub fn notifications(&self) -> &notifications::Notifications {
+        &self.inner.notifications
+    }
+
+    fn spawning(&self) -> &spawning::Spawning {
+        &self.inner.spawning
     }
 
     /// When the server started.
@@ -143,7 +162,8 @@ impl Hub {
                 reason: reason.to_owned(),
             }]);
         // Waiting hooks learn it is a shutdown, not their pane exiting.
-        self.waiters()
+        self.decisions()
+            .waiters()
             .end_all(crate::model::decision::ClearReason::Shutdown);
         self.save_final().await;
         self.end_all_panes().await;

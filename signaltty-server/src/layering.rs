@@ -1,6 +1,8 @@
 //! The hub's layering, checked on its source: `hub` returns domain values and never names `rpc`
 //! (which encodes them), nor a proto or tonic type; `machines` (calls forwarded to other
-//! machines) names neither `hub` nor `rpc`. (The domain below it, `model`, is the crate
+//! machines) names neither `hub` nor `rpc`; and a concern's handle (`hub.git()`, …: see the
+//! hub section of `docs/architecture.md`) never names `Hub`, so it reaches the rest of the
+//! server only through the fields it holds. (The domain below it, `model`, is the crate
 //! `signaltty-model`: cargo keeps it from naming the server or proto, so it needs no check here.)
 //!
 //! A unit test rather than a check in `.ci/run`: it runs wherever `cargo test -p
@@ -15,7 +17,9 @@ use std::path::Path;
 #[path = "../../tools/import_graph.rs"]
 mod import_graph;
 
-use import_graph::{crate_paths, module_of, names_crate, rust_files, strip_comments};
+use import_graph::{
+    crate_paths, is_ident_char, module_of, names_crate, rust_files, strip_comments,
+};
 
 /// A layer: the files under `src/<name>.rs` and `src/<name>/`, and what they may not name.
 struct Layer {
@@ -90,6 +94,45 @@ fn hub_keeps_its_layering() {
         "layering broken (see the module docs of src/layering.rs):\n{}",
         all.join("\n")
     );
+}
+
+/// The files of each concern's handle, relative to `src/`: none of them may name `Hub`.
+const HANDLES: [(&str, &[&str]); 4] = [
+    ("git", &["hub/git.rs", "hub/git_watch.rs"]),
+    ("persistence", &["hub/persistence.rs"]),
+    ("decisions", &["hub/decisions.rs"]),
+    ("notifications", &["hub/notifications.rs"]),
+];
+
+/// Whether `code` (comments stripped) names the identifier `word`.
+fn names_word(code: &str, word: &str) -> bool {
+    let bytes = code.as_bytes();
+    code.match_indices(word).any(|(i, _)| {
+        let end = i + word.len();
+        (i == 0 || !is_ident_char(bytes[i - 1] as char))
+            && (end == code.len() || !is_ident_char(bytes[end] as char))
+    })
+}
+
+#[test]
+fn handles_never_name_the_hub() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut all = Vec::new();
+    for (handle, files) in HANDLES {
+        for rel in files {
+            let text = std::fs::read_to_string(src.join(rel)).expect("readable source");
+            if names_word(&strip_comments(&text), "Hub") {
+                all.push(format!("{rel} (the {handle} handle) names Hub"));
+            }
+        }
+    }
+    assert!(
+        all.is_empty(),
+        "a handle reaches the hub (see the module docs of src/layering.rs):\n{}",
+        all.join("\n")
+    );
+    assert!(names_word("use super::Hub;", "Hub"));
+    assert!(!names_word("struct HubLike; let hub = 1;", "Hub"));
 }
 
 #[test]

@@ -200,6 +200,7 @@ async fn save_and_restore_500_panes() {
     let started = Instant::now();
     let screen_lines = daemon
         .hub()
+        .persistence()
         .restored_view(&signaltty_server::model::ids::PaneId::parse(&ids[0]).unwrap())
         .unwrap();
     let view_time = started.elapsed();

@@ -214,11 +214,13 @@ impl Hub {
             let (applied, events) =
                 s.apply_hook_event(&pane, call.kind, &effect, wants_wait, now)?;
             for (id, reason) in &applied.cleared {
-                self.waiters().deliver(id, WaitEnd::Ended(*reason));
+                self.decisions()
+                    .waiters()
+                    .deliver(id, WaitEnd::Ended(*reason));
             }
             // Registered before the decision is published, so no answer can miss its waiter.
             let rx = match (&applied.created, wants_wait) {
-                (Some(d), true) => Some(self.waiters().register(&d.id, &pane)),
+                (Some(d), true) => Some(self.decisions().waiters().register(&d.id, &pane)),
                 _ => None,
             };
             Ok(((applied.created, rx), events))
@@ -235,7 +237,7 @@ impl Hub {
             wait: None,
         };
         if let (Some(decision), Some(rx), Some(wait)) = (created, rx, hold) {
-            outcome.wait = Some(self.wait_for_answer(decision, rx, wait).await);
+            outcome.wait = Some(self.decisions().wait_for_answer(decision, rx, wait).await);
         }
         Ok(outcome)
     }

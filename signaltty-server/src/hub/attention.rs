@@ -48,7 +48,7 @@ impl Hub {
             TermEvent::Title(_) => Ok(()),
             TermEvent::Cwd(cwd) => {
                 // Only a hint (the shell may be on another host): it triggers a re-read.
-                self.poke_git(super::git_watch::Poke::Cwd {
+                self.git().poke(super::git_watch::Poke::Cwd {
                     pane: id.clone(),
                     cwd,
                 });
@@ -73,7 +73,8 @@ impl Hub {
         self.store().apply(|s, now| {
             let (cleared, events) = s.pane_exited(id, code, now)?;
             if let Some(d) = cleared {
-                self.waiters()
+                self.decisions()
+                    .waiters()
                     .deliver(&d.id, WaitEnd::Ended(ClearReason::PaneExited));
             }
             Ok(((), events))

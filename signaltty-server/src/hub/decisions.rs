@@ -9,15 +9,19 @@
 //! holding the store lock), an outcome is delivered at most once and a decision is answerable
 //! exactly while its waiter waits. Waits live in memory only.
 //!
+//! The concern's handle is `hub.decisions()`: it owns the waiters and needs the store (the
+//! decisions are records) and the shutdown token (a shutdown ends every wait), nothing else.
+//!
 //! Lock order: the store lock, then the waiters' lock — never the reverse.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use tokio::sync::oneshot;
 
-use super::Hub;
+use tokio_util::sync::CancellationToken;
+
 use crate::error::{Error, Result};
 use crate::model::decision::{
     ClearReason, DecisionError, PROMPT_MAX_CHARS, PendingDecision, Verdict,
@@ -25,6 +29,7 @@ use crate::model::decision::{
 use crate::model::ids::{DecisionId, PaneId, WorkspaceId};
 use crate::model::notification::sanitize_text;
 use crate::model::state::AnswerRefused;
+use crate::store::Store;
 
 /// How a wait ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,7 +141,7 @@ impl Waiters {
 /// Ends a wait exactly once, whichever way it ends — including the RPC future being dropped
 /// because the hook disconnected, which [`Drop`] turns into `waiter_gone`.
 struct WaitGuard {
-    hub: Hub,
+    decisions: Decisions,
     decision: PendingDecision,
     rx: Option<oneshot::Receiver<WaitEnd>>,
 }
@@ -150,8 +155,8 @@ impl WaitGuard {
         let rx = self.rx.take();
         let id = &self.decision.id;
         let pane = &self.decision.pane_id;
-        let waiters = &self.hub.inner.decisions;
-        let settled = self.hub.store().apply(|s, _| {
+        let waiters = self.decisions.waiters();
+        let settled = self.decisions.store().apply(|s, _| {
             let end = match received {
                 Some(end) => end,
                 None if waiters.withdraw(id) => WaitEnd::Ended(reason),
@@ -177,9 +182,31 @@ impl Drop for WaitGuard {
     }
 }
 
-impl Hub {
+/// The decisions concern's handle. Cheap to clone (a wait's guard keeps one).
+#[derive(Clone, Debug)]
+pub struct Decisions {
+    store: Store,
+    shutdown: CancellationToken,
+    waiters: Arc<Waiters>,
+}
+
+impl Decisions {
+    /// The handle over the store; `shutdown` ends every wait.
+    pub(super) fn new(store: Store, shutdown: CancellationToken) -> Self {
+        Decisions {
+            store,
+            shutdown,
+            waiters: Arc::new(Waiters::default()),
+        }
+    }
+
+    fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The hooks waiting right now.
     pub(super) fn waiters(&self) -> &Waiters {
-        &self.inner.decisions
+        &self.waiters
     }
 
     /// Holds a hook until its decision is answered or ends otherwise (supersession, the agent
@@ -191,11 +218,11 @@ impl Hub {
         timeout: Duration,
     ) -> WaitEnd {
         let mut guard = WaitGuard {
-            hub: self.clone(),
+            decisions: self.clone(),
             decision,
             rx: Some(rx),
         };
-        let shutdown = self.shutdown_token().clone();
+        let shutdown = self.shutdown.clone();
         let (received, reason) = {
             let rx = guard
                 .rx

@@ -1,7 +1,11 @@
-//! GitService operations: worktrees (listed from git each time; created and removed with the
-//! `git` CLI, see `git/cli.rs`) and diffs against HEAD. Every read runs on the blocking pool
-//! under a deadline ([`Hub::bounded`]); the hub only adds what git does not know — which open
-//! workspaces and live panes use a checkout — and the workspace a new checkout gets.
+//! The git concern, `hub.git()`: worktrees (listed from git each time; removed with the `git`
+//! CLI, see `git/cli.rs`), diffs against HEAD and workspaces' git context, and the watcher that
+//! keeps that context live (`git_watch.rs`). Every read runs on a thread of its own under a
+//! deadline ([`Git::bounded`]); the handle only adds what git does not know — which open
+//! workspaces and live panes use a checkout, read from the store. It needs the store (records
+//! and the bus), two deadlines from the configuration and the shutdown token, nothing else:
+//! opening a workspace on a new checkout also touches the workspaces and is `Hub`'s
+//! (`worktrees.rs`).
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -11,15 +15,20 @@ use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::git::changes::{WorkspaceDiff, workspace_diff};
+use crate::git::context::read_context;
 use crate::git::hunks::{FileDiff, file_diff};
 use crate::git::repos::Repos;
 use crate::git::worktrees::{self, WorktreeInfo, Worktrees};
 use crate::git::{GitError, Refusal, cli};
 use crate::model::event::Event;
 use crate::model::ids::WorkspaceId;
-use crate::model::workspace::{Workspace, WorkspaceSettings};
+use crate::model::workspace::Workspace;
 
-use super::Hub;
+use crate::model::workspace::GitContext;
+use crate::store::Store;
+use tokio_util::sync::CancellationToken;
+
+use super::git_watch::Pokes;
 
 /// A checkout with the open workspaces on it.
 #[derive(Clone, Debug)]
@@ -54,10 +63,54 @@ pub struct CreatedWorktree {
     pub created_branch: bool,
 }
 
-impl Hub {
+/// The git concern's handle: what it owns (the kept repositories, the watcher's pokes) and the
+/// little it needs from the rest of the server. Cheap to clone (the watcher task keeps one).
+#[derive(Clone, Debug)]
+pub struct Git {
+    store: Store,
+    /// `Config::git_dirty_deadline`: reading a workspace's context.
+    dirty_deadline: Duration,
+    /// `Config::git_diff_deadline`: listings and diffs.
+    diff_deadline: Duration,
+    shutdown: CancellationToken,
+    repos: Repos,
+    pokes: Arc<Pokes>,
+}
+
+impl Git {
+    /// The handle over the store, with the configuration's deadlines.
+    pub(super) fn new(
+        store: Store,
+        config: &crate::config::Config,
+        shutdown: CancellationToken,
+    ) -> Self {
+        Git {
+            store,
+            dirty_deadline: config.git_dirty_deadline,
+            diff_deadline: config.git_diff_deadline,
+            shutdown,
+            repos: Repos::default(),
+            pokes: Arc::new(Pokes::default()),
+        }
+    }
+
+    pub(super) fn store(&self) -> &Store {
+        &self.store
+    }
+
     /// The repositories kept open between git reads (see [`Repos`]).
-    pub(crate) fn git_repos(&self) -> &Repos {
-        &self.inner.git_repos
+    pub(crate) fn repos(&self) -> &Repos {
+        &self.repos
+    }
+
+    /// The watcher's pokes (see `git_watch.rs`).
+    pub(super) fn pokes(&self) -> &Pokes {
+        &self.pokes
+    }
+
+    /// Cancelled when the server begins to stop (ends the watcher).
+    pub(super) fn shutdown_token(&self) -> &CancellationToken {
+        &self.shutdown
     }
 
     /// Runs `work` on a thread of its own at a lower CPU priority (see `git/priority.rs`);
@@ -96,14 +149,14 @@ impl Hub {
         joined.map_err(|_| Error::Internal(format!("{what} task failed")))
     }
 
-    fn workspace_cwd(&self, id: &WorkspaceId) -> Result<PathBuf> {
+    pub(super) fn workspace_cwd(&self, id: &WorkspaceId) -> Result<PathBuf> {
         Ok(self
             .store()
             .read(|s| s.workspace(id).map(|w| w.cwd.clone()))?)
     }
 
-    async fn read_worktrees(&self, dir: PathBuf) -> Result<Worktrees> {
-        let deadline = self.config().git_diff_deadline;
+    pub(super) async fn read_worktrees(&self, dir: PathBuf) -> Result<Worktrees> {
+        let deadline = self.diff_deadline;
         Ok(self
             .bounded("listing worktrees", deadline, move |_| {
                 worktrees::list(&dir)
@@ -112,7 +165,7 @@ impl Hub {
     }
 
     /// Attaches the open workspaces to each checkout.
-    fn with_users(&self, trees: &Worktrees) -> Vec<Worktree> {
+    pub(super) fn with_users(&self, trees: &Worktrees) -> Vec<Worktree> {
         let cwds: Vec<(WorkspaceId, PathBuf)> = self.store().read(|s| {
             s.workspaces()
                 .iter()
@@ -139,196 +192,7 @@ impl Hub {
         Ok(self.with_users(&trees))
     }
 
-    /// Adds a checkout on a branch (existing, or new at `start_point`) and opens a workspace
-    /// on it.
-    pub async fn create_worktree(
-        &self,
-        id: &WorkspaceId,
-        req: NewWorktree,
-    ) -> Result<CreatedWorktree> {
-        let cwd = self.workspace_cwd(id)?;
-        let branch = req.branch.trim().to_owned();
-        if branch.is_empty() {
-            return Err(Error::bad(
-                "branch is required: name an existing or a new branch",
-            ));
-        }
-        if branch.starts_with('-') || branch.chars().any(|c| c.is_control() || c == ' ') {
-            return Err(Error::bad(format!(
-                "branch {branch:?} is not a valid branch name"
-            )));
-        }
-        // Everything that can be checked is checked before git touches the disk: a refusal must
-        // leave no checkout and no branch behind.
-        let name = if req.workspace_name.trim().is_empty() {
-            branch.clone()
-        } else {
-            crate::model::names::validate_name("workspace name", &req.workspace_name)
-                .map_err(Error::bad)?
-        };
-        crate::model::names::validate_name("workspace name", &name).map_err(|why| {
-            Error::bad(format!(
-                "{why} (it defaults to the branch name): give a shorter workspace name"
-            ))
-        })?;
-        let trees = self.read_worktrees(cwd.clone()).await?;
-        let path = if req.path.is_empty() {
-            worktrees::default_path(&trees.main, &branch)
-        } else {
-            let path = PathBuf::from(&req.path);
-            if !path.is_absolute() {
-                return Err(Error::bad(format!(
-                    "path {:?} is relative: give an absolute path for the new checkout",
-                    req.path
-                )));
-            }
-            path
-        };
-        if path.symlink_metadata().is_ok() {
-            return Err(Error::bad(format!(
-                "{} already exists: give a new path for the checkout",
-                path.display()
-            )));
-        }
-        let exists = {
-            let (dir, branch) = (cwd.clone(), branch.clone());
-            self.bounded(
-                "reading branches",
-                self.config().git_diff_deadline,
-                move |_| worktrees::branch_exists(&dir, &branch),
-            )
-            .await??
-        };
-        // `git worktree add` creates the missing parent directories itself.
-        let mut args: Vec<&OsStr> = vec![OsStr::new("worktree"), OsStr::new("add")];
-        if exists {
-            args.extend([OsStr::new("--"), path.as_os_str(), OsStr::new(&branch)]);
-        } else {
-            args.extend([OsStr::new("-b"), OsStr::new(&branch), OsStr::new("--")]);
-            args.push(path.as_os_str());
-            if !req.start_point.is_empty() {
-                args.push(OsStr::new(&req.start_point));
-            }
-        }
-        if let Err(e) = cli::run(&cwd, &args).await {
-            // git can fail after it made the checkout (a `post-checkout` hook that fails runs
-            // once the files are out): take back the checkout if git registered it.
-            let registered = match (
-                std::fs::canonicalize(&path),
-                self.read_worktrees(cwd.clone()).await,
-            ) {
-                (Ok(real), Ok(now)) => now.list.iter().any(|t| t.path == real),
-                _ => false,
-            };
-            if registered {
-                rollback_worktree(&cwd, &path, (!exists).then_some(branch.as_str())).await;
-            }
-            return Err(e.into());
-        }
-        self.store().publish([Event::WorktreeChanged {
-            repo_root: trees.main.clone(),
-        }]);
-        let opened = self.open_created_worktree(&path, &name).await;
-        let (workspace, worktree) = match opened {
-            Ok(opened) => opened,
-            Err(e) => {
-                // Nothing half-done: take back the checkout (and the branch, if it is new).
-                let created = (!exists).then_some(branch.as_str());
-                rollback_worktree(&cwd, &path, created).await;
-                self.store().publish([Event::WorktreeChanged {
-                    repo_root: trees.main.clone(),
-                }]);
-                return Err(e);
-            }
-        };
-        Ok(CreatedWorktree {
-            worktree,
-            workspace,
-            created_branch: !exists,
-        })
-    }
-
-    /// Opens a workspace named `name` on the checkout git just made at `path`, and reads the
-    /// checkout back.
-    async fn open_created_worktree(
-        &self,
-        path: &std::path::Path,
-        name: &str,
-    ) -> Result<(Workspace, Worktree)> {
-        let path = std::fs::canonicalize(path)
-            .map_err(|e| Error::io(format!("cannot resolve {}", path.display()), e))?;
-        let workspace = self
-            .create_workspace(
-                name,
-                &path.display().to_string(),
-                WorkspaceSettings::default(),
-            )
-            .await?;
-        let found = async {
-            let trees = self.read_worktrees(path.clone()).await?;
-            self.with_users(&trees)
-                .into_iter()
-                .find(|w| w.info.path == path)
-                .ok_or_else(|| Error::Internal(format!("git did not list {}", path.display())))
-        }
-        .await;
-        match found {
-            Ok(worktree) => Ok((workspace, worktree)),
-            Err(e) => {
-                let _ = self.close_workspace(&workspace.id).await;
-                Err(e)
-            }
-        }
-    }
-
-    /// Opens a workspace on a checkout of the workspace's repository, reusing one already open
-    /// there (its cwd exactly the checkout's root first, else any inside it). Returns it and
-    /// whether it was reused.
-    pub async fn open_worktree(&self, id: &WorkspaceId, path: &str) -> Result<(Workspace, bool)> {
-        let cwd = self.workspace_cwd(id)?;
-        let trees = self.read_worktrees(cwd).await?;
-        let target = self.find_checkout(&trees, path)?;
-        if target.missing {
-            return Err(Error::bad(format!(
-                "{} is registered but its directory is gone; `git worktree prune` forgets it",
-                target.path.display()
-            )));
-        }
-        let users = self.with_users(&trees);
-        let open = users
-            .iter()
-            .find(|w| w.info.path == target.path)
-            .map(|w| w.workspaces.clone())
-            .unwrap_or_default();
-        let existing = self.store().read(|s| {
-            let mut found: Vec<Workspace> = open
-                .iter()
-                .filter_map(|id| s.workspace(id).ok().cloned())
-                .collect();
-            found.sort_by_key(|w| w.cwd != target.path);
-            found.into_iter().next()
-        });
-        if let Some(ws) = existing {
-            return Ok((ws, true));
-        }
-        let name = target.branch.clone().unwrap_or_else(|| {
-            target
-                .path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        });
-        let ws = self
-            .create_workspace(
-                &name,
-                &target.path.display().to_string(),
-                WorkspaceSettings::default(),
-            )
-            .await?;
-        Ok((ws, false))
-    }
-
-    fn find_checkout(&self, trees: &Worktrees, raw: &str) -> Result<WorktreeInfo> {
+    pub(super) fn find_checkout(&self, trees: &Worktrees, raw: &str) -> Result<WorktreeInfo> {
         let path = Path::new(raw);
         if raw.is_empty() || !path.is_absolute() {
             return Err(Error::bad(format!(
@@ -409,11 +273,9 @@ impl Hub {
         if !target.missing {
             let dir = target.path.clone();
             let changes = self
-                .bounded(
-                    "checking the checkout",
-                    self.config().git_diff_deadline,
-                    move |flag| worktrees::has_changes(&dir, flag),
-                )
+                .bounded("checking the checkout", self.diff_deadline, move |flag| {
+                    worktrees::has_changes(&dir, flag)
+                })
                 .await??;
             match changes {
                 Some(false) => {}
@@ -454,8 +316,8 @@ impl Hub {
     /// The workspace's changed files against HEAD.
     pub async fn workspace_diff(&self, id: &WorkspaceId) -> Result<WorkspaceDiff> {
         let cwd = self.workspace_cwd(id)?;
-        let deadline = self.config().git_diff_deadline;
-        let repos = self.git_repos().clone();
+        let deadline = self.diff_deadline;
+        let repos = self.repos().clone();
         Ok(self
             .bounded("diffing the checkout", deadline, move |flag| {
                 let repo = checkout_of(&repos, &cwd)?;
@@ -476,14 +338,35 @@ impl Hub {
             checked_repo_path("old_path", old)?;
         }
         let cwd = self.workspace_cwd(id)?;
-        let deadline = self.config().git_diff_deadline;
-        let repos = self.git_repos().clone();
+        let deadline = self.diff_deadline;
+        let repos = self.repos().clone();
         Ok(self
             .bounded("diffing a file", deadline, move |_| {
                 let repo = checkout_of(&repos, &cwd)?;
                 file_diff(&repo, &path, old_path.as_deref())
             })
             .await??)
+    }
+
+    /// Reads git context off the async runtime (gix walks the index and may touch many files);
+    /// the dirty check gives up at the configured deadline and says "unknown".
+    pub async fn context_of(&self, dir: PathBuf) -> GitContext {
+        let deadline = self.dirty_deadline;
+        let repos = self.repos().clone();
+        self.bounded("reading git context", deadline, move |flag| {
+            read_context(&repos, &dir, flag)
+        })
+        .await
+        .unwrap_or_default()
+    }
+
+    /// Re-reads a workspace's git context now.
+    pub async fn refresh(&self, id: &WorkspaceId) -> Result<GitContext> {
+        let cwd = self
+            .store()
+            .read(|s| s.workspace(id).map(|w| w.cwd.clone()))?;
+        let git = self.context_of(cwd).await;
+        self.store().apply(|s, _| s.set_git(id, git))
     }
 }
 
@@ -516,34 +399,4 @@ fn checkout_of(repos: &Repos, dir: &Path) -> std::result::Result<gix::Repository
         .open(dir)
         .filter(|r| r.workdir().is_some())
         .ok_or_else(|| GitError::NotARepo(dir.display().to_string()))
-}
-
-/// Takes back a checkout `create_worktree` made (and the branch it created, if any) after a
-/// later step failed. Best effort: what cannot be removed is logged, the caller's error stands.
-async fn rollback_worktree(repo: &std::path::Path, path: &std::path::Path, branch: Option<&str>) {
-    let remove = [
-        OsStr::new("worktree"),
-        OsStr::new("remove"),
-        OsStr::new("--force"),
-        OsStr::new("--"),
-        path.as_os_str(),
-    ];
-    if let Err(e) = cli::run(repo, &remove).await {
-        tracing::warn!("cannot take back the checkout {}: {e}", path.display());
-        // Its directory may be gone already (git refuses to remove it then): forget it.
-        if let Err(e) = cli::run(repo, &[OsStr::new("worktree"), OsStr::new("prune")]).await {
-            tracing::warn!("cannot prune the checkout {}: {e}", path.display());
-        }
-    }
-    if let Some(branch) = branch {
-        let delete = [
-            OsStr::new("branch"),
-            OsStr::new("-D"),
-            OsStr::new("--"),
-            OsStr::new(branch),
-        ];
-        if let Err(e) = cli::run(repo, &delete).await {
-            tracing::warn!("cannot take back the branch {branch}: {e}");
-        }
-    }
 }

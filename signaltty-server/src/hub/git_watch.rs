@@ -25,7 +25,7 @@ use crate::model::event::Event;
 use crate::model::ids::{PaneId, WorkspaceId};
 use crate::model::lifecycle::Lifecycle;
 
-use super::Hub;
+use super::git::Git;
 use super::inotify_fd::InotifyFd;
 
 /// What other parts of the server tell the watcher.
@@ -40,7 +40,7 @@ pub enum Poke {
     },
 }
 
-/// The sending side, kept by the hub; the receiver waits for [`Hub::start_git_watch`].
+/// The sending side, kept by the git handle; the receiver waits for [`Git::start_watch`].
 #[derive(Debug)]
 pub struct Pokes {
     tx: mpsc::UnboundedSender<Poke>,
@@ -79,27 +79,26 @@ fn stopped_working(event: &Event) -> Option<&PaneId> {
     }
 }
 
-impl Hub {
+impl Git {
     /// Tells the git watcher something (never blocks; dropped once the server stops).
-    pub(crate) fn poke_git(&self, poke: Poke) {
-        let _ = self.inner.git_pokes.tx.send(poke);
+    pub(crate) fn poke(&self, poke: Poke) {
+        let _ = self.pokes().tx.send(poke);
     }
 
     /// Starts the git watcher on `tasks`; it ends when the server shuts down.
-    pub fn start_git_watch(&self, tasks: &TaskTracker) {
+    pub fn start_watch(&self, tasks: &TaskTracker) {
         let rx = self
-            .inner
-            .git_pokes
+            .pokes()
             .rx
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take();
         let Some(rx) = rx else { return };
-        let hub = self.clone();
-        tasks.spawn(async move { hub.watch_git(rx).await });
+        let git = self.clone();
+        tasks.spawn(async move { git.watch(rx).await });
     }
 
-    async fn watch_git(&self, mut pokes: mpsc::UnboundedReceiver<Poke>) {
+    async fn watch(&self, mut pokes: mpsc::UnboundedReceiver<Poke>) {
         let stop = self.shutdown_token().clone();
         let fd = match InotifyFd::open() {
             Ok(fd) => Some(fd),
@@ -129,7 +128,7 @@ impl Hub {
                 let cwds: Vec<PathBuf> = self
                     .store()
                     .read(|s| s.workspaces().iter().map(|w| w.cwd.clone()).collect());
-                self.git_repos().retain(&cwds);
+                self.repos().retain(&cwds);
                 if let Some(fd) = &fd {
                     self.aim(fd, &mut watches, &now).await;
                 }
@@ -137,7 +136,7 @@ impl Hub {
                     // Contexts restored from a snapshot may be stale: read them once.
                     for (id, root) in &now {
                         if root.is_some() {
-                            let _ = self.refresh_git(id).await;
+                            let _ = self.refresh(id).await;
                         }
                     }
                 }
@@ -176,7 +175,7 @@ impl Hub {
                             quiet.iter().filter_map(|p| s.pane(p).ok().map(|p| p.workspace_id.clone())).collect()
                         });
                         for id in stale {
-                            let _ = self.refresh_git(&id).await;
+                            let _ = self.refresh(&id).await;
                         }
                     }
                 }
@@ -187,7 +186,7 @@ impl Hub {
                             last_cwd.insert(pane.clone(), cwd);
                             let ws = self.store().read(|s| s.pane(&pane).map(|p| p.workspace_id.clone()));
                             if let Ok(ws) = ws {
-                                let _ = self.refresh_git(&ws).await;
+                                let _ = self.refresh(&ws).await;
                             }
                             if last_cwd.len() > 1024 {
                                 let live: HashSet<PaneId> = self.store().read(|s| s.all_panes().iter().map(|p| p.id.clone()).collect());
@@ -240,9 +239,9 @@ impl Hub {
                         // HEAD, the index or refs changed: the next read opens the repository
                         // afresh (its configuration may have changed in the same burst).
                         if let Ok(cwd) = self.store().read(|s| s.workspace(&id).map(|w| w.cwd.clone())) {
-                            self.git_repos().forget(&cwd);
+                            self.repos().forget(&cwd);
                         }
-                        let _ = self.refresh_git(&id).await;
+                        let _ = self.refresh(&id).await;
                     }
                 }
             }

@@ -174,7 +174,9 @@ impl Hub {
         })?;
         // The screen as the user last saw it, before the agent says goodbye.
         let tail = handle.with_screen(|screen, _| tails::render(screen));
-        self.dormant().insert(id.clone(), Bytes::from(tail));
+        self.persistence()
+            .dormant()
+            .insert(id.clone(), Bytes::from(tail));
         let stopped = stop(&handle, kind, self.hibernation().timing.grace).await;
         tracing::info!(pane = %id, stopped_by = stopped.as_str(), "hibernated a pane");
         let pane = self.store().read(|s| s.pane(id).cloned())?;

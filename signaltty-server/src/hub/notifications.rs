@@ -1,5 +1,7 @@
 //! Notifications from the API (Notify), their listing and read marks, and NextUnread: the pane
-//! that most needs the user (most severe attention, then most recent change).
+//! that most needs the user (most severe attention, then most recent change). The concern's
+//! handle is `hub.notifications()`: records in the store and nothing else, so it holds only the
+//! store.
 
 use crate::error::{Error, Result};
 use crate::model::event::ChangeSource;
@@ -9,7 +11,7 @@ use crate::model::notification::{
 };
 use crate::model::pane::Pane;
 
-use super::Hub;
+use crate::store::Store;
 
 /// Which notifications to list.
 #[derive(Clone, Debug, Default)]
@@ -37,7 +39,22 @@ pub enum ReadTarget {
 /// is gone).
 pub type Listed = (Notification, Option<WorkspaceId>);
 
-impl Hub {
+/// The notifications concern's handle.
+#[derive(Clone, Debug)]
+pub struct Notifications {
+    store: Store,
+}
+
+impl Notifications {
+    /// The handle over the store.
+    pub(super) fn new(store: Store) -> Self {
+        Notifications { store }
+    }
+
+    fn store(&self) -> &Store {
+        &self.store
+    }
+
     /// Stores a notification from the API and raises the pane's attention by severity.
     pub fn notify(
         &self,

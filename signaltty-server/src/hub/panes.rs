@@ -308,7 +308,7 @@ impl Hub {
         let (pty, events) = super::blocking("spawn", move || {
             let spawned = Pty::spawn(id.clone(), &socket, &spec)?;
             hub.spawning().started(spawned.0.pid(), id.clone());
-            hub.lineage().record(spawned.0.pid(), &id);
+            hub.persistence().lineage().record(spawned.0.pid(), &id);
             Ok(spawned)
         })
         .await?
@@ -334,7 +334,7 @@ impl Hub {
         };
         let options = StartOptions {
             prelude,
-            activity: Some(self.saver().activity()),
+            activity: Some(self.persistence().saver().activity()),
             paint_first: self.config().paint_first,
         };
         let handle = PaneHandle::start_with(
@@ -481,7 +481,7 @@ impl Hub {
             Err(e) => {
                 let (hub, id) = (self.clone(), id.clone());
                 return super::blocking("capture", move || {
-                    hub.read_restored(&id, capture, keep_ansi)
+                    hub.persistence().read_restored(&id, capture, keep_ansi)
                 })
                 .await?
                 .ok_or(e);
@@ -511,13 +511,15 @@ impl Hub {
     /// Ends the processes of panes already removed from the state. Returns once SIGHUP was sent;
     /// the escalation to SIGKILL runs in the background.
     pub async fn end_panes(&self, ids: &[PaneId]) {
-        self.dormant().forget(ids);
+        self.persistence().dormant().forget(ids);
         let handles: Vec<PaneHandle> = {
             let mut registry = self.registry().lock();
             ids.iter().filter_map(|id| registry.remove(id)).collect()
         };
         // Their decisions went with their records; wake the hooks still waiting on them.
-        self.waiters().end_panes(ids, ClearReason::PaneExited);
+        self.decisions()
+            .waiters()
+            .end_panes(ids, ClearReason::PaneExited);
         let grace = self.config().hangup_grace;
         for handle in handles {
             handle.mark_closed();

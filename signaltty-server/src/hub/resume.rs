@@ -3,6 +3,9 @@
 //! clients wait for it. `ResumePane` starts a process in the same record slot — same id, title,
 //! position and tail — through the same `spawn_pty` + `start_actor` path as a new pane.
 //!
+//! The dormant panes are `hub.persistence()`'s (`persistence.rs` reads their tails); resuming
+//! one is on `Hub`, as it spans panes (spawn, actor), agents (hooks) and persistence.
+//!
 //! Invariants: nothing restored runs without an explicit `ResumePane`, except agent panes of a
 //! workspace with `auto_resume_agents`; a pane is resumed by at most one caller at a time; the
 //! record says LIVE before the new actor can report, so no exit is lost.
@@ -16,15 +19,14 @@ use bytes::Bytes;
 use tokio::sync::watch;
 
 use super::Hub;
-use super::panes::{Capture, capture_lines};
 use crate::error::{Error, Result};
 use crate::model::event::{ChangeSource, Event};
 use crate::model::ids::PaneId;
 use crate::model::lifecycle::Lifecycle;
-use crate::model::pane::{Pane, PaneStatus, Size};
+use crate::model::pane::{Pane, PaneStatus};
 use crate::pane::spawn::SpawnSpec;
 use crate::persist::{resumable, tails};
-use crate::term::{HistoryLimits, Screen, ScreenSnapshot};
+use crate::term::ScreenSnapshot;
 
 /// Which command `ResumePane` starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,11 +72,11 @@ impl Dormant {
         }
     }
 
-    fn tail(&self, id: &PaneId) -> Option<Bytes> {
+    pub(super) fn tail(&self, id: &PaneId) -> Option<Bytes> {
         self.lock().panes.get(id).map(|p| p.tail.clone())
     }
 
-    fn watch(&self, id: &PaneId) -> Option<(Bytes, watch::Receiver<()>)> {
+    pub(super) fn watch(&self, id: &PaneId) -> Option<(Bytes, watch::Receiver<()>)> {
         self.lock()
             .panes
             .get(id)
@@ -118,91 +120,14 @@ pub struct RestoredView {
 }
 
 impl Hub {
-    pub(super) fn dormant(&self) -> &Dormant {
-        &self.inner.dormant
-    }
-
-    fn history_limits(&self) -> HistoryLimits {
-        HistoryLimits {
-            max_lines: self.config().scrollback_lines,
-            max_bytes: self.config().scrollback_bytes,
-        }
-    }
-
-    /// Makes every pane without a process dormant, with its saved tail. Called once at start.
-    pub fn restore_dormant(&self, mut saved: HashMap<PaneId, Vec<u8>>) {
-        let ids: Vec<PaneId> = self.store().read(|s| {
-            s.all_panes()
-                .iter()
-                .filter(|p| !p.status.is_live())
-                .map(|p| p.id.clone())
-                .collect()
-        });
-        for id in ids {
-            let tail = saved.remove(&id).map(Bytes::from).unwrap_or_default();
-            self.dormant().insert(id, tail);
-        }
-    }
-
-    fn dormant_screen(&self, id: &PaneId) -> Option<(Screen, Size)> {
-        let tail = self.dormant().tail(id)?;
-        let size = self.store().read(|s| s.pane(id).map(|p| p.size)).ok()?;
-        Some((tails::screen_of(&tail, size, self.history_limits()), size))
-    }
-
-    /// ReadPane on a dormant pane: its saved tail. `None` when the pane is not dormant.
-    pub(super) fn read_restored(
-        &self,
-        id: &PaneId,
-        capture: Capture,
-        keep_ansi: bool,
-    ) -> Option<(Vec<String>, u64, Size)> {
-        let (screen, size) = self.dormant_screen(id)?;
-        Some((capture_lines(&screen, capture, keep_ansi), 0, size))
-    }
-
-    /// Attach on a dormant pane: the screen to show and a watch for its end. `None` when the
-    /// pane is not dormant.
-    pub fn restored_view(&self, id: &PaneId) -> Option<RestoredView> {
-        let (tail, gone) = self.dormant().watch(id)?;
-        let (size, title, resumable) = self
-            .store()
-            .read(|s| {
-                s.pane(id).map(|p| {
-                    let resumable = resumable::resume_argv(p).is_some();
-                    (p.size, p.title.clone(), resumable)
-                })
-            })
-            .ok()?;
-        let screen = tails::screen_of(&tail, size, self.history_limits());
-        let notice = if resumable {
-            vec![
-                "[signaltty] not running since a restart; to resume its agent session, run:"
-                    .to_owned(),
-                format!("signaltty pane resume {id}"),
-            ]
-        } else {
-            vec![
-                "[signaltty] not running since a restart; to start it again, run:".to_owned(),
-                format!("signaltty pane resume {id} --respawn"),
-            ]
-        };
-        Some(RestoredView {
-            snapshot: screen.snapshot(),
-            title,
-            notice,
-            gone,
-        })
-    }
-
     /// Starts a process in a pane that has none (restored, or exited): the agent's resume
     /// command or the original argv, in the pane's cwd and size, with its tail on screen.
     pub async fn resume_pane(&self, id: &PaneId, mode: ResumeMode) -> Result<Pane> {
         // Claimed before the checks, so a resume that has just finished is seen as running.
-        let _claim = self
-            .dormant()
-            .claim(id)
-            .ok_or_else(|| Error::NotResumable(format!("pane {id} is already being resumed")))?;
+        let _claim =
+            self.persistence().dormant().claim(id).ok_or_else(|| {
+                Error::NotResumable(format!("pane {id} is already being resumed"))
+            })?;
         let (pane, ws_cwd) = self.store().read(|s| {
             let pane = s.pane(id)?.clone();
             let ws_cwd = s.workspace(&pane.workspace_id)?.cwd.clone();
@@ -246,7 +171,7 @@ impl Hub {
             cols: pane.size.cols,
             rows: pane.size.rows,
         };
-        let mut prelude = match self.dormant().tail(id) {
+        let mut prelude = match self.persistence().dormant().tail(id) {
             Some(tail) => tail.to_vec(),
             None => self
                 .registry()
@@ -286,7 +211,9 @@ impl Hub {
             let grace = self.config().hangup_grace;
             tokio::spawn(async move { old.pty().hangup(grace).await });
         }
-        self.dormant().forget(std::slice::from_ref(id));
+        self.persistence()
+            .dormant()
+            .forget(std::slice::from_ref(id));
         if let Some(agent) = &pane.agent {
             self.watch_start_screen(id, agent.kind);
         }

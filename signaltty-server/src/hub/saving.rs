@@ -1,17 +1,13 @@
-//! The hub's side of persistence: what a save looks at, the debounced save task, and the final
-//! save on shutdown. The files themselves are `crate::persist`'s business.
+//! The hub's side of saving: what a save looks at, the debounced save task, and the final save
+//! on shutdown. On `Hub` because a save reads two concerns: the records (the store) and the pane
+//! actors (the panes registry); the saver is `hub.persistence()`'s, the files `crate::persist`'s.
 
 use tokio_util::task::TaskTracker;
 
 use super::Hub;
-use crate::persist::{SaveInput, Saver};
+use crate::persist::SaveInput;
 
 impl Hub {
-    /// The snapshot saver.
-    pub fn saver(&self) -> &Saver {
-        &self.inner.saver
-    }
-
     /// A consistent copy of what to save: the records (notifications included) and head seq
     /// under the store's lock, then the pane actors (a pane spawned in between is saved next
     /// time).
@@ -29,7 +25,7 @@ impl Hub {
     /// Starts the debounced save task on `tasks`; it ends when the server shuts down.
     pub fn start_saving(&self, tasks: &TaskTracker) {
         let hub = self.clone();
-        let saver = self.saver().clone();
+        let saver = self.persistence().saver().clone();
         let head = self.store().watch_head();
         let stop = self.shutdown_token().clone();
         tasks.spawn(saver.run(head, move || hub.save_input(), stop));
@@ -38,11 +34,6 @@ impl Hub {
     /// Saves everything now and stops saving (before a shutdown hangs up the panes). A failure
     /// is logged: the shutdown goes on.
     pub async fn save_final(&self) {
-        match self.saver().save_final(self.save_input()).await {
-            Ok(report) => tracing::info!(?report, "saved the state for the next start"),
-            Err(e) => {
-                tracing::error!(error = %e, "the final save failed; the last saved state stays")
-            }
-        }
+        self.persistence().save_final(self.save_input()).await;
     }
 }

@@ -200,7 +200,9 @@ impl Hub {
         let _ = self.store().apply(|s, now| {
             let (applied, events) = s.apply_hook_event(pane, kind, &effect, false, now)?;
             for (id, reason) in &applied.cleared {
-                self.waiters().deliver(id, WaitEnd::Ended(*reason));
+                self.decisions()
+                    .waiters()
+                    .deliver(id, WaitEnd::Ended(*reason));
             }
             Ok(((), events))
         });

@@ -105,7 +105,8 @@ impl Hub {
             pid,
             |chain| self.live_pane_among(chain),
             |chain| {
-                self.lineage()
+                self.persistence()
+                    .lineage()
                     .origin_of(chain, |pane| self.store().read(|s| s.pane(pane).is_ok()))
             },
         )

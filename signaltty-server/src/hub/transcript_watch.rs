@@ -174,7 +174,9 @@ impl Hub {
             let (applied, events) =
                 s.apply_hook_event(pane, AgentKind::Claude, &effect, false, now)?;
             for (id, reason) in &applied.cleared {
-                self.waiters().deliver(id, WaitEnd::Ended(*reason));
+                self.decisions()
+                    .waiters()
+                    .deliver(id, WaitEnd::Ended(*reason));
             }
             Ok(((), events))
         });

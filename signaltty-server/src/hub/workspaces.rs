@@ -3,9 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::git::context::read_context;
 use crate::model::ids::{PaneId, WorkspaceId};
-use crate::model::workspace::{GitContext, Workspace, WorkspaceSettings};
+use crate::model::workspace::{Workspace, WorkspaceSettings};
 
 use super::Hub;
 
@@ -43,18 +42,6 @@ pub fn checked_dir(raw: &str) -> Result<PathBuf> {
 }
 
 impl Hub {
-    /// Reads git context off the async runtime (gix walks the index and may touch many files);
-    /// the dirty check gives up at the configured deadline and says "unknown".
-    pub async fn git_context_of(&self, dir: PathBuf) -> GitContext {
-        let deadline = self.config().git_dirty_deadline;
-        let repos = self.git_repos().clone();
-        self.bounded("reading git context", deadline, move |flag| {
-            read_context(&repos, &dir, flag)
-        })
-        .await
-        .unwrap_or_default()
-    }
-
     /// Opens a workspace on an existing directory.
     pub async fn create_workspace(
         &self,
@@ -63,7 +50,7 @@ impl Hub {
         settings: WorkspaceSettings,
     ) -> Result<Workspace> {
         let cwd = checked_dir(cwd)?;
-        let git = self.git_context_of(cwd.clone()).await;
+        let git = self.git().context_of(cwd.clone()).await;
         self.store()
             .apply(|s, now| s.create_workspace(name, cwd, settings, git, now))
     }
@@ -90,14 +77,5 @@ impl Hub {
         let ids: Vec<PaneId> = removed.into_iter().map(|p| p.id).collect();
         self.end_panes(&ids).await;
         Ok(ids)
-    }
-
-    /// Re-reads a workspace's git context now.
-    pub async fn refresh_git(&self, id: &WorkspaceId) -> Result<GitContext> {
-        let cwd = self
-            .store()
-            .read(|s| s.workspace(id).map(|w| w.cwd.clone()))?;
-        let git = self.git_context_of(cwd).await;
-        self.store().apply(|s, _| s.set_git(id, git))
     }
 }

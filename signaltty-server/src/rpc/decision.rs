@@ -28,7 +28,7 @@ impl pb::decision_service_server::DecisionService for DecisionService {
         req: Request<pb::ListPendingDecisionsRequest>,
     ) -> Answer<pb::ListPendingDecisionsResponse> {
         let ws = optional(&req.into_inner().workspace_id, workspace_id)?;
-        let decisions = self.hub.pending_decisions(ws.as_ref())?;
+        let decisions = self.hub.decisions().pending_decisions(ws.as_ref())?;
         Ok(Response::new(pb::ListPendingDecisionsResponse {
             decisions: decisions.iter().map(decision_to_pb).collect(),
         }))
@@ -42,9 +42,10 @@ impl pb::decision_service_server::DecisionService for DecisionService {
         let req = req.into_inner();
         let pane = pane_id(&req.pane_id)?;
         let decision = decision_id(&req.decision_id)?;
-        let verdict = self
-            .hub
-            .answer_decision(&pane, &decision, &req.option_id, &req.message)?;
+        let verdict =
+            self.hub
+                .decisions()
+                .answer_decision(&pane, &decision, &req.option_id, &req.message)?;
         Ok(Response::new(pb::AnswerDecisionResponse {
             verdict: verdict_to_pb(Some(&verdict)).0.into(),
         }))

@@ -30,7 +30,7 @@ impl pb::git_service_server::GitService for GitService {
         req: Request<pb::ListWorktreesRequest>,
     ) -> Answer<pb::ListWorktreesResponse> {
         let id = workspace_id(&req.into_inner().workspace_id)?;
-        let trees = self.hub.list_worktrees(&id).await?;
+        let trees = self.hub.git().list_worktrees(&id).await?;
         Ok(Response::new(pb::ListWorktreesResponse {
             worktrees: trees.iter().map(worktree_to_pb).collect(),
         }))
@@ -92,7 +92,7 @@ impl pb::git_service_server::GitService for GitService {
         let id = workspace_id(&req.workspace_id)?;
         // A checkout open in any workspace is refused by the operation itself.
         self.hub.may_control_workspace(&origin, &id)?;
-        self.hub.remove_worktree(&id, &req.path).await?;
+        self.hub.git().remove_worktree(&id, &req.path).await?;
         Ok(Response::new(pb::RemoveWorktreeResponse {}))
     }
 
@@ -101,7 +101,7 @@ impl pb::git_service_server::GitService for GitService {
         req: Request<pb::GetWorkspaceDiffRequest>,
     ) -> Answer<pb::GetWorkspaceDiffResponse> {
         let id = workspace_id(&req.into_inner().workspace_id)?;
-        let diff = self.hub.workspace_diff(&id).await?;
+        let diff = self.hub.git().workspace_diff(&id).await?;
         Ok(Response::new(workspace_diff_to_pb(&diff)))
     }
 
@@ -112,7 +112,7 @@ impl pb::git_service_server::GitService for GitService {
         let req = req.into_inner();
         let id = workspace_id(&req.workspace_id)?;
         let old_path = (!req.old_path.is_empty()).then_some(req.old_path);
-        let diff = self.hub.file_diff(&id, req.path, old_path).await?;
+        let diff = self.hub.git().file_diff(&id, req.path, old_path).await?;
         Ok(Response::new(file_diff_to_pb(&diff)))
     }
 }

@@ -34,7 +34,10 @@ impl pb::notification_service_server::NotificationService for NotificationServic
             .hub
             .notify_pane(&origin, optional(&req.pane_id, pane_id)?)?;
         let severity = severity_from_pb(req.severity)?;
-        let (n, ws) = self.hub.notify(pane, &req.title, &req.body, severity)?;
+        let (n, ws) = self
+            .hub
+            .notifications()
+            .notify(pane, &req.title, &req.body, severity)?;
         Ok(Response::new(pb::NotifyResponse {
             notification: Some(notification_to_pb(&n, ws.as_ref())),
         }))
@@ -51,7 +54,7 @@ impl pb::notification_service_server::NotificationService for NotificationServic
             workspace: optional(&req.workspace_id, workspace_id)?,
             limit: req.limit as usize,
         };
-        let listed = self.hub.list_notifications(&query)?;
+        let listed = self.hub.notifications().list_notifications(&query)?;
         Ok(Response::new(pb::ListNotificationsResponse {
             notifications: listed
                 .iter()
@@ -74,7 +77,7 @@ impl pb::notification_service_server::NotificationService for NotificationServic
             }
         };
         self.hub.may_mark_read(&origin, &target)?;
-        let marked = self.hub.mark_notification_read(&target)?;
+        let marked = self.hub.notifications().mark_notification_read(&target)?;
         Ok(Response::new(pb::MarkNotificationReadResponse {
             marked: u32::try_from(marked).unwrap_or(u32::MAX),
         }))
@@ -85,7 +88,7 @@ impl pb::notification_service_server::NotificationService for NotificationServic
         req: Request<pb::NextUnreadRequest>,
     ) -> Answer<pb::NextUnreadResponse> {
         let ws = optional(&req.into_inner().workspace_id, workspace_id)?;
-        let next = self.hub.next_unread(ws.as_ref())?;
+        let next = self.hub.notifications().next_unread(ws.as_ref())?;
         Ok(Response::new(match next {
             Some((pane, newest)) => pb::NextUnreadResponse {
                 pane: Some(pane_pb(&self.hub, &pane)),

@@ -26,7 +26,7 @@ pub(super) fn attach(
     start: pb::attach_request::Start,
     inbound: Streaming<pb::AttachRequest>,
 ) -> Option<Result<Response<AttachStream>, Status>> {
-    let view = hub.restored_view(&id)?;
+    let view = hub.persistence().restored_view(&id)?;
     if start.mark_seen
         && let Err(e) = hub.mark_seen(&id, crate::model::event::ChangeSource::Client)
     {

@@ -131,7 +131,7 @@ impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
         req: Request<pb::RefreshGitRequest>,
     ) -> Answer<pb::RefreshGitResponse> {
         let id = workspace_id(&req.into_inner().workspace_id)?;
-        let git = self.hub.refresh_git(&id).await?;
+        let git = self.hub.git().refresh(&id).await?;
         Ok(Response::new(pb::RefreshGitResponse {
             git: Some(git_to_pb(&git)),
         }))
