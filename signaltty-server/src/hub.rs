@@ -2,11 +2,12 @@
 //! `hub/panes.rs`) the pane actors. Services only decode, call one hub method, and encode.
 //!
 //! A concern that stands alone is a handle that owns its state and holds only what it needs of
-//! the rest (`hub.git()`, `hub.persistence()`, `hub.decisions()`, `hub.notifications()`; see
+//! the rest (`hub.git()`, `hub.persistence()`, `hub.decisions()`, `hub.notifications()`,
+//! `hub.arrangement()`; see
 //! the hub section of `docs/architecture.md`); what stays on `Hub` spans concerns.
 
 pub mod agents;
-mod arrange;
+pub mod arrange;
 mod attention;
 mod attribution;
 pub mod decisions;
@@ -56,6 +57,7 @@ struct Inner {
     panes: panes::Registry,
     decisions: decisions::Decisions,
     notifications: notifications::Notifications,
+    arrangement: arrange::Arrangement,
     hibernation: hibernate::Hibernation,
     connections: crate::listen::Connections,
     git: git::Git,
@@ -72,6 +74,7 @@ impl Hub {
         let persistence = persistence::Persistence::new(store.clone(), &config);
         let decisions = decisions::Decisions::new(store.clone(), shutdown.clone());
         let notifications = notifications::Notifications::new(store.clone());
+        let arrangement = arrange::Arrangement::new(store.clone());
         Hub {
             inner: Arc::new(Inner {
                 store,
@@ -81,6 +84,7 @@ impl Hub {
                 panes: panes::Registry::default(),
                 decisions,
                 notifications,
+                arrangement,
                 hibernation: hibernate::Hibernation::default(),
                 connections: crate::listen::Connections::default(),
                 git,
@@ -124,6 +128,11 @@ impl Hub {
     /// The notifications concern: Notify, the listing and read marks, NextUnread.
     pub fn notifications(&self) -> &notifications::Notifications {
         &self.inner.notifications
+    }
+
+    /// The arrangement concern: focus, order, moves, names, settings and tab layouts.
+    pub fn arrangement(&self) -> &arrange::Arrangement {
+        &self.inner.arrangement
     }
 
     fn spawning(&self) -> &spawning::Spawning {

@@ -306,7 +306,7 @@ impl pb::pane_service_server::PaneService for PaneService {
         let req = req.into_inner();
         let id = pane_id(&req.pane_id)?;
         self.hub.may_control_pane(&origin, &id)?;
-        let (pane, tab) = self.hub.focus_pane(&id, req.mark_seen)?;
+        let (pane, tab) = self.hub.arrangement().focus_pane(&id, req.mark_seen)?;
         Ok(Response::new(pb::FocusPaneResponse {
             pane: Some(pane_pb(&self.hub, &pane)),
             tab: Some(tab_to_pb(&tab)),
@@ -323,7 +323,7 @@ impl pb::pane_service_server::PaneService for PaneService {
         if let Destination::Tab { tab, .. } = &destination {
             self.hub.may_control_tab(&origin, tab)?;
         }
-        let moved = self.hub.move_pane(&id, destination)?;
+        let moved = self.hub.arrangement().move_pane(&id, destination)?;
         Ok(Response::new(pb::MovePaneResponse {
             pane: Some(pane_pb(&self.hub, &moved.pane)),
             tab: Some(tab_to_pb(&moved.tab)),

@@ -31,7 +31,7 @@ impl pb::tab_service_server::TabService for TabService {
         let req = req.into_inner();
         let ws = workspace_id(&req.workspace_id)?;
         self.hub.may_control_workspace(&origin, &ws)?;
-        let tab = self.hub.create_tab(&ws, &req.title)?;
+        let tab = self.hub.arrangement().create_tab(&ws, &req.title)?;
         Ok(Response::new(pb::CreateTabResponse {
             tab: Some(tab_to_pb(&tab)),
         }))
@@ -45,7 +45,7 @@ impl pb::tab_service_server::TabService for TabService {
         let req = req.into_inner();
         let id = tab_id(&req.tab_id)?;
         self.hub.may_control_tab(&origin, &id)?;
-        let tab = self.hub.rename_tab(&id, &req.title)?;
+        let tab = self.hub.arrangement().rename_tab(&id, &req.title)?;
         Ok(Response::new(pb::RenameTabResponse {
             tab: Some(tab_to_pb(&tab)),
         }))
@@ -69,7 +69,10 @@ impl pb::tab_service_server::TabService for TabService {
         let req = req.into_inner();
         let id = tab_id(&req.tab_id)?;
         self.hub.may_control_tab(&origin, &id)?;
-        let tab = self.hub.set_layout(&id, requested_layout(&req)?)?;
+        let tab = self
+            .hub
+            .arrangement()
+            .set_layout(&id, requested_layout(&req)?)?;
         Ok(Response::new(pb::SetLayoutResponse {
             tab: Some(tab_to_pb(&tab)),
         }))
@@ -82,6 +85,7 @@ impl pb::tab_service_server::TabService for TabService {
         self.hub.may_control_tab(&origin, &id)?;
         let tab = self
             .hub
+            .arrangement()
             .set_ratio(&id, &path_from_pb(&req.path)?, req.ratio)?;
         Ok(Response::new(pb::SetRatioResponse {
             tab: Some(tab_to_pb(&tab)),

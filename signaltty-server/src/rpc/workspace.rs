@@ -91,7 +91,7 @@ impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
         let req = req.into_inner();
         let id = workspace_id(&req.workspace_id)?;
         self.hub.may_control_workspace(&origin, &id)?;
-        let ws = self.hub.rename_workspace(&id, &req.name)?;
+        let ws = self.hub.arrangement().rename_workspace(&id, &req.name)?;
         Ok(Response::new(pb::RenameWorkspaceResponse {
             workspace: Some(workspace_to_pb(&ws)),
         }))
@@ -107,6 +107,7 @@ impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
         self.hub.may_control_workspace(&origin, &id)?;
         let ws = self
             .hub
+            .arrangement()
             .update_workspace_settings(&id, settings_from_pb(req.settings))?;
         Ok(Response::new(pb::UpdateWorkspaceSettingsResponse {
             workspace: Some(workspace_to_pb(&ws)),
@@ -141,7 +142,7 @@ impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
         let origin = super::origin(&req);
         let id = tab_id(&req.into_inner().tab_id)?;
         self.hub.may_control_tab(&origin, &id)?;
-        let ws = self.hub.focus_tab(&id)?;
+        let ws = self.hub.arrangement().focus_tab(&id)?;
         Ok(Response::new(pb::FocusTabResponse {
             workspace: Some(workspace_to_pb(&ws)),
         }))
@@ -153,7 +154,7 @@ impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
         let id = tab_id(&req.tab_id)?;
         self.hub.may_control_tab(&origin, &id)?;
         let index = usize::try_from(req.index).unwrap_or(usize::MAX);
-        let ws = self.hub.move_tab(&id, index)?;
+        let ws = self.hub.arrangement().move_tab(&id, index)?;
         Ok(Response::new(pb::MoveTabResponse {
             workspace: Some(workspace_to_pb(&ws)),
         }))
