@@ -3,7 +3,7 @@
 //!
 //! A concern that stands alone is a handle that owns its state and holds only what it needs of
 //! the rest (`hub.git()`, `hub.persistence()`, `hub.decisions()`, `hub.notifications()`,
-//! `hub.arrangement()`; see
+//! `hub.arrangement()`, `hub.guard()`; see
 //! the hub section of `docs/architecture.md`); what stays on `Hub` spans concerns.
 
 pub mod agents;
@@ -58,6 +58,7 @@ struct Inner {
     decisions: decisions::Decisions,
     notifications: notifications::Notifications,
     arrangement: arrange::Arrangement,
+    guard: guard::Guard,
     hibernation: hibernate::Hibernation,
     connections: crate::listen::Connections,
     git: git::Git,
@@ -75,6 +76,7 @@ impl Hub {
         let decisions = decisions::Decisions::new(store.clone(), shutdown.clone());
         let notifications = notifications::Notifications::new(store.clone());
         let arrangement = arrange::Arrangement::new(store.clone());
+        let guard = guard::Guard::new(store.clone(), config.pane_clients);
         Hub {
             inner: Arc::new(Inner {
                 store,
@@ -85,6 +87,7 @@ impl Hub {
                 decisions,
                 notifications,
                 arrangement,
+                guard,
                 hibernation: hibernate::Hibernation::default(),
                 connections: crate::listen::Connections::default(),
                 git,
@@ -133,6 +136,11 @@ impl Hub {
     /// The arrangement concern: focus, order, moves, names, settings and tab layouts.
     pub fn arrangement(&self) -> &arrange::Arrangement {
         &self.inner.arrangement
+    }
+
+    /// What a client inside a pane may do: the checks every mutating RPC makes first.
+    pub fn guard(&self) -> &guard::Guard {
+        &self.inner.guard
     }
 
     fn spawning(&self) -> &spawning::Spawning {
