@@ -2,11 +2,12 @@
 //! `hub/panes.rs`) the pane actors. Services only decode, call one hub method, and encode.
 //!
 //! A concern that stands alone is a handle that owns its state and holds only what it needs of
-//! the rest (`hub.git()`, `hub.persistence()`, `hub.decisions()`, `hub.notifications()`; see
+//! the rest (`hub.git()`, `hub.persistence()`, `hub.decisions()`, `hub.notifications()`,
+//! `hub.arrangement()`, `hub.guard()`; see
 //! the hub section of `docs/architecture.md`); what stays on `Hub` spans concerns.
 
 pub mod agents;
-mod arrange;
+pub mod arrange;
 mod attention;
 mod attribution;
 pub mod decisions;
@@ -56,6 +57,8 @@ struct Inner {
     panes: panes::Registry,
     decisions: decisions::Decisions,
     notifications: notifications::Notifications,
+    arrangement: arrange::Arrangement,
+    guard: guard::Guard,
     hibernation: hibernate::Hibernation,
     connections: crate::listen::Connections,
     git: git::Git,
@@ -72,6 +75,8 @@ impl Hub {
         let persistence = persistence::Persistence::new(store.clone(), &config);
         let decisions = decisions::Decisions::new(store.clone(), shutdown.clone());
         let notifications = notifications::Notifications::new(store.clone());
+        let arrangement = arrange::Arrangement::new(store.clone());
+        let guard = guard::Guard::new(store.clone(), config.pane_clients);
         Hub {
             inner: Arc::new(Inner {
                 store,
@@ -81,6 +86,8 @@ impl Hub {
                 panes: panes::Registry::default(),
                 decisions,
                 notifications,
+                arrangement,
+                guard,
                 hibernation: hibernate::Hibernation::default(),
                 connections: crate::listen::Connections::default(),
                 git,
@@ -124,6 +131,16 @@ impl Hub {
     /// The notifications concern: Notify, the listing and read marks, NextUnread.
     pub fn notifications(&self) -> &notifications::Notifications {
         &self.inner.notifications
+    }
+
+    /// The arrangement concern: focus, order, moves, names, settings and tab layouts.
+    pub fn arrangement(&self) -> &arrange::Arrangement {
+        &self.inner.arrangement
+    }
+
+    /// What a client inside a pane may do: the checks every mutating RPC makes first.
+    pub fn guard(&self) -> &guard::Guard {
+        &self.inner.guard
     }
 
     fn spawning(&self) -> &spawning::Spawning {

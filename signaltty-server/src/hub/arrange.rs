@@ -1,7 +1,9 @@
 //! Focus and arrangement: which tab and pane the user was on, moving panes between tabs and
 //! reordering tabs. All of it is layout bookkeeping in the store (`model/state/arrange.rs`);
 //! no process is touched, so a moved pane keeps running and every attached client keeps its
-//! stream.
+//! stream. With renaming workspaces and tabs, their settings and tab layouts (`workspaces.rs`,
+//! `tabs.rs`) it is the arrangement concern, `hub.arrangement()`: records in the store only, so
+//! its handle holds the store and nothing else.
 
 use crate::error::Result;
 use crate::model::event::ChangeSource;
@@ -11,9 +13,24 @@ use crate::model::state::{Destination, PaneMoved};
 use crate::model::tab::Tab;
 use crate::model::workspace::Workspace;
 
-use super::Hub;
+use crate::store::Store;
 
-impl Hub {
+/// The arrangement concern's handle.
+#[derive(Clone, Debug)]
+pub struct Arrangement {
+    store: Store,
+}
+
+impl Arrangement {
+    /// The handle over the store.
+    pub(super) fn new(store: Store) -> Self {
+        Arrangement { store }
+    }
+
+    pub(super) fn store(&self) -> &Store {
+        &self.store
+    }
+
     /// Makes a tab its workspace's active tab.
     pub fn focus_tab(&self, id: &TabId) -> Result<Workspace> {
         self.store().apply(|s, now| s.focus_tab(id, now))

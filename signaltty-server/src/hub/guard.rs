@@ -8,13 +8,17 @@
 //! is refused too. A process that escaped its pane (double fork, or its pane's child exited) has
 //! no known pane or workspace, so every one of these is refused to it. Reading is never
 //! restricted. `docs/security.md` lists every mutating RPC and the check it gets.
+//!
+//! The concern's handle is `hub.guard()`: it reads where panes are (the store) and the policy
+//! (`Config::pane_clients`), nothing else.
 
 use crate::error::{Error, Result};
 use crate::model::ids::{PaneId, TabId, WorkspaceId};
 use crate::peer::Origin;
 
-use super::Hub;
 use super::notifications::ReadTarget;
+use crate::config::PaneClientPolicy;
+use crate::store::Store;
 
 /// The key that relaxes answering decisions.
 pub const KEY_ANSWER: &str = "policy.pane_clients_may_answer_decisions";
@@ -37,7 +41,23 @@ fn denied(origin: &Origin, what: &str, key: &str) -> Error {
     ))
 }
 
-impl Hub {
+/// The guard's handle.
+#[derive(Clone, Debug)]
+pub struct Guard {
+    store: Store,
+    policy: PaneClientPolicy,
+}
+
+impl Guard {
+    /// The handle over the store, with the configuration's policy.
+    pub(super) fn new(store: Store, policy: PaneClientPolicy) -> Self {
+        Guard { store, policy }
+    }
+
+    fn store(&self) -> &Store {
+        &self.store
+    }
+
     /// The workspace a pane-bound caller belongs to; `None` for an escaped one.
     fn caller_workspace(&self, origin: &Origin) -> Option<WorkspaceId> {
         let Origin::Pane(pane) = origin else {
@@ -50,7 +70,7 @@ impl Hub {
 
     /// May `origin` answer a permission decision?
     pub fn may_answer(&self, origin: &Origin) -> Result<()> {
-        if *origin == Origin::Outside || self.config().pane_clients.may_answer_decisions {
+        if *origin == Origin::Outside || self.policy.may_answer_decisions {
             return Ok(());
         }
         Err(denied(origin, "answer permission decisions", KEY_ANSWER))
@@ -75,7 +95,7 @@ impl Hub {
         explicit: Option<PaneId>,
         what: &str,
     ) -> Result<Option<PaneId>> {
-        if *origin == Origin::Outside || self.config().pane_clients.may_report_for_other_panes {
+        if *origin == Origin::Outside || self.policy.may_report_for_other_panes {
             return Ok(explicit);
         }
         match (origin, explicit) {
@@ -94,7 +114,7 @@ impl Hub {
     /// a worktree), shut the server down, or install and remove the agents' hooks (files every
     /// workspace's agents read)? `what` names it in the refusal.
     pub fn may_act_beyond_workspace(&self, origin: &Origin, what: &str) -> Result<()> {
-        if *origin == Origin::Outside || self.config().pane_clients.may_control_other_workspaces {
+        if *origin == Origin::Outside || self.policy.may_control_other_workspaces {
             return Ok(());
         }
         Err(denied(origin, what, KEY_CONTROL))
@@ -104,7 +124,7 @@ impl Hub {
     /// server-wide notification, or one whose pane is gone, belongs to no workspace of its own.
     /// An unknown notification passes, so that the operation reports it as usual.
     pub fn may_mark_read(&self, origin: &Origin, target: &ReadTarget) -> Result<()> {
-        if *origin == Origin::Outside || self.config().pane_clients.may_control_other_workspaces {
+        if *origin == Origin::Outside || self.policy.may_control_other_workspaces {
             return Ok(());
         }
         let pane = match target {
@@ -163,7 +183,7 @@ impl Hub {
 
     /// May `origin` change workspace `target` or anything in it?
     pub fn may_control_workspace(&self, origin: &Origin, target: &WorkspaceId) -> Result<()> {
-        if *origin == Origin::Outside || self.config().pane_clients.may_control_other_workspaces {
+        if *origin == Origin::Outside || self.policy.may_control_other_workspaces {
             return Ok(());
         }
         match self.caller_workspace(origin) {

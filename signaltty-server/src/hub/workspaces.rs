@@ -1,4 +1,6 @@
-//! Workspace operations.
+//! Workspace operations: renaming and settings are records only, `hub.arrangement()`'s;
+//! opening one reads its git context (`hub.git()`) and closing one ends its panes, so those are
+//! `Hub`'s.
 
 use std::path::{Path, PathBuf};
 
@@ -7,6 +9,7 @@ use crate::model::ids::{PaneId, WorkspaceId};
 use crate::model::workspace::{Workspace, WorkspaceSettings};
 
 use super::Hub;
+use super::arrange::Arrangement;
 
 /// Checks a client-given working directory: absolute, existing, a directory. Returns it
 /// canonicalised so that two spellings of one directory compare equal.
@@ -55,6 +58,16 @@ impl Hub {
             .apply(|s, now| s.create_workspace(name, cwd, settings, git, now))
     }
 
+    /// Closes a workspace and ends every pane it owns.
+    pub async fn close_workspace(&self, id: &WorkspaceId) -> Result<Vec<PaneId>> {
+        let removed = self.store().apply(|s, _| s.close_workspace(id))?;
+        let ids: Vec<PaneId> = removed.into_iter().map(|p| p.id).collect();
+        self.end_panes(&ids).await;
+        Ok(ids)
+    }
+}
+
+impl Arrangement {
     /// Renames a workspace.
     pub fn rename_workspace(&self, id: &WorkspaceId, name: &str) -> Result<Workspace> {
         self.store()
@@ -69,13 +82,5 @@ impl Hub {
     ) -> Result<Workspace> {
         self.store()
             .apply(|s, now| s.set_settings(id, settings, now))
-    }
-
-    /// Closes a workspace and ends every pane it owns.
-    pub async fn close_workspace(&self, id: &WorkspaceId) -> Result<Vec<PaneId>> {
-        let removed = self.store().apply(|s, _| s.close_workspace(id))?;
-        let ids: Vec<PaneId> = removed.into_iter().map(|p| p.id).collect();
-        self.end_panes(&ids).await;
-        Ok(ids)
     }
 }

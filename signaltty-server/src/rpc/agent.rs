@@ -47,6 +47,7 @@ impl pb::agent_service_server::AgentService for AgentService {
             Reporter::SharedDaemon { .. } => None,
             Reporter::Pane => self
                 .hub
+                .guard()
                 .hook_pane(&origin, optional(&req.pane_id, pane_id)?)?,
         };
         let call = HookCall {
@@ -94,6 +95,7 @@ impl pb::agent_service_server::AgentService for AgentService {
         let kind = agent_kind_from_pb(req.agent)?;
         let pane = self
             .hub
+            .guard()
             .hook_pane(&origin, optional(&req.pane_id, pane_id)?)?;
         let recorded = self
             .hub
@@ -112,7 +114,7 @@ impl pb::agent_service_server::AgentService for AgentService {
         req: Request<pb::InstallHooksRequest>,
     ) -> Answer<pb::InstallHooksResponse> {
         // The agents' config files are read by every workspace's agents.
-        self.hub.may_act_beyond_workspace(
+        self.hub.guard().may_act_beyond_workspace(
             &super::origin(&req),
             "install or remove the agents' hooks",
         )?;

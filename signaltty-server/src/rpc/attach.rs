@@ -112,7 +112,7 @@ pub async fn attach(
     if !start.read_only {
         // Typing into a pane is writing input: a program in a pane may do it only in its own
         // workspace. Watching (read-only) is not restricted.
-        hub.may_control_pane(&origin, &id)?;
+        hub.guard().may_control_pane(&origin, &id)?;
     }
     let handle = match hub.handle(&id) {
         Ok(handle) => handle,

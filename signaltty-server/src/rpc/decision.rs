@@ -38,7 +38,7 @@ impl pb::decision_service_server::DecisionService for DecisionService {
         &self,
         req: Request<pb::AnswerDecisionRequest>,
     ) -> Answer<pb::AnswerDecisionResponse> {
-        self.hub.may_answer(&super::origin(&req))?;
+        self.hub.guard().may_answer(&super::origin(&req))?;
         let req = req.into_inner();
         let pane = pane_id(&req.pane_id)?;
         let decision = decision_id(&req.decision_id)?;

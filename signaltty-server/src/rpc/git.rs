@@ -44,8 +44,9 @@ impl pb::git_service_server::GitService for GitService {
         let req = req.into_inner();
         let id = workspace_id(&req.workspace_id)?;
         // A new checkout of the workspace's repository, and a new workspace on it.
-        self.hub.may_control_workspace(&origin, &id)?;
+        self.hub.guard().may_control_workspace(&origin, &id)?;
         self.hub
+            .guard()
             .may_act_beyond_workspace(&origin, "open new workspaces (on a new worktree)")?;
         let created = self
             .hub
@@ -73,8 +74,9 @@ impl pb::git_service_server::GitService for GitService {
         let origin = super::origin(&req);
         let req = req.into_inner();
         let id = workspace_id(&req.workspace_id)?;
-        self.hub.may_control_workspace(&origin, &id)?;
+        self.hub.guard().may_control_workspace(&origin, &id)?;
         self.hub
+            .guard()
             .may_act_beyond_workspace(&origin, "open new workspaces (on a worktree)")?;
         let (ws, reused) = self.hub.open_worktree(&id, &req.path).await?;
         Ok(Response::new(pb::OpenWorktreeResponse {
@@ -91,7 +93,7 @@ impl pb::git_service_server::GitService for GitService {
         let req = req.into_inner();
         let id = workspace_id(&req.workspace_id)?;
         // A checkout open in any workspace is refused by the operation itself.
-        self.hub.may_control_workspace(&origin, &id)?;
+        self.hub.guard().may_control_workspace(&origin, &id)?;
         self.hub.git().remove_worktree(&id, &req.path).await?;
         Ok(Response::new(pb::RemoveWorktreeResponse {}))
     }

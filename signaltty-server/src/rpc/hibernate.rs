@@ -14,7 +14,7 @@ pub async fn hibernate(
 ) -> Result<Response<pb::HibernatePaneResponse>, Status> {
     let origin = super::origin(&req);
     let id = pane_id(&req.into_inner().pane_id)?;
-    hub.may_control_pane(&origin, &id)?;
+    hub.guard().may_control_pane(&origin, &id)?;
     let (pane, stopped) = hub.hibernate_pane(&id).await?;
     Ok(Response::new(pb::HibernatePaneResponse {
         pane: Some(pane_pb(hub, &pane)),
@@ -29,7 +29,7 @@ pub async fn wake(
 ) -> Result<Response<pb::WakePaneResponse>, Status> {
     let origin = super::origin(&req);
     let id = pane_id(&req.into_inner().pane_id)?;
-    hub.may_control_pane(&origin, &id)?;
+    hub.guard().may_control_pane(&origin, &id)?;
     let pane = hub.wake_pane(&id).await?;
     Ok(Response::new(pb::WakePaneResponse {
         pane: Some(pane_pb(hub, &pane)),

@@ -32,6 +32,7 @@ impl pb::notification_service_server::NotificationService for NotificationServic
         let req = req.into_inner();
         let pane = self
             .hub
+            .guard()
             .notify_pane(&origin, optional(&req.pane_id, pane_id)?)?;
         let severity = severity_from_pb(req.severity)?;
         let (n, ws) = self
@@ -76,7 +77,7 @@ impl pb::notification_service_server::NotificationService for NotificationServic
                 return Err(Error::bad("give exactly one of notification_id and pane_id").into());
             }
         };
-        self.hub.may_mark_read(&origin, &target)?;
+        self.hub.guard().may_mark_read(&origin, &target)?;
         let marked = self.hub.notifications().mark_notification_read(&target)?;
         Ok(Response::new(pb::MarkNotificationReadResponse {
             marked: u32::try_from(marked).unwrap_or(u32::MAX),

@@ -49,7 +49,7 @@ impl pb::pane_service_server::PaneService for PaneService {
         let origin = super::origin(&req);
         let req = req.into_inner();
         let ws = workspace_id(&req.workspace_id)?;
-        self.hub.may_control_workspace(&origin, &ws)?;
+        self.hub.guard().may_control_workspace(&origin, &ws)?;
         let tab = optional(&req.tab_id, tab_id)?;
         let launch = Launch {
             argv: req.argv,
@@ -74,7 +74,7 @@ impl pb::pane_service_server::PaneService for PaneService {
         let origin = super::origin(&req);
         let req = req.into_inner();
         let target = pane_id(&req.pane_id)?;
-        self.hub.may_control_pane(&origin, &target)?;
+        self.hub.guard().may_control_pane(&origin, &target)?;
         let direction = direction_from_pb(req.direction)?;
         let launch = Launch {
             argv: req.argv,
@@ -139,7 +139,7 @@ impl pb::pane_service_server::PaneService for PaneService {
         let origin = super::origin(&req);
         let req = req.into_inner();
         let id = pane_id(&req.pane_id)?;
-        self.hub.may_control_pane(&origin, &id)?;
+        self.hub.guard().may_control_pane(&origin, &id)?;
         let written = self.hub.write_input(&id, &req.data, req.timeout_ms).await?;
         Ok(Response::new(pb::WriteInputResponse {
             bytes_written: written as u64,
@@ -153,7 +153,7 @@ impl pb::pane_service_server::PaneService for PaneService {
         let origin = super::origin(&req);
         let req = req.into_inner();
         let id = pane_id(&req.pane_id)?;
-        self.hub.may_control_pane(&origin, &id)?;
+        self.hub.guard().may_control_pane(&origin, &id)?;
         let size = self.hub.resize_pane(&id, req.cols, req.rows)?;
         Ok(Response::new(pb::ResizePaneResponse {
             cols: u32::from(size.cols),
@@ -168,7 +168,7 @@ impl pb::pane_service_server::PaneService for PaneService {
         let origin = super::origin(&req);
         let req = req.into_inner();
         let id = pane_id(&req.pane_id)?;
-        self.hub.may_control_pane(&origin, &id)?;
+        self.hub.guard().may_control_pane(&origin, &id)?;
         self.hub.signal_pane(&id, &req.signal, req.group)?;
         Ok(Response::new(pb::SignalPaneResponse {}))
     }
@@ -179,7 +179,7 @@ impl pb::pane_service_server::PaneService for PaneService {
     ) -> Answer<pb::ClosePaneResponse> {
         let origin = super::origin(&req);
         let id = pane_id(&req.into_inner().pane_id)?;
-        self.hub.may_control_pane(&origin, &id)?;
+        self.hub.guard().may_control_pane(&origin, &id)?;
         let tab_closed = self.hub.close_pane(&id).await?;
         Ok(Response::new(pb::ClosePaneResponse { tab_closed }))
     }
@@ -191,7 +191,7 @@ impl pb::pane_service_server::PaneService for PaneService {
         let origin = super::origin(&req);
         let req = req.into_inner();
         let id = pane_id(&req.pane_id)?;
-        self.hub.may_control_pane(&origin, &id)?;
+        self.hub.guard().may_control_pane(&origin, &id)?;
         let pane = self.hub.rename_pane(&id, &req.title)?;
         Ok(Response::new(pb::RenamePaneResponse {
             pane: Some(pane_pb(&self.hub, &pane)),
@@ -201,7 +201,7 @@ impl pb::pane_service_server::PaneService for PaneService {
     async fn mark_seen(&self, req: Request<pb::MarkSeenRequest>) -> Answer<pb::MarkSeenResponse> {
         let origin = super::origin(&req);
         let id = pane_id(&req.into_inner().pane_id)?;
-        self.hub.may_control_pane(&origin, &id)?;
+        self.hub.guard().may_control_pane(&origin, &id)?;
         let pane = self.hub.mark_seen(&id, ChangeSource::Api)?;
         Ok(Response::new(pb::MarkSeenResponse {
             pane: Some(pane_pb(&self.hub, &pane)),
@@ -252,7 +252,7 @@ impl pb::pane_service_server::PaneService for PaneService {
         let origin = super::origin(&req);
         let req = req.into_inner();
         let id = pane_id(&req.pane_id)?;
-        self.hub.may_control_pane(&origin, &id)?;
+        self.hub.guard().may_control_pane(&origin, &id)?;
         let mode = match pb::ResumeMode::try_from(req.mode) {
             Ok(pb::ResumeMode::Unspecified | pb::ResumeMode::AgentSession) => {
                 ResumeMode::AgentSession
@@ -305,8 +305,8 @@ impl pb::pane_service_server::PaneService for PaneService {
         let origin = super::origin(&req);
         let req = req.into_inner();
         let id = pane_id(&req.pane_id)?;
-        self.hub.may_control_pane(&origin, &id)?;
-        let (pane, tab) = self.hub.focus_pane(&id, req.mark_seen)?;
+        self.hub.guard().may_control_pane(&origin, &id)?;
+        let (pane, tab) = self.hub.arrangement().focus_pane(&id, req.mark_seen)?;
         Ok(Response::new(pb::FocusPaneResponse {
             pane: Some(pane_pb(&self.hub, &pane)),
             tab: Some(tab_to_pb(&tab)),
@@ -319,11 +319,11 @@ impl pb::pane_service_server::PaneService for PaneService {
         let id = pane_id(&req.pane_id)?;
         let destination = move_destination(req)?;
         // Both ends: the pane's workspace, and the tab it goes to (a new tab is in the pane's).
-        self.hub.may_control_pane(&origin, &id)?;
+        self.hub.guard().may_control_pane(&origin, &id)?;
         if let Destination::Tab { tab, .. } = &destination {
-            self.hub.may_control_tab(&origin, tab)?;
+            self.hub.guard().may_control_tab(&origin, tab)?;
         }
-        let moved = self.hub.move_pane(&id, destination)?;
+        let moved = self.hub.arrangement().move_pane(&id, destination)?;
         Ok(Response::new(pb::MovePaneResponse {
             pane: Some(pane_pb(&self.hub, &moved.pane)),
             tab: Some(tab_to_pb(&moved.tab)),

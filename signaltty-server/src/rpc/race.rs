@@ -36,8 +36,9 @@ impl pb::race_service_server::RaceService for RaceService {
         let origin = super::origin(&req);
         let req = req.into_inner();
         let ws = workspace_id(&req.workspace_id)?;
-        self.hub.may_control_workspace(&origin, &ws)?;
+        self.hub.guard().may_control_workspace(&origin, &ws)?;
         self.hub
+            .guard()
             .may_act_beyond_workspace(&origin, "start a race (it opens new workspaces)")?;
         let race = self
             .hub
@@ -135,6 +136,7 @@ impl pb::race_service_server::RaceService for RaceService {
         let race = self.hub.get_race(&id)?;
         // Merging changes the base checkout, outside any entry's workspace.
         self.hub
+            .guard()
             .may_control_workspace(&origin, &race.workspace_id)?;
         let kept = self
             .hub
@@ -163,6 +165,7 @@ impl pb::race_service_server::RaceService for RaceService {
         let id = race_id(&req.race_id)?;
         let race = self.hub.get_race(&id)?;
         self.hub
+            .guard()
             .may_control_workspace(&origin, &race.workspace_id)?;
         let (race, cleanup) = self
             .hub

@@ -65,6 +65,7 @@ impl pb::server_service_server::ServerService for ServerService {
     ) -> Result<Response<pb::ShutdownResponse>, Status> {
         // It ends every workspace's panes.
         self.hub
+            .guard()
             .may_act_beyond_workspace(&super::origin(&req), "shut the server down")?;
         let hung_up = self
             .hub

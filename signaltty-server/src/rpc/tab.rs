@@ -30,8 +30,8 @@ impl pb::tab_service_server::TabService for TabService {
         let origin = super::origin(&req);
         let req = req.into_inner();
         let ws = workspace_id(&req.workspace_id)?;
-        self.hub.may_control_workspace(&origin, &ws)?;
-        let tab = self.hub.create_tab(&ws, &req.title)?;
+        self.hub.guard().may_control_workspace(&origin, &ws)?;
+        let tab = self.hub.arrangement().create_tab(&ws, &req.title)?;
         Ok(Response::new(pb::CreateTabResponse {
             tab: Some(tab_to_pb(&tab)),
         }))
@@ -44,8 +44,8 @@ impl pb::tab_service_server::TabService for TabService {
         let origin = super::origin(&req);
         let req = req.into_inner();
         let id = tab_id(&req.tab_id)?;
-        self.hub.may_control_tab(&origin, &id)?;
-        let tab = self.hub.rename_tab(&id, &req.title)?;
+        self.hub.guard().may_control_tab(&origin, &id)?;
+        let tab = self.hub.arrangement().rename_tab(&id, &req.title)?;
         Ok(Response::new(pb::RenameTabResponse {
             tab: Some(tab_to_pb(&tab)),
         }))
@@ -54,7 +54,7 @@ impl pb::tab_service_server::TabService for TabService {
     async fn close_tab(&self, req: Request<pb::CloseTabRequest>) -> Answer<pb::CloseTabResponse> {
         let origin = super::origin(&req);
         let id = tab_id(&req.into_inner().tab_id)?;
-        self.hub.may_control_tab(&origin, &id)?;
+        self.hub.guard().may_control_tab(&origin, &id)?;
         let closed = self.hub.close_tab(&id).await?;
         Ok(Response::new(pb::CloseTabResponse {
             closed_pane_ids: closed.iter().map(ToString::to_string).collect(),
@@ -68,8 +68,11 @@ impl pb::tab_service_server::TabService for TabService {
         let origin = super::origin(&req);
         let req = req.into_inner();
         let id = tab_id(&req.tab_id)?;
-        self.hub.may_control_tab(&origin, &id)?;
-        let tab = self.hub.set_layout(&id, requested_layout(&req)?)?;
+        self.hub.guard().may_control_tab(&origin, &id)?;
+        let tab = self
+            .hub
+            .arrangement()
+            .set_layout(&id, requested_layout(&req)?)?;
         Ok(Response::new(pb::SetLayoutResponse {
             tab: Some(tab_to_pb(&tab)),
         }))
@@ -79,9 +82,10 @@ impl pb::tab_service_server::TabService for TabService {
         let origin = super::origin(&req);
         let req = req.into_inner();
         let id = tab_id(&req.tab_id)?;
-        self.hub.may_control_tab(&origin, &id)?;
+        self.hub.guard().may_control_tab(&origin, &id)?;
         let tab = self
             .hub
+            .arrangement()
             .set_ratio(&id, &path_from_pb(&req.path)?, req.ratio)?;
         Ok(Response::new(pb::SetRatioResponse {
             tab: Some(tab_to_pb(&tab)),

@@ -30,6 +30,7 @@ impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
         req: Request<pb::CreateWorkspaceRequest>,
     ) -> Answer<pb::CreateWorkspaceResponse> {
         self.hub
+            .guard()
             .may_act_beyond_workspace(&super::origin(&req), "open new workspaces")?;
         let req = req.into_inner();
         let ws = self
@@ -90,8 +91,8 @@ impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
         let origin = super::origin(&req);
         let req = req.into_inner();
         let id = workspace_id(&req.workspace_id)?;
-        self.hub.may_control_workspace(&origin, &id)?;
-        let ws = self.hub.rename_workspace(&id, &req.name)?;
+        self.hub.guard().may_control_workspace(&origin, &id)?;
+        let ws = self.hub.arrangement().rename_workspace(&id, &req.name)?;
         Ok(Response::new(pb::RenameWorkspaceResponse {
             workspace: Some(workspace_to_pb(&ws)),
         }))
@@ -104,9 +105,10 @@ impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
         let origin = super::origin(&req);
         let req = req.into_inner();
         let id = workspace_id(&req.workspace_id)?;
-        self.hub.may_control_workspace(&origin, &id)?;
+        self.hub.guard().may_control_workspace(&origin, &id)?;
         let ws = self
             .hub
+            .arrangement()
             .update_workspace_settings(&id, settings_from_pb(req.settings))?;
         Ok(Response::new(pb::UpdateWorkspaceSettingsResponse {
             workspace: Some(workspace_to_pb(&ws)),
@@ -119,7 +121,7 @@ impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
     ) -> Answer<pb::CloseWorkspaceResponse> {
         let origin = super::origin(&req);
         let id = workspace_id(&req.into_inner().workspace_id)?;
-        self.hub.may_control_workspace(&origin, &id)?;
+        self.hub.guard().may_control_workspace(&origin, &id)?;
         let closed = self.hub.close_workspace(&id).await?;
         Ok(Response::new(pb::CloseWorkspaceResponse {
             closed_pane_ids: closed.iter().map(ToString::to_string).collect(),
@@ -140,8 +142,8 @@ impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
     async fn focus_tab(&self, req: Request<pb::FocusTabRequest>) -> Answer<pb::FocusTabResponse> {
         let origin = super::origin(&req);
         let id = tab_id(&req.into_inner().tab_id)?;
-        self.hub.may_control_tab(&origin, &id)?;
-        let ws = self.hub.focus_tab(&id)?;
+        self.hub.guard().may_control_tab(&origin, &id)?;
+        let ws = self.hub.arrangement().focus_tab(&id)?;
         Ok(Response::new(pb::FocusTabResponse {
             workspace: Some(workspace_to_pb(&ws)),
         }))
@@ -151,9 +153,9 @@ impl pb::workspace_service_server::WorkspaceService for WorkspaceService {
         let origin = super::origin(&req);
         let req = req.into_inner();
         let id = tab_id(&req.tab_id)?;
-        self.hub.may_control_tab(&origin, &id)?;
+        self.hub.guard().may_control_tab(&origin, &id)?;
         let index = usize::try_from(req.index).unwrap_or(usize::MAX);
-        let ws = self.hub.move_tab(&id, index)?;
+        let ws = self.hub.arrangement().move_tab(&id, index)?;
         Ok(Response::new(pb::MoveTabResponse {
             workspace: Some(workspace_to_pb(&ws)),
         }))

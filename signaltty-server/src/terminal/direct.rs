@@ -35,7 +35,8 @@ pub async fn serve(hub: &Hub, origin: &Origin, conn: &Conn, pane: &str) {
 /// The checks of a typing attach, then a copy of the pane's master.
 fn input_copy(hub: &Hub, origin: &Origin, pane: &str) -> Result<OwnedFd, String> {
     let id = PaneId::parse(pane).ok_or_else(|| format!("`{pane}` is not a pane id"))?;
-    hub.may_control_pane(origin, &id)
+    hub.guard()
+        .may_control_pane(origin, &id)
         .map_err(|e| e.to_string())?;
     // A restored pane (its saved tail) has no terminal to type into.
     let handle = hub.handle(&id).map_err(|e| e.to_string())?;

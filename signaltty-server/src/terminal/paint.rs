@@ -155,7 +155,7 @@ async fn send_back(conn: &Conn, bytes: Vec<u8>) -> std::io::Result<()> {
 
 /// Whether the grant's holder may type into the pane (the rule of a typing `Attach`).
 fn may_type(hub: &Hub, origin: &Origin, handle: &PaneHandle) -> bool {
-    hub.may_control_pane(origin, handle.id()).is_ok()
+    hub.guard().may_control_pane(origin, handle.id()).is_ok()
 }
 
 /// A grant's request, checked.

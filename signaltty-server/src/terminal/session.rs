@@ -104,7 +104,8 @@ fn prepare(
     let id = PaneId::parse(&request.pane)
         .ok_or_else(|| format!("`{}` is not a pane id", request.pane))?;
     if !request.read_only {
-        hub.may_control_pane(origin, &id)
+        hub.guard()
+            .may_control_pane(origin, &id)
             .map_err(|e| e.to_string())?;
     }
     // A restored pane (its saved tail) is shown over gRPC.
