@@ -19,7 +19,7 @@
 use std::io::IsTerminal;
 
 use clap::Args;
-use signaltty_client::catch_up::{CANCEL, CatchUp, CatchUpState, Piece, fetch_snapshot};
+use signaltty_client::catch_up::{CatchUp, CatchUpState, Piece, fetch_snapshot};
 use signaltty_client::raw_mode::{ModeTracker, RawMode};
 use signaltty_client::tty_input::TtyInput;
 use signaltty_client::tty_output::TtyOutput;
@@ -322,7 +322,7 @@ impl Screen {
             if self.catch_up.wrote(self.out.pending()) {
                 // Behind: what the terminal has not taken yet is not worth writing any more.
                 self.out.discard();
-                self.out.push(CANCEL)?;
+                self.out.push(signaltty_tty::modes::CANCEL)?;
             }
         }
         Ok(())
