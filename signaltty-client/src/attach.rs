@@ -174,29 +174,22 @@ impl Attach {
             read_only: start.read_only,
         };
         input.send(ReqKind::Start(first)).await;
-        let mut stream = client
+        let stream = client
             .panes()
             .attach(ReceiverStream::new(outgoing))
             .await?
             .into_inner();
-        let first = loop {
-            match stream.message().await? {
-                Some(message) => {
-                    if let Some(event) = AttachEvent::from_proto(message) {
-                        break event;
-                    }
-                }
-                None => {
-                    return Err(ClientError::Disconnected {
-                        detail: "the server closed the attach before its first message".into(),
-                    });
-                }
-            }
-        };
-        let events = AttachEvents {
-            first: Some(first),
+        let mut events = AttachEvents {
+            first: None,
             stream: Some(stream),
         };
+        let first = events
+            .next()
+            .await?
+            .ok_or_else(|| ClientError::Disconnected {
+                detail: "the server closed the attach before its first message".into(),
+            })?;
+        events.first = Some(first);
         Ok(Attach { events, input })
     }
 
@@ -278,12 +271,6 @@ impl AttachInput {
         self.send(ReqKind::Resize(resize)).await;
     }
 
-    /// True once the stream is over (the server ended it or the events half went away with an
-    /// error): nothing sent arrives any more.
-    pub fn is_closed(&self) -> bool {
-        self.requests.is_closed()
-    }
-
     async fn send(&self, kind: ReqKind) {
         // A closed channel means the stream is over; the events half reports why.
         let _ = self
@@ -321,49 +308,39 @@ mod tests {
 
     #[test]
     fn every_kind_decodes_and_unknown_messages_are_skipped() {
-        let output = pb::AttachResponse {
-            kind: Some(RespKind::Output(pb::attach_response::Output {
-                data: b"x".to_vec(),
-                end_offset: 9,
-            })),
+        use pb::attach_response as r;
+        let decode = |kind| AttachEvent::from_proto(pb::AttachResponse { kind: Some(kind) });
+        let output = r::Output {
+            data: b"x".to_vec(),
+            end_offset: 9,
         };
+        let data = b"x".to_vec();
+        let output_event = AttachEvent::Output {
+            data,
+            end_offset: 9,
+        };
+        assert_eq!(decode(RespKind::Output(output)), Some(output_event));
+        let resized = r::Resized {
+            cols: 100_000,
+            rows: 5,
+        };
+        let (cols, rows) = (u16::MAX, 5);
         assert_eq!(
-            AttachEvent::from_proto(output),
-            Some(AttachEvent::Output {
-                data: b"x".to_vec(),
-                end_offset: 9
-            })
+            decode(RespKind::Resized(resized)),
+            Some(AttachEvent::Resized { cols, rows })
         );
-        let resized = pb::AttachResponse {
-            kind: Some(RespKind::Resized(pb::attach_response::Resized {
-                cols: 100_000,
-                rows: 5,
-            })),
-        };
+        let exited = r::Exited { code: 130 };
         assert_eq!(
-            AttachEvent::from_proto(resized),
-            Some(AttachEvent::Resized {
-                cols: u16::MAX,
-                rows: 5
-            })
-        );
-        let exited = pb::AttachResponse {
-            kind: Some(RespKind::Exited(pb::attach_response::Exited { code: 130 })),
-        };
-        assert_eq!(
-            AttachEvent::from_proto(exited),
+            decode(RespKind::Exited(exited)),
             Some(AttachEvent::Exited { code: 130 })
         );
-        let resync = pb::AttachResponse {
-            kind: Some(RespKind::Resync(pb::attach_response::Resync {
-                reason: "lagged".into(),
-            })),
+        let reason = "lagged".to_owned();
+        let resync = r::Resync {
+            reason: reason.clone(),
         };
         assert_eq!(
-            AttachEvent::from_proto(resync),
-            Some(AttachEvent::Resync {
-                reason: "lagged".into()
-            })
+            decode(RespKind::Resync(resync)),
+            Some(AttachEvent::Resync { reason })
         );
         assert_eq!(
             AttachEvent::from_proto(pb::AttachResponse { kind: None }),

@@ -82,17 +82,18 @@ impl CatchUp {
     /// A catch-up for a terminal of `cols`×`rows`: behind once the backlog exceeds eight bytes a
     /// cell (a few screens' worth), at least 64 KiB.
     pub fn new(cols: u16, rows: u16) -> CatchUp {
-        let cells = usize::from(cols) * usize::from(rows);
-        CatchUp {
+        let mut catch_up = CatchUp {
             state: CatchUpState::Live,
             position: None,
-            limit: (cells * 8).max(MIN_LIMIT),
+            limit: 0,
             queued: Vec::new(),
             queued_bytes: 0,
             generation: 0,
             repaints: 0,
             skipped: 0,
-        }
+        };
+        catch_up.resize(cols, rows);
+        catch_up
     }
 
     /// The current state.
@@ -153,7 +154,7 @@ impl CatchUp {
 
     /// After writing: `pending` bytes are still waiting for the terminal. Returns true when
     /// the terminal just fell behind: the caller drops its unwritten backlog (counted here as
-    /// skipped) and queues [`CANCEL`].
+    /// skipped) and queues `signaltty_tty::modes::CANCEL`.
     pub fn wrote(&mut self, pending: usize) -> bool {
         if self.state == CatchUpState::Live && pending > self.limit {
             self.skip(pending as u64);
@@ -191,12 +192,7 @@ impl CatchUp {
             Ok(snapshot) => self.complete(snapshot, false),
             Err(_) => {
                 self.state = CatchUpState::Live;
-                let queued = std::mem::take(&mut self.queued);
-                self.queued_bytes = 0;
-                queued
-                    .into_iter()
-                    .filter_map(|(data, end)| self.cut(data, end).map(Piece::Output))
-                    .collect()
+                self.take_queued()
             }
         }
     }
@@ -223,14 +219,17 @@ impl CatchUp {
             bytes: snapshot.bytes,
             first,
         }];
-        let queued = std::mem::take(&mut self.queued);
-        self.queued_bytes = 0;
-        pieces.extend(
-            queued
-                .into_iter()
-                .filter_map(|(data, end)| self.cut(data, end).map(Piece::Output)),
-        );
+        pieces.extend(self.take_queued());
         pieces
+    }
+
+    /// The output queued while fetching, less what the terminal's screen already covers.
+    fn take_queued(&mut self) -> Vec<Piece> {
+        self.queued_bytes = 0;
+        std::mem::take(&mut self.queued)
+            .into_iter()
+            .filter_map(|(data, end)| self.cut(data, end).map(Piece::Output))
+            .collect()
     }
 
     /// The part of `data` (ending at `end_offset`) past `position`; advances it.
@@ -250,10 +249,6 @@ impl CatchUp {
         Some(data)
     }
 }
-
-/// CAN: ends any escape sequence the terminal is in the middle of (a dropped backlog may have
-/// been cut anywhere), so the repaint that follows is read from the start.
-pub const CANCEL: &[u8] = b"\x18";
 
 /// A fresh screen of `pane` over a second, read-only attach on the same connection: it leaves
 /// the pane's size and attention alone and ends when the snapshot arrived.

@@ -19,18 +19,15 @@
 use std::io::IsTerminal;
 
 use clap::Args;
-use signaltty_client::catch_up::{CANCEL, CatchUp, CatchUpState, Piece, fetch_snapshot};
+use signaltty_client::catch_up::{CatchUp, CatchUpState, Piece, fetch_snapshot};
 use signaltty_client::raw_mode::{ModeTracker, RawMode};
 use signaltty_client::tty_input::TtyInput;
 use signaltty_client::tty_output::TtyOutput;
 use signaltty_client::{AttachEvent, AttachStart, Client, ClientError, Snapshot};
 use signaltty_term::QueryFilter;
-use tokio::signal::unix::{SignalKind, signal};
 
-pub use super::attach_options::{
-    AttachEnd, AttachOptions, DEFAULT_DETACH_KEY, DetachKey, configured, parse_detach_key,
-    print_status, print_stdout,
-};
+use super::attach_options::print_stdout;
+pub use super::attach_options::{AttachEnd, AttachOptions, DetachKey, Signals, configured};
 use super::{Ctx, terminal_size};
 use crate::error::{CliError, CliResult, ErrorKind};
 use crate::resolve::Kind;
@@ -46,7 +43,7 @@ pub struct AttachArgs {
     read_only: bool,
     /// The key that detaches: ctrl-X, C-X or ^X (X in A-Z @ [ \ ] ^ _), or 0xNN [default: the
     /// config file's [attach] detach_key, else ctrl-\].
-    #[arg(long, value_name = "KEY", value_parser = parse_detach_key)]
+    #[arg(long, value_name = "KEY", value_parser = clap::value_parser!(DetachKey))]
     detach_key: Option<DetachKey>,
     /// Do not clear the pane's attention on attach.
     #[arg(long)]
@@ -134,11 +131,7 @@ pub async fn attach(ctx: &Ctx, client: Client, pane: &str, options: AttachOption
     // A remote link being redialled (see `attach_relink`): the pane's events wait meanwhile.
     let mut relink: Option<super::attach_relink::Relink> = None;
 
-    let mut sigwinch = signal(SignalKind::window_change())?;
-    let mut sigterm = signal(SignalKind::terminate())?;
-    let mut sighup = signal(SignalKind::hangup())?;
-    let mut sigint = signal(SignalKind::interrupt())?;
-    let mut sigquit = signal(SignalKind::quit())?;
+    let mut signals = Signals::new()?;
     let mut keys = TtyInput::open_stdin()
         .map_err(|e| CliError::local(format!("cannot read the terminal: {e}")))?;
     let guard = RawMode::enter()?;
@@ -212,7 +205,8 @@ pub async fn attach(ctx: &Ctx, client: Client, pane: &str, options: AttachOption
                 // The terminal hung up: nothing more can be typed, so leave.
                 Ok([]) | Err(_) => break AttachEnd::Detached,
                 Ok(bytes) => {
-                    let (forward, detach) = split_at_detach(bytes, options.detach_key);
+                    let (forward, detach) =
+                        signaltty_tty::split_at_detach(bytes, options.detach_key.0);
                     if !options.read_only {
                         input.input(forward.to_vec()).await;
                     }
@@ -221,16 +215,13 @@ pub async fn attach(ctx: &Ctx, client: Client, pane: &str, options: AttachOption
                     }
                 }
             },
-            _ = sigwinch.recv() => {
-                if let Some((cols, rows)) = terminal_size() {
+            signal = signals.next() => match signal {
+                Some(name) => break AttachEnd::Signal(name),
+                None => if let Some((cols, rows)) = terminal_size() {
                     screen.catch_up.resize(cols, rows);
                     input.resize(cols, rows).await;
-                }
-            }
-            _ = sigterm.recv() => break AttachEnd::Signal("SIGTERM"),
-            _ = sighup.recv() => break AttachEnd::Signal("SIGHUP"),
-            _ = sigint.recv() => break AttachEnd::Signal("SIGINT"),
-            _ = sigquit.recv() => break AttachEnd::Signal("SIGQUIT"),
+                },
+            },
         }
     };
     drop(guard);
@@ -241,40 +232,31 @@ pub async fn attach(ctx: &Ctx, client: Client, pane: &str, options: AttachOption
 
 /// Tells the user how the attach ended, below the pane's screen.
 fn report(end: AttachEnd, pane: &str) -> CliResult {
-    // Park the cursor on the last line so the shell's prompt comes after the pane's screen.
-    let park = String::from_utf8_lossy(signaltty_tty::modes::PARK_CURSOR);
-    match end {
-        AttachEnd::Detached => {
-            print_stdout(&format!(
-                "{park}[detached] {pane} keeps running; come back with: signaltty attach\n"
-            ));
-            Ok(())
-        }
-        AttachEnd::Exited(code) => {
-            print_stdout(&format!("{park}[pane exited with code {code}]\n"));
-            Ok(())
-        }
-        AttachEnd::Closed => {
-            print_stdout(&format!("{park}[pane closed]\n"));
-            Ok(())
-        }
-        AttachEnd::StreamEnded => {
-            print_stdout(&park);
+    let (line, result) = match end {
+        AttachEnd::Detached => (
+            format!("[detached] {pane} keeps running; come back with: signaltty attach\n"),
+            Ok(()),
+        ),
+        AttachEnd::Exited(code) => (format!("[pane exited with code {code}]\n"), Ok(())),
+        AttachEnd::Closed => ("[pane closed]\n".to_owned(), Ok(())),
+        AttachEnd::StreamEnded => (
+            String::new(),
             Err(CliError::with_reason(
                 ErrorKind::NoServer,
                 "lost the connection to the server",
                 "UNAVAILABLE",
-            ))
-        }
-        AttachEnd::Failed(err) => {
-            print_stdout(&park);
-            Err(err)
-        }
-        AttachEnd::Signal(name) => {
-            print_stdout(&format!("{park}[detached: {name}]\n"));
-            Err(CliError::local(format!("attach ended by {name}")))
-        }
-    }
+            )),
+        ),
+        AttachEnd::Failed(err) => (String::new(), Err(err)),
+        AttachEnd::Signal(name) => (
+            format!("[detached: {name}]\n"),
+            Err(CliError::local(format!("attach ended by {name}"))),
+        ),
+    };
+    // Park the cursor on the last line so the shell's prompt comes after the pane's screen.
+    let park = String::from_utf8_lossy(signaltty_tty::modes::PARK_CURSOR);
+    print_stdout(&format!("{park}{line}"));
+    result
 }
 
 /// A fresh screen on its way: the catch-up's generation and the server's answer.
@@ -345,7 +327,7 @@ impl Screen {
             if self.catch_up.wrote(self.out.pending()) {
                 // Behind: what the terminal has not taken yet is not worth writing any more.
                 self.out.discard();
-                self.out.push(CANCEL)?;
+                self.out.push(signaltty_tty::modes::CANCEL)?;
             }
         }
         Ok(())
@@ -358,43 +340,36 @@ impl Screen {
     }
 }
 
-/// The bytes to forward before the detach key, and whether the key was pressed.
-pub fn split_at_detach(bytes: &[u8], key: DetachKey) -> (&[u8], bool) {
-    signaltty_tty::split_at_detach(bytes, key.0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn detach_keys_parse_in_every_spelling() {
-        assert_eq!(parse_detach_key("ctrl-\\"), Ok(DetachKey(0x1c)));
-        assert_eq!(parse_detach_key("C-a"), Ok(DetachKey(0x01)));
-        assert_eq!(parse_detach_key("^]"), Ok(DetachKey(0x1d)));
-        assert_eq!(parse_detach_key("Ctrl+Q"), Ok(DetachKey(0x11)));
-        assert_eq!(parse_detach_key("0x1f"), Ok(DetachKey(0x1f)));
-        assert!(parse_detach_key("alt-x").is_err());
-        assert!(parse_detach_key("ctrl-1").is_err());
-        assert!(parse_detach_key("0x100").is_err());
-    }
-
-    #[test]
-    fn input_is_cut_at_the_detach_key() {
-        let key = DetachKey(DEFAULT_DETACH_KEY);
-        assert_eq!(split_at_detach(b"ls\x1crest", key), (&b"ls"[..], true));
-        assert_eq!(split_at_detach(b"ls -l\r", key), (&b"ls -l\r"[..], false));
-    }
-
-    #[test]
-    fn the_default_detach_key_is_ctrl_backslash() {
+    fn the_detach_key_flag_takes_the_config_files_spellings_and_defaults_to_it() {
         use crate::cli::{Cli, Command};
         use clap::Parser;
-        let cli = Cli::try_parse_from(["signaltty", "attach", "pane_1"]).expect("valid");
-        let Command::Attach(args) = cli.command else {
-            panic!("attach")
+        let flag = |extra: &[&str]| {
+            let args = ["signaltty", "attach", "pane_1"].iter().chain(extra);
+            Cli::try_parse_from(args).map(|cli| match cli.command {
+                Command::Attach(args) => args.detach_key,
+                _ => panic!("attach"),
+            })
         };
-        assert_eq!(args.detach_key, None, "the config file's key, else ctrl-\\");
+        assert_eq!(
+            flag(&[]).ok(),
+            Some(None),
+            "the config file's key, else ctrl-\\"
+        );
         assert_eq!(DetachKey::default(), DetachKey(0x1c));
+        // Every spelling: `signaltty_config::detach_key`'s tests.
+        assert_eq!(
+            flag(&["--detach-key", "C-a"]).ok(),
+            Some(Some(DetachKey(0x01)))
+        );
+        assert_eq!(
+            flag(&["--detach-key", "0x1f"]).ok(),
+            Some(Some(DetachKey(0x1f)))
+        );
+        assert!(flag(&["--detach-key", "alt-x"]).is_err());
     }
 }

@@ -16,9 +16,8 @@ use std::time::Duration;
 use signaltty_client::Client;
 use signaltty_client::raw_mode::RawMode;
 use signaltty_tty::protocol::{self, Conn, End, HandOff, Reply, Request};
-use tokio::signal::unix::{SignalKind, signal};
 
-use super::attach_options::{AttachEnd, AttachOptions};
+use super::attach_options::{AttachEnd, AttachOptions, Signals};
 use crate::error::CliError;
 
 /// How long the server has to answer the request.
@@ -106,27 +105,6 @@ async fn hand_off(socket: &Path, pane: &str, options: &AttachOptions) -> Option<
     })
 }
 
-/// The signals that matter while the server has the terminal.
-struct Signals {
-    winch: tokio::signal::unix::Signal,
-    term: tokio::signal::unix::Signal,
-    hup: tokio::signal::unix::Signal,
-    int: tokio::signal::unix::Signal,
-    quit: tokio::signal::unix::Signal,
-}
-
-impl Signals {
-    fn new() -> std::io::Result<Signals> {
-        Ok(Signals {
-            winch: signal(SignalKind::window_change())?,
-            term: signal(SignalKind::terminate())?,
-            hup: signal(SignalKind::hangup())?,
-            int: signal(SignalKind::interrupt())?,
-            quit: signal(SignalKind::quit())?,
-        })
-    }
-}
-
 /// Relays size changes and signals until the server says how the attach ended; also whether
 /// it vanished without saying (its connection closed, or no answer to a stop).
 async fn wait_for_end(conn: &mut Conn, mut signals: Signals) -> (AttachEnd, bool) {
@@ -141,14 +119,13 @@ async fn wait_for_end(conn: &mut Conn, mut signals: Signals) -> (AttachEnd, bool
         let name = tokio::select! {
             received = conn.recv::<Reply>() => return how_it_ended(received, stopped_by),
             () = stopping => return (AttachEnd::StreamEnded, true),
-            _ = signals.winch.recv() => {
-                let _ = conn.send(&Request::Resize, &[]).await;
-                continue;
-            }
-            _ = signals.term.recv() => "SIGTERM",
-            _ = signals.hup.recv() => "SIGHUP",
-            _ = signals.int.recv() => "SIGINT",
-            _ = signals.quit.recv() => "SIGQUIT",
+            signal = signals.next() => match signal {
+                Some(name) => name,
+                None => {
+                    let _ = conn.send(&Request::Resize, &[]).await;
+                    continue;
+                }
+            },
         };
         if stopped_by.is_none() {
             stopped_by = Some(name);

@@ -1,20 +1,14 @@
 //! What the attach commands share, below them all (`attach`, its hand-off and its relink of a
 //! remote link): how an attach is set up ([`AttachOptions`], from the config file by
-//! [`configured`]), how it ended ([`AttachEnd`]), and the status line it prints on the attached
-//! terminal.
+//! [`configured`]), the signals it answers ([`Signals`]), how it ended ([`AttachEnd`]), and the
+//! status line it prints on the attached terminal.
+
+use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use crate::error::{CliError, CliResult};
 
-/// Ctrl-\ (FS), tmux-free and rarely used by programs.
-pub const DEFAULT_DETACH_KEY: u8 = signaltty_config::detach_key::DEFAULT.0;
-
 /// The byte that detaches (the config file's type, so both spell keys the same way).
 pub use signaltty_config::DetachKey;
-
-/// Parses `ctrl-\`, `C-a`, `^]`, `0x1d`.
-pub fn parse_detach_key(text: &str) -> Result<DetachKey, String> {
-    text.parse()
-}
 
 /// The config file's `[attach]` detach key (else the default) and its `[fast_paths]`. A config
 /// file with mistakes is an error here as at the server's start: `signaltty config check`
@@ -49,7 +43,7 @@ impl Default for AttachOptions {
     fn default() -> Self {
         AttachOptions {
             read_only: false,
-            detach_key: DetachKey(DEFAULT_DETACH_KEY),
+            detach_key: DetachKey::default(),
             mark_seen: true,
             fast_paths: signaltty_config::FastPaths::default(),
         }
@@ -71,6 +65,40 @@ pub enum AttachEnd {
     Failed(CliError),
     /// A signal to this process.
     Signal(&'static str),
+}
+
+/// The signals an attach answers while it lasts.
+pub struct Signals {
+    winch: Signal,
+    term: Signal,
+    hup: Signal,
+    int: Signal,
+    quit: Signal,
+}
+
+impl Signals {
+    /// Starts listening.
+    pub fn new() -> std::io::Result<Signals> {
+        Ok(Signals {
+            winch: signal(SignalKind::window_change())?,
+            term: signal(SignalKind::terminate())?,
+            hup: signal(SignalKind::hangup())?,
+            int: signal(SignalKind::interrupt())?,
+            quit: signal(SignalKind::quit())?,
+        })
+    }
+
+    /// The next signal (cancel-safe): `None` for a window change, else the name of one that
+    /// ends the attach.
+    pub async fn next(&mut self) -> Option<&'static str> {
+        tokio::select! {
+            _ = self.winch.recv() => None,
+            _ = self.term.recv() => Some("SIGTERM"),
+            _ = self.hup.recv() => Some("SIGHUP"),
+            _ = self.int.recv() => Some("SIGINT"),
+            _ = self.quit.recv() => Some("SIGQUIT"),
+        }
+    }
 }
 
 /// One status line on the attached terminal (raw mode: CR LF around it).

@@ -93,11 +93,6 @@ impl Feed {
         self.sub.is_none()
     }
 
-    /// Whether the pane's output ended.
-    pub fn closed(&self) -> bool {
-        !self.open
-    }
-
     /// Whether every chunk received so far was delivered.
     pub fn drained(&self) -> bool {
         !self.open || self.sub.as_ref().is_some_and(|s| s.chunks.is_empty())
@@ -248,7 +243,7 @@ mod tests {
         assert!(feed.drained());
         drop(pane);
         assert_eq!(feed.next().await, Fed::Closed);
-        assert!(feed.closed() && feed.drained());
+        assert!(!feed.open && feed.drained());
     }
 
     #[tokio::test]

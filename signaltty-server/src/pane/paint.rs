@@ -292,6 +292,10 @@ mod tests {
         rows: 8,
     };
 
+    fn span(row: u16, start: u16, end: u16) -> Span {
+        Span { row, start, end }
+    }
+
     fn screen(bytes: &[u8]) -> Screen {
         let mut screen = Screen::new(10, 6);
         screen.feed(bytes);
@@ -314,14 +318,7 @@ mod tests {
     #[test]
     fn an_echo_paints_its_cell_only() {
         let (diff, out) = paint(b"$ ab", b"c", RECT);
-        assert_eq!(
-            diff,
-            Diff::Spans(vec![Span {
-                row: 0,
-                start: 4,
-                end: 5
-            }])
-        );
+        assert_eq!(diff, Diff::Spans(vec![span(0, 4, 5)]));
         assert_eq!(out, b"\x1b7\x1b[4;12H\x1b[0mc\x1b[m\x1b8");
         // Replayed on a terminal of the outer size, the letter lands at the rect's offset.
         let mut outer = Screen::new(40, 10);
@@ -346,14 +343,7 @@ mod tests {
     #[test]
     fn an_erase_paints_blanks_with_their_colour() {
         let (diff, out) = paint(b"abcdef", b"\r\x1b[3C\x1b[44m\x1b[K", RECT);
-        assert_eq!(
-            diff,
-            Diff::Spans(vec![Span {
-                row: 0,
-                start: 3,
-                end: 10
-            }])
-        );
+        assert_eq!(diff, Diff::Spans(vec![span(0, 3, 10)]));
         let text = String::from_utf8(out).expect("utf-8");
         assert!(text.contains("\x1b[0;48;5;4m       \x1b[m"), "{text:?}");
         let (_, out) = paint(b"abcdef", b"\x1b[2D\x1b[K", RECT);
@@ -363,14 +353,7 @@ mod tests {
     #[test]
     fn wide_characters_and_marks_are_written_whole() {
         let (diff, out) = paint("ab日".as_bytes(), "\x1b[2D本".as_bytes(), RECT);
-        assert_eq!(
-            diff,
-            Diff::Spans(vec![Span {
-                row: 0,
-                start: 2,
-                end: 4
-            }])
-        );
+        assert_eq!(diff, Diff::Spans(vec![span(0, 2, 4)]));
         assert_eq!(out, "\x1b7\x1b[4;10H\x1b[0m本\x1b[m\x1b8".as_bytes());
         let (_, out) = paint(b"e", "\u{301}".as_bytes(), RECT);
         assert_eq!(out, "\x1b7\x1b[4;8H\x1b[0me\u{301}\x1b[m\x1b8".as_bytes());
@@ -381,23 +364,7 @@ mod tests {
         let (diff, _) = paint(b"", b"a\r\nb\r\n\r\nd", RECT);
         assert_eq!(
             diff,
-            Diff::Spans(vec![
-                Span {
-                    row: 0,
-                    start: 0,
-                    end: 1
-                },
-                Span {
-                    row: 1,
-                    start: 0,
-                    end: 1
-                },
-                Span {
-                    row: 3,
-                    start: 0,
-                    end: 1
-                },
-            ])
+            Diff::Spans(vec![span(0, 0, 1), span(1, 0, 1), span(3, 0, 1),])
         );
         // A scroll changes every row.
         let (diff, _) = paint(b"1\r\n2\r\n3\r\n4\r\n5\r\n6", b"\r\n7", RECT);

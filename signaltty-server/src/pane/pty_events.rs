@@ -96,12 +96,8 @@ impl EventSender {
             return Ok(());
         };
         self.delivery.queued.fetch_add(1, Ordering::AcqRel);
-        if self.tx.send(Box::new(event)).await.is_err() {
-            self.delivery.queued.fetch_sub(1, Ordering::AcqRel);
-            return Err(ConsumerGone);
-        }
-        self.queued();
-        Ok(())
+        let sent = self.tx.send(Box::new(event)).await.is_ok();
+        self.queued(sent)
     }
 
     /// [`EventSender::send`] for the reader's burst loop on a blocking-pool thread.
@@ -110,12 +106,8 @@ impl EventSender {
             return Ok(());
         };
         self.delivery.queued.fetch_add(1, Ordering::AcqRel);
-        if self.tx.blocking_send(Box::new(event)).is_err() {
-            self.delivery.queued.fetch_sub(1, Ordering::AcqRel);
-            return Err(ConsumerGone);
-        }
-        self.queued();
-        Ok(())
+        let sent = self.tx.blocking_send(Box::new(event)).is_ok();
+        self.queued(sent)
     }
 
     /// Handles `event` inline when it may be (small, nothing queued, a handler served); hands
@@ -138,14 +130,20 @@ impl EventSender {
         Ok(Some(event))
     }
 
-    /// After an event went into the channel: makes sure a drain job will handle it.
-    fn queued(&self) {
+    /// After an event was counted and `sent` into the channel (or not: the consumer is gone):
+    /// makes sure a drain job will handle it.
+    fn queued(&self, sent: bool) -> Result<(), ConsumerGone> {
+        if !sent {
+            self.delivery.queued.fetch_sub(1, Ordering::AcqRel);
+            return Err(ConsumerGone);
+        }
         // Pairs with the fence in `serve`: of an event queued while the consumer starts serving,
         // at least one side sees the other and starts the drain.
         fence(Ordering::SeqCst);
         if self.delivery.served.get().is_some() {
             start_drain(&self.delivery);
         }
+        Ok(())
     }
 }
 

@@ -1,6 +1,4 @@
-//! Direct input (`input` on the side socket, `signaltty_tty::protocol`): a client that shows a pane
-//! over gRPC (the TUI) is given the pane's PTY master and writes typed bytes to it itself, so a key
-//! reaches the program without waking the server.
+//! Direct input (`input` on the side socket, `signaltty_tty::protocol`).
 //!
 //! Who gets it: a peer of our uid (`listen`), placed like a gRPC caller, that may type into the
 //! pane (`may_control_pane`, the same rule as a typing `Attach`), for a live pane (not restored,

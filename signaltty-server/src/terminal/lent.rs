@@ -1,7 +1,4 @@
-//! Lent keys within a paint grant (`lend` … `back`, `signaltty_tty::lend`): while a TUI shows the
-//! pane we paint and types into it, we read its terminal and write plain keys straight to the pane,
-//! so a key wakes two processes on its way to the screen (us, the program), as with tmux, instead
-//! of three (the TUI, us, the program).
+//! Lent keys within a paint grant (`lend` … `back`; what and why: `signaltty_tty::lend`).
 //!
 //! Who gets it: the grant's holder, if it may type into the pane (`may_control_pane`, the rule of a
 //! typing `Attach`; painting alone is granted like a read-only one). The terminal is opened again

@@ -1,7 +1,5 @@
-//! Server paint (`paint` on the side socket, `signaltty_tty::protocol`): a client that shows a pane
-//! inside its own screen (the TUI) gives the server its terminal and the pane's rectangle on it,
-//! and the pane actor writes each echo there itself (`pane/paint.rs`) — one process hop fewer per
-//! keystroke.
+//! A paint grant's connection (`paint` on the side socket, `signaltty_tty::protocol`; what the
+//! pane actor paints: `pane/paint.rs`).
 //!
 //! Who gets a grant: a peer of our uid (`listen`), for a live pane, with the checks of a
 //! **read-only** `Attach` (painting shows output and types nothing, so the placement rule that

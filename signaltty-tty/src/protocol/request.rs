@@ -63,16 +63,6 @@ pub struct Rect {
     pub rows: u16,
 }
 
-impl Request {
-    /// Whether this request opens a connection (the server answers `ready` or `refused`).
-    pub fn opens(&self) -> bool {
-        matches!(
-            self,
-            Request::HandOff(_) | Request::Input { .. } | Request::Paint { .. }
-        )
-    }
-}
-
 impl Message for Request {
     fn encode(&self) -> Vec<u8> {
         let line = match self {

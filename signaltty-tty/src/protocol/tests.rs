@@ -141,7 +141,6 @@ async fn a_terminal_travels_with_its_request_and_the_answer_is_awaited() {
             .expect("recv")
             .expect("a request");
         assert_eq!(request, asked);
-        assert!(request.opens());
         assert_eq!(fds.len(), 1);
         assert!(nix::unistd::isatty(&fds[0]).expect("isatty"));
         // A notice right behind `ready` (one write) stays for the client's next read.

@@ -253,7 +253,8 @@ async fn session(
             flushed = flush_direct(direct) => if flushed.is_err() {
                 fall_back(direct, &input, &[]).await;
             },
-            () = sleep_until(hold_until), if hold_until.is_some() => {
+            () = tokio::time::sleep_until(hold_until.unwrap_or_else(Instant::now).into()),
+                if hold_until.is_some() => {
                 // The size did not come: do not wait for it again.
                 shared.update_sizing(Sizing::give_up);
                 release(held.take(), direct, &input, shared).await;
@@ -345,13 +346,6 @@ async fn release(
     }
 }
 
-async fn sleep_until(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at.into()).await,
-        None => std::future::pending().await,
-    }
-}
-
 /// Until direct input's backlog moved on (or failed); never without a backlog. While it waits
 /// it holds the direct input, so the loop queues keys behind the backlog.
 // Held across the wait on purpose: every other use of the cell is a `try_borrow_mut` (the
@@ -374,7 +368,7 @@ async fn flush_direct(direct: &RefCell<Option<Direct>>) -> Result<(), ()> {
 async fn fall_back(direct: &RefCell<Option<Direct>>, input: &AttachInput, failed: &[u8]) {
     let given_up = direct.borrow_mut().take();
     if let Some(d) = given_up {
-        let mut rest = d.give_up().backlog;
+        let mut rest = d.give_up();
         rest.extend_from_slice(failed);
         if !rest.is_empty() {
             input.input(rest).await;

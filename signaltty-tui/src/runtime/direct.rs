@@ -9,8 +9,7 @@
 //! does not take at once waits in a backlog, written as it reads (the descriptor is in the
 //! reactor only while bytes wait). Asked for on every (re)attach of an interactive pane; a
 //! refusal (an older server, a restored pane, no hand-off socket, `[fast_paths] direct_input`
-//! off)
-//! leaves input on gRPC, as before.
+//! off) leaves input on gRPC, as before.
 
 use std::path::Path;
 use std::time::Duration;
@@ -27,12 +26,6 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(2);
 /// The pane's input, written by us.
 pub struct Direct {
     out: TtyOutput,
-}
-
-/// Why direct input ended, with what it still held (to go over gRPC, in order).
-pub struct GaveUp {
-    /// Bytes typed but not taken by the pane.
-    pub backlog: Vec<u8>,
 }
 
 impl Direct {
@@ -73,10 +66,9 @@ impl Direct {
         self.out.flush_some().await.map_err(|_| ())
     }
 
-    /// Stops writing directly; what is left goes over gRPC. The descriptor is closed.
-    pub fn give_up(mut self) -> GaveUp {
-        GaveUp {
-            backlog: self.out.take_backlog(),
-        }
+    /// Stops writing directly (the descriptor is closed): what the pane had not taken, to go
+    /// over gRPC in order.
+    pub fn give_up(mut self) -> Vec<u8> {
+        self.out.take_backlog()
     }
 }

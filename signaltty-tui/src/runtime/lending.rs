@@ -1,15 +1,10 @@
-//! Lending the keys: while the server paints the focused pane and we are in Insert mode with
-//! nothing of ours in the way, the server reads our terminal itself and writes plain keys
-//! straight to the pane (`lend`, `signaltty_tty::lend`), as tmux's server reads its client's terminal.
-//! A typed letter then wakes the server and the program only — this process is not woken at
-//! all — and its echo is painted by the server; our frame of it follows, paced like any output.
-//!
-//! The server takes only the bytes we would have sent on unchanged (printable ASCII, Enter, Tab,
-//! Backspace and whole UTF-8 characters, none of them bound in the Insert keymap, for a program
-//! that did not ask for every key as an escape code) and hands back the rest, in order, the moment it meets one: the
-//! leader, a mouse report, a paste, any escape sequence come back to our parser as if we had
-//! read them. The keys come home too whenever [`may_lend`] stops holding (a mode, focus or
-//! overlay change, attention that typing would clear): `release`, answered by `back`.
+//! Lending the keys (`lend`; what the server takes and why: `signaltty_tty::lend`): while the
+//! server paints the focused pane and we are in Insert mode with nothing of ours in the way, a
+//! typed letter wakes the server and the program only — this process not at all. What the
+//! server hands back (a key bound in our Insert keymap, [`excluded`], the leader, a mouse
+//! report, a paste, any escape sequence) comes back to our parser as if we had read it. The
+//! keys come home too whenever [`may_lend`] stops holding (a mode, focus or overlay change,
+//! attention that typing would clear): `release`, answered by `back`.
 //!
 //! Switched off by `[fast_paths] lend_keys = false` (for A/B measurements and as an escape
 //! hatch): every key is then read here.

@@ -1,8 +1,6 @@
-//! Server painting: the server writes the focused pane's changes straight into this terminal,
-//! at the pane's place, as they come out of the program (`paint`, `signaltty_tty::protocol`), so a typed
-//! key's echo reaches the screen without waiting for this process — program → server →
-//! terminal, as with tmux, instead of program → server → TUI → terminal. The TUI still draws
-//! the same cells from its own model a moment later; the server's write is an early copy.
+//! Server painting (`paint`, `signaltty_tty::protocol`; the server's side: `pane/paint.rs`): a
+//! typed key's echo reaches the screen without waiting for this process. We still draw the same
+//! cells from our model a moment later; the server's write is an early copy.
 //!
 //! Two writers share the terminal, so the rules are:
 //! - The server writes only inside the rectangle it was given, each paint one write(2) framed
@@ -20,11 +18,9 @@
 //! Refused (older server, no hand-off socket) or switched off (`[fast_paths] server_paint =
 //! false`, for A/B measurements and as an escape hatch): the TUI draws everything itself.
 //!
-//! The grant's request also passes our terminal's input, so that on the same connection the
-//! server can be lent our keys (`lend`, `signaltty_tty::lend`; when and why: [`super::lending`]): a
-//! grant tracks where the keys are read ([`ServerPaint::lend_keys`], [`ServerPaint::recall_keys`],
-//! [`ServerPaint::keys_lent`]) and keeps what the server hands back for the reader
-//! ([`ServerPaint::take_back`]). A grant that ends, however it ends, gives the keys back.
+//! The grant's request also passes our terminal's input, so that the server can be lent our
+//! keys on the same connection ([`super::lending`]); a grant that ends, however it ends, gives
+//! the keys back.
 
 use std::os::fd::AsFd as _;
 use std::path::PathBuf;
