@@ -105,18 +105,14 @@ pub async fn attach(ctx: &Ctx, client: Client, pane: &str, options: AttachOption
         return super::attach_remote::attach(remote, pane, &options).await;
     }
     // The fast path: the server takes this terminal; else over gRPC.
-    let client = match ctx.remote {
-        Some(_) => client,
-        None => {
-            match super::attach_handoff::attach(&ctx.target.socket, pane, &options, client).await {
-                Ok(end) => {
-                    remember();
-                    return report(end, pane);
-                }
-                Err(client) => client,
+    let client =
+        match super::attach_handoff::attach(&ctx.target.socket, pane, &options, client).await {
+            Ok(end) => {
+                remember();
+                return report(end, pane);
             }
-        }
-    };
+            Err(client) => client,
+        };
     let (cols, rows) = terminal_size().unwrap_or((80, 24));
     let start = AttachStart {
         read_only: options.read_only,
@@ -125,11 +121,8 @@ pub async fn attach(ctx: &Ctx, client: Client, pane: &str, options: AttachOption
     };
     // Waits for the server's first message before touching the terminal: a bad pane id fails
     // here with the terminal as it was.
-    let (mut events, mut input) = client.attach(start.clone()).await?.split();
-    let mut client = client;
+    let (mut events, input) = client.attach(start).await?.split();
     remember();
-    // A remote link being redialled (see `attach_relink`): the pane's events wait meanwhile.
-    let mut relink: Option<super::attach_relink::Relink> = None;
 
     let mut signals = Signals::new()?;
     let mut keys = TtyInput::open_stdin()
@@ -158,37 +151,16 @@ pub async fn attach(ctx: &Ctx, client: Client, pane: &str, options: AttachOption
             break AttachEnd::Exited(code);
         }
         tokio::select! {
-            event = events.next(), if exited.is_none() && relink.is_none() => match event {
+            event = events.next(), if exited.is_none() => match event {
                 Ok(Some(AttachEvent::Exited { code })) => exited = Some(code),
                 Ok(Some(event)) => {
                     if let Err(err) = screen.show(event) {
                         break AttachEnd::Failed(err.into());
                     }
                 }
-                // Over ssh a lost connection is the link, not the server: dial again.
-                Ok(None) | Err(ClientError::Disconnected { .. }) if ctx.remote.is_some() => {
-                    let why = match event {
-                        Err(err) => err.to_string(),
-                        _ => "the stream ended".to_owned(),
-                    };
-                    if let Some(remote) = ctx.remote.clone() {
-                        fetch = None;
-                        let (cols, rows) = terminal_size().unwrap_or((cols, rows));
-                        let again = AttachStart { cols, rows, ..start.clone() };
-                        relink = Some(super::attach_relink::relink(remote, again, why));
-                    }
-                }
                 Ok(None) => break AttachEnd::StreamEnded,
                 Err(err) => break AttachEnd::Failed(err.into()),
             },
-            linked = super::attach_relink::poll_relink(&mut relink) => {
-                relink = None;
-                match linked {
-                    // Its first event is a Snapshot: the screen is repainted whole.
-                    Ok((c, e, i)) => (client, events, input) = (c, e, i),
-                    Err(err) => break AttachEnd::Failed(err.into()),
-                }
-            }
             (generation, result) = poll_fetch(&mut fetch) => {
                 fetch = None;
                 let pieces = screen.catch_up.fetched(generation, result);

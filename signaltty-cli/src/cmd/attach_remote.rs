@@ -23,9 +23,8 @@ use signaltty_client::Backoff;
 use signaltty_client::raw_mode::RawMode;
 use signaltty_client::remote::Remote;
 use signaltty_client::tty_input::TtyInput;
-use tokio::signal::unix::{SignalKind, signal};
 
-use super::attach::{AttachOptions, print_status, print_stdout, split_at_detach};
+use super::attach_options::{AttachOptions, Signals, print_status, print_stdout};
 use crate::error::{CliError, CliResult, ErrorKind};
 
 /// ssh's own exit code when the connection or the login failed.
@@ -35,8 +34,7 @@ const SSH_FAILED: i32 = 255;
 pub async fn attach(remote: &Remote, pane: &str, options: &AttachOptions) -> CliResult {
     let args = remote_args(pane, options);
     let guard = RawMode::enter()?;
-    let mut sigterm = signal(SignalKind::terminate())?;
-    let mut sighup = signal(SignalKind::hangup())?;
+    let mut signals = Signals::new()?;
     let seed = u64::from(std::process::id());
     let mut backoff =
         Backoff::with_limits(Duration::from_millis(200), Duration::from_secs(10), seed);
@@ -54,8 +52,7 @@ pub async fn attach(remote: &Remote, pane: &str, options: &AttachOptions) -> Cli
             })?;
         let status = tokio::select! {
             status = ssh.wait() => status?,
-            _ = sigterm.recv() => break End::Signal("SIGTERM"),
-            _ = sighup.recv() => break End::Signal("SIGHUP"),
+            name = ending(&mut signals) => break End::Signal(name),
         };
         let Some(why) = link_lost(status) else {
             // The remote attach ended by itself and said how; its code is ours.
@@ -155,11 +152,20 @@ async fn detached_within(delay: Duration, options: &AttachOptions) -> Result<boo
                 // The terminal hung up: nobody is left to reconnect for.
                 Ok([]) | Err(_) => return Ok(true),
                 Ok(bytes) => {
-                    if split_at_detach(bytes, options.detach_key).1 {
+                    if signaltty_tty::split_at_detach(bytes, options.detach_key.0).1 {
                         return Ok(true);
                     }
                 }
             },
+        }
+    }
+}
+
+/// The next signal that ends the attach (a window change is ssh's: it tells the remote).
+async fn ending(signals: &mut Signals) -> &'static str {
+    loop {
+        if let Some(name) = signals.next().await {
+            return name;
         }
     }
 }
@@ -172,7 +178,7 @@ fn shell_quote(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::attach::DetachKey;
+    use crate::cmd::attach_options::DetachKey;
 
     #[test]
     fn the_remote_command_carries_the_options_quoted() {

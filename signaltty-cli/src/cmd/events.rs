@@ -23,7 +23,6 @@ use signaltty_client::{Backoff, ClientError};
 use tonic::transport::Channel;
 
 use super::Ctx;
-use super::attach_relink::link_failure;
 use crate::error::{CliError, CliResult, ErrorKind};
 
 /// `signaltty events`
@@ -179,6 +178,19 @@ impl Follow {
         }
         Ok(())
     }
+}
+
+/// Whether trying the link again may help: the transport broke or the host did not answer. A
+/// refusal by the remote server or a version mismatch stays an error.
+fn link_failure(err: &ClientError) -> bool {
+    err.is_retryable()
+        || matches!(
+            err,
+            ClientError::Remote {
+                reason: "REMOTE_UNREACHABLE" | "REMOTE_TIMEOUT",
+                ..
+            }
+        )
 }
 
 #[cfg(test)]

@@ -5,7 +5,6 @@ pub mod arrange;
 pub mod attach;
 pub mod attach_handoff;
 pub mod attach_options;
-pub mod attach_relink;
 pub mod attach_remote;
 pub mod bridge;
 pub mod close_exited;
