@@ -153,8 +153,8 @@ impl Pty {
             let reading = reader(reader_fd, Arc::clone(&wake), Arc::clone(&exit), tx)
                 .map_err(setup("reader"))?;
             let wake_on_exit = Arc::clone(&wake);
-            let reaping = reaper(Arc::clone(&exit), move || wake_on_exit.ring())
-                .map_err(setup("reaper"))?;
+            let reaping =
+                reaper(Arc::clone(&exit), move || wake_on_exit.ring()).map_err(setup("reaper"))?;
             Ok((input, rx, reading, reaping))
         })();
         let (input, rx, reading, reaping) = match parts {
@@ -168,16 +168,14 @@ impl Pty {
             }
         };
         // One task per pane runs both: a task's header and scheduling state cost as much as
-        // the reaper's future itself (issue 31: memory per idle pane). `join!` polls each
+        // the reaper's future itself (issue 31: memory per idle pane). `join` polls each
         // future on its own, so the reaper still reaps while the reader waits for its consumer.
-        tokio::spawn(async move {
-            match reaping {
-                Some(reaping) => {
-                    tokio::join!(reading, reaping);
-                }
-                None => reading.await,
-            }
-        });
+        // A combinator, not `join!` in an `async` block: the block kept the two futures twice
+        // (once captured, once in the join), which cost more than the second task saved.
+        tokio::spawn(futures_util::future::join(
+            reading,
+            futures_util::future::OptionFuture::from(reaping),
+        ));
         // The reaper owns the wait from now on; std's `Child` neither waits nor kills on drop.
         drop(child);
 
