@@ -150,12 +150,12 @@ impl Term {
 
     /// The visible rows of the active screen, top first.
     pub fn rows(&self) -> impl ExactSizeIterator<Item = &Row> {
-        self.emu.grid().iter()
+        (0..self.emu.rows).map(|row| self.emu.row_at(row))
     }
 
     /// Visible row `row` of the active screen.
     pub fn row(&self, row: u16) -> Option<&Row> {
-        self.emu.grid().get(usize::from(row))
+        (row < self.emu.rows).then(|| self.emu.row_at(row))
     }
 
     /// The cell at `(row, col)` of the active screen.
@@ -220,7 +220,10 @@ struct Saved {
 struct Emulator {
     cols: u16,
     rows: u16,
-    /// Main and alternate screens, `rows` rows each, top first.
+    /// Main and alternate screens, `rows` rows each, top first. The main screen is empty until
+    /// the first edit of it (`grid_mut`), and reads as blank rows until then: most panes are
+    /// idle, and a blank 80×24 screen's row headers alone were ~1 KiB a pane (issue 31). The
+    /// alternate screen is empty while it does not show.
     main: VecDeque<Row>,
     alt: VecDeque<Row>,
     on_alt: bool,
@@ -250,7 +253,7 @@ impl Emulator {
         Self {
             cols,
             rows,
-            main: blank_rows(rows),
+            main: VecDeque::new(),
             alt: VecDeque::new(),
             on_alt: false,
             row: 0,
@@ -274,18 +277,32 @@ impl Emulator {
         usize::from(self.on_alt)
     }
 
-    fn grid(&self) -> &VecDeque<Row> {
-        if self.on_alt { &self.alt } else { &self.main }
+    /// Row `row` (`< rows`) of the active screen; a blank one while the rows are not made.
+    fn row_at(&self, row: u16) -> &Row {
+        let grid = if self.on_alt { &self.alt } else { &self.main };
+        grid.get(usize::from(row)).unwrap_or(&BLANK_ROW)
     }
 
+    /// The active screen, for an edit: its rows are made first when they are not yet.
     fn grid_mut(&mut self) -> &mut VecDeque<Row> {
         if self.on_alt {
             &mut self.alt
         } else {
-            &mut self.main
+            self.main_mut()
         }
     }
+
+    /// The main screen, for an edit (see `main`).
+    fn main_mut(&mut self) -> &mut VecDeque<Row> {
+        if self.main.is_empty() {
+            self.main = blank_rows(self.rows);
+        }
+        &mut self.main
+    }
 }
+
+/// What a row not made yet reads as.
+static BLANK_ROW: Row = Row::BLANK;
 
 fn blank_rows(rows: u16) -> VecDeque<Row> {
     std::iter::repeat_with(Row::default)

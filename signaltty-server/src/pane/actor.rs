@@ -101,16 +101,35 @@ struct Model {
     scanner: OscScanner,
     notify_limit: NotifyLimit,
     offset: u64,
-    clients: Clients,
-    /// The rule the clients' sizes are combined by (the server's `window_size`, given at join).
-    rule: WindowSize,
+    /// Made by the first client or paint grant: most panes never have one, and inline this was
+    /// ~120 bytes of every idle pane (issue 31).
+    attached: Option<Box<Attached>>,
     next_client: u64,
     /// Output to attached clients. Made by the first subscriber and dropped at the first output
     /// nobody receives: a broadcast channel allocates all its slots up front (~4.5 KiB for 64
     /// chunks), and most panes have no client most of the time (issue 18: memory per pane).
     fanout: Option<broadcast::Sender<Chunk>>,
+}
+
+/// What a pane keeps for its attached clients and painted terminals.
+#[derive(Default)]
+struct Attached {
+    clients: Clients,
+    /// The rule the clients' sizes are combined by (the server's `window_size`, given at join).
+    rule: WindowSize,
     /// Client terminals painted after each chunk (`super::paint`).
     paints: Grants,
+}
+
+impl Model {
+    fn attached(&mut self) -> &mut Attached {
+        self.attached.get_or_insert_default()
+    }
+
+    /// Whether a client terminal is painted after each chunk.
+    fn painting(&self) -> bool {
+        self.attached.as_ref().is_some_and(|a| !a.paints.is_empty())
+    }
 }
 
 struct Shared {
@@ -208,11 +227,9 @@ impl PaneHandle {
                 scanner: OscScanner::new(),
                 notify_limit: NotifyLimit::new(Instant::now()),
                 offset: 0,
-                clients: Clients::default(),
-                rule: WindowSize::default(),
+                attached: None,
                 next_client: 1,
                 fanout: None,
-                paints: Grants::default(),
             }),
             size: LazyWatch::new(size),
             exit: LazyWatch::new(None),
@@ -290,7 +307,12 @@ impl PaneHandle {
         notices: tokio::sync::mpsc::UnboundedSender<signaltty_tty::protocol::Notice>,
     ) -> GrantId {
         let model = &mut *self.model();
-        let id = model.paints.add(model.screen.view(), out, rect, notices);
+        let view = model.screen.view();
+        let id = model
+            .attached
+            .get_or_insert_default()
+            .paints
+            .add(view, out, rect, notices);
         self.shared.note_painted(model);
         id
     }
@@ -298,7 +320,11 @@ impl PaneHandle {
     /// The client redrew the pane: paint again from a fresh copy. False once the grant is gone.
     pub fn resume_paint(&self, id: GrantId) -> bool {
         let model = &mut *self.model();
-        let resumed = model.paints.resume(id, model.screen.view());
+        let view = model.screen.view();
+        let resumed = model
+            .attached
+            .as_mut()
+            .is_some_and(|a| a.paints.resume(id, view));
         self.shared.note_painted(model);
         resumed
     }
@@ -306,7 +332,7 @@ impl PaneHandle {
     /// Ends a grant; nothing is painted for it once this returns.
     pub fn remove_paint(&self, id: GrantId) -> bool {
         let mut model = self.model();
-        let removed = model.paints.remove(id);
+        let removed = model.attached.as_mut().is_some_and(|a| a.paints.remove(id));
         self.shared.note_painted(&model);
         removed
     }
@@ -354,8 +380,9 @@ impl PaneHandle {
         let mut model = self.model();
         let id = ClientId(model.next_client);
         model.next_client += 1;
-        model.rule = rule;
-        model.clients.join(id, size);
+        let attached = model.attached();
+        attached.rule = rule;
+        attached.clients.join(id, size);
         let changed = self.arbitrate(&mut model);
         (id, changed)
     }
@@ -363,7 +390,7 @@ impl PaneHandle {
     /// A client's new size.
     pub fn client_resized(&self, client: ClientId, size: Size) -> Option<Size> {
         let mut model = self.model();
-        if !model.clients.resize(client, size) {
+        if !model.attached().clients.resize(client, size) {
             return None;
         }
         self.arbitrate(&mut model)
@@ -375,7 +402,7 @@ impl PaneHandle {
             return None;
         }
         let mut model = self.model();
-        if !model.clients.touch(client) {
+        if !model.attached().clients.touch(client) {
             return None;
         }
         self.arbitrate(&mut model)
@@ -384,7 +411,7 @@ impl PaneHandle {
     /// A client detached; the last size stays when it was the last one.
     pub fn leave(&self, client: ClientId) -> Option<Size> {
         let mut model = self.model();
-        model.clients.leave(client);
+        model.attached().clients.leave(client);
         self.arbitrate(&mut model)
     }
 
@@ -397,9 +424,10 @@ impl PaneHandle {
     /// The size the rule makes of the attached, size-reporting clients; applies it when it
     /// differs.
     fn arbitrate(&self, model: &mut Model) -> Option<Size> {
-        let latest = model.clients.latest().map_or(0, |id| id.0);
+        let attached = model.attached();
+        let latest = attached.clients.latest().map_or(0, |id| id.0);
         self.shared.latest.store(latest, Ordering::Relaxed);
-        let size = model.clients.effective(model.rule)?;
+        let size = attached.clients.effective(attached.rule)?;
         self.apply_size(model, size)
     }
 
@@ -425,7 +453,7 @@ impl Shared {
     /// Brings `painted` in line with the grants (called under the model's lock after each
     /// change of them).
     fn note_painted(&self, model: &Model) {
-        let live = model.paints.live();
+        let live = model.attached.as_ref().is_some_and(|a| a.paints.live());
         if self.painted.swap(live, Ordering::AcqRel) && !live {
             self.unpainted.notify_waiters();
         }
@@ -460,15 +488,18 @@ fn on_output(shared: &Shared, report: &Reporter, bytes: &Bytes) {
         // first, and waking the attach streams (a futex wake of another worker, the gRPC
         // encoding behind it) comes after it instead of in the echo's way. Sending and feeding
         // under one lock keeps snapshot + subscribe exact either way.
-        let paint_first = !model.paints.is_empty() && shared.paint_first;
+        let painting = model.painting();
+        let paint_first = painting && shared.paint_first;
         if !paint_first {
             fan_out(&mut model, bytes, end_offset);
         }
         model.screen.feed(bytes);
-        if !model.paints.is_empty() {
+        if painting {
             // Under the lock that `remove_paint` takes: nothing is painted after a grant ends.
             let model = &mut *model;
-            model.paints.paint(model.screen.view(), bytes.len());
+            if let Some(attached) = &mut model.attached {
+                attached.paints.paint(model.screen.view(), bytes.len());
+            }
             shared.note_painted(model);
         }
         if paint_first {

@@ -1,5 +1,6 @@
-//! The output side of a pane: a tokio task per pane that moves bytes from the PTY master into
-//! the pane's bounded event channel, and reports the child's exit in order with its output.
+//! The output side of a pane: a future (run in the pane's one task, next to the reaper) that
+//! moves bytes from the PTY master into the pane's bounded event channel, and reports the
+//! child's exit in order with its output.
 //!
 //! The master is registered with tokio's reactor, so an idle pane is a parked future: no
 //! thread, no CPU and no wake-ups (an OS thread per pane cost ~30 KiB of RSS and a context
@@ -84,14 +85,15 @@ enum Pass {
     ConsumerGone,
 }
 
-/// Starts the reader task for one pane. `master` must be nonblocking. Must be called within a
-/// tokio runtime.
-pub(super) fn spawn_reader(
+/// The reader of one pane: a future to run on the runtime (the pane's one task, with the
+/// reaper: `Pty::spawn`). `master` must be nonblocking. Must be called within a tokio runtime
+/// (the master is registered with its reactor).
+pub(super) fn reader(
     master: OwnedFd,
     wake: Arc<Wake>,
     exit: Arc<ExitState>,
     tx: EventSender,
-) -> io::Result<()> {
+) -> io::Result<impl Future<Output = ()> + Send + 'static> {
     let master = sys::register(master, Interest::READABLE)?;
     let reader = Reader {
         master: Some(master),
@@ -101,8 +103,7 @@ pub(super) fn spawn_reader(
         buf: Vec::new(),
         exit_sent: false,
     };
-    tokio::spawn(reader.run());
-    Ok(())
+    Ok(reader.run())
 }
 
 struct Reader {

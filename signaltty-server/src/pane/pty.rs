@@ -2,9 +2,9 @@
 //!
 //! [`Pty::spawn`] starts the child and returns the handle plus a bounded receiver of
 //! [`PtyEvent`]s: output chunks in order, then `Exited` exactly once (see the `output` module's
-//! ordering rules), then the channel closes. Behind the handle are two tasks on tokio's reactor
-//! (the reader moves output, the reaper waits on the child's pidfd) and a writer registered
-//! with the same reactor; none of them wakes up while the pane is idle, and none holds a
+//! ordering rules), then the channel closes. Behind the handle is one task on tokio's reactor
+//! that runs two futures (the reader moves output, the reaper waits on the child's pidfd) and
+//! a writer registered with the same reactor; none of them wakes up while the pane is idle, and none holds a
 //! thread.
 //!
 //! The handle is a cheap `Clone` so the actor can run a slow input write or a hangup in a task
@@ -26,9 +26,9 @@ use nix::unistd::{Pid, tcgetpgrp};
 use std::os::fd::{AsFd, OwnedFd};
 
 use super::input::Input;
-use super::output::{Wake, spawn_reader};
+use super::output::{Wake, reader};
 use super::pty_events;
-use super::reaper::{ExitState, spawn_reaper};
+use super::reaper::{ExitState, reaper};
 use super::signal::{PaneSignal, SignalScope};
 use super::spawn::{self, PtySize, SpawnError, SpawnSpec, clamp_size};
 use super::sys;
@@ -150,31 +150,32 @@ impl Pty {
             let reader_fd = started.master.try_clone().map_err(setup("terminal"))?;
             let input = Input::new(started.master.try_clone().map_err(setup("terminal"))?);
             let (tx, rx) = pty_events::channel(EVENT_QUEUE_CHUNKS);
-            spawn_reader(reader_fd, Arc::clone(&wake), Arc::clone(&exit), tx)
+            let reading = reader(reader_fd, Arc::clone(&wake), Arc::clone(&exit), tx)
                 .map_err(setup("reader"))?;
-            Ok((input, rx))
+            let wake_on_exit = Arc::clone(&wake);
+            let reaping =
+                reaper(Arc::clone(&exit), move || wake_on_exit.ring()).map_err(setup("reaper"))?;
+            Ok((input, rx, reading, reaping))
         })();
-        let (input, rx) = match parts {
+        let (input, rx, reading, reaping) = match parts {
             Ok(parts) => parts,
             Err(err) => {
+                // Nothing was spawned yet: dropping the futures unregisters their descriptors.
                 let _ = child.kill();
                 let _ = child.wait();
                 crate::orphans::forget_pane_child(child.id());
                 return Err(err);
             }
         };
-        let wake_on_exit = Arc::clone(&wake);
-        let reaper = spawn_reaper(Arc::clone(&exit), move || wake_on_exit.ring());
-        if let Err(source) = reaper {
-            // Reap here instead; publishing the status lets the reader finish too.
-            let _ = child.kill();
-            exit.reap();
-            wake.stop();
-            return Err(SpawnError::Setup {
-                what: "reaper",
-                source,
-            });
-        }
+        // One task per pane runs both: a task's header and scheduling state cost as much as
+        // the reaper's future itself (issue 31: memory per idle pane). `join` polls each
+        // future on its own, so the reaper still reaps while the reader waits for its consumer.
+        // A combinator, not `join!` in an `async` block: the block kept the two futures twice
+        // (once captured, once in the join), which cost more than the second task saved.
+        tokio::spawn(futures_util::future::join(
+            reading,
+            futures_util::future::OptionFuture::from(reaping),
+        ));
         // The reaper owns the wait from now on; std's `Child` neither waits nor kills on drop.
         drop(child);
 

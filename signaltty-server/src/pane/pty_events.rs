@@ -18,6 +18,10 @@
 //! a pool thread it overlaps the next reads, and no other pane or client waits for it. The job
 //! ends when the channel is empty, so an idle pane holds no thread.
 //!
+//! The channel is made when the first event has to go through it (a burst, or any event while
+//! nobody serves): tokio allocates a channel's state and its first block of slots up front,
+//! ~0.5 KiB that an idle pane, whose output is all inline, never uses (issue 31).
+//!
 //! Order is kept because the reader is the only producer, there is at most one drain job per
 //! pane, and the reader goes inline only once every queued event has been *handled* (the
 //! counter drops after the handler returns, not when the event is received).
@@ -29,9 +33,9 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering, fence};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 
 use super::pty::PtyEvent;
 
@@ -43,8 +47,18 @@ pub const INLINE_MAX_BYTES: usize = 4 * 1024;
 /// two at once.
 pub type Handler = Arc<dyn Fn(PtyEvent) + Send + Sync>;
 
-#[derive(Default)]
 struct Delivery {
+    /// The channel's size, for when it is made.
+    capacity: usize,
+    /// The channel's receiving end from when the sender makes the channel until a consumer
+    /// takes it (`recv`); a served consumer's drain jobs use it here.
+    rx: Mutex<Option<mpsc::Receiver<Queued>>>,
+    /// Rung when the channel is made or the sender is gone (for a `recv` that waits).
+    made: Notify,
+    /// The sender is gone (`recv` ends when it made no channel).
+    sender_gone: AtomicBool,
+    /// The consumer dropped its end (before a channel existed to tell the sender so).
+    consumer_gone: AtomicBool,
     /// Events sent through the channel and not yet handled.
     queued: AtomicUsize,
     /// Set when the consumer serves; from then on events never wait for a consumer task.
@@ -57,7 +71,12 @@ struct Delivery {
 
 struct Served {
     handler: Handler,
-    rx: Mutex<mpsc::Receiver<Queued>>,
+}
+
+impl Delivery {
+    fn rx(&self) -> MutexGuard<'_, Option<mpsc::Receiver<Queued>>> {
+        self.rx.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 /// An event in the channel. Boxed because tokio allocates a channel's first block of 32 slots
@@ -66,15 +85,25 @@ struct Served {
 type Queued = Box<PtyEvent>;
 
 /// Creates the reader's sender and the consumer's receiver, holding up to `capacity` events.
+/// Nothing is allocated for the channel itself until an event has to go through it.
 pub(super) fn channel(capacity: usize) -> (EventSender, PtyEvents) {
-    let (tx, rx) = mpsc::channel(capacity);
-    let delivery = Arc::new(Delivery::default());
+    let delivery = Arc::new(Delivery {
+        capacity,
+        rx: Mutex::new(None),
+        made: Notify::new(),
+        sender_gone: AtomicBool::new(false),
+        consumer_gone: AtomicBool::new(false),
+        queued: AtomicUsize::new(0),
+        served: OnceLock::new(),
+        draining: AtomicBool::new(false),
+        panicked: AtomicBool::new(false),
+    });
     (
         EventSender {
-            tx,
+            tx: OnceLock::new(),
             delivery: Arc::clone(&delivery),
         },
-        PtyEvents { rx, delivery },
+        PtyEvents { rx: None, delivery },
     )
 }
 
@@ -84,11 +113,35 @@ pub(super) struct ConsumerGone;
 
 /// The reader's end.
 pub(super) struct EventSender {
-    tx: mpsc::Sender<Queued>,
+    /// Made with the channel, by the first event that goes through it.
+    tx: OnceLock<mpsc::Sender<Queued>>,
     delivery: Arc<Delivery>,
 }
 
+impl Drop for EventSender {
+    fn drop(&mut self) {
+        self.delivery.sender_gone.store(true, Ordering::Release);
+        self.delivery.made.notify_waiters();
+    }
+}
+
 impl EventSender {
+    /// The channel's sending end, made with the channel on first use.
+    fn tx(&self) -> &mpsc::Sender<Queued> {
+        self.tx.get_or_init(|| {
+            let (tx, rx) = mpsc::channel(self.delivery.capacity);
+            *self.delivery.rx() = Some(rx);
+            self.delivery.made.notify_waiters();
+            tx
+        })
+    }
+
+    /// Whether the consumer dropped its end.
+    fn consumer_gone(&self) -> bool {
+        self.delivery.consumer_gone.load(Ordering::Acquire)
+            || self.tx.get().is_some_and(mpsc::Sender::is_closed)
+    }
+
     /// Delivers `event`, waiting for room in the channel when it has to go through it. Must be
     /// called within a tokio runtime (a drain job may be started).
     pub(super) async fn send(&self, event: PtyEvent) -> Result<(), ConsumerGone> {
@@ -96,7 +149,7 @@ impl EventSender {
             return Ok(());
         };
         self.delivery.queued.fetch_add(1, Ordering::AcqRel);
-        let sent = self.tx.send(Box::new(event)).await.is_ok();
+        let sent = self.tx().send(Box::new(event)).await.is_ok();
         self.queued(sent)
     }
 
@@ -106,14 +159,14 @@ impl EventSender {
             return Ok(());
         };
         self.delivery.queued.fetch_add(1, Ordering::AcqRel);
-        let sent = self.tx.blocking_send(Box::new(event)).is_ok();
+        let sent = self.tx().blocking_send(Box::new(event)).is_ok();
         self.queued(sent)
     }
 
     /// Handles `event` inline when it may be (small, nothing queued, a handler served); hands
     /// it back otherwise.
     fn try_inline(&self, event: PtyEvent) -> Result<Option<PtyEvent>, ConsumerGone> {
-        if self.tx.is_closed() {
+        if self.consumer_gone() {
             return Err(ConsumerGone);
         }
         let small = match &event {
@@ -171,7 +224,12 @@ fn drain(delivery: &Delivery) {
     let Some(served) = delivery.served.get() else {
         return;
     };
-    let mut rx = served.rx.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut rx = delivery.rx();
+    let Some(rx) = rx.as_mut() else {
+        // No channel, so nothing was queued (a job started by `serve` for nothing).
+        delivery.draining.store(false, Ordering::SeqCst);
+        return;
+    };
     loop {
         while let Ok(event) = rx.try_recv() {
             handle(delivery, served, *event);
@@ -190,8 +248,20 @@ fn drain(delivery: &Delivery) {
 /// `output` module). Either [`PtyEvents::recv`] them one by one, or [`PtyEvents::serve`] a
 /// handler.
 pub struct PtyEvents {
-    rx: mpsc::Receiver<Queued>,
+    /// The channel's receiving end once `recv` took it from the `Delivery`.
+    rx: Option<mpsc::Receiver<Queued>>,
     delivery: Arc<Delivery>,
+}
+
+impl Drop for PtyEvents {
+    fn drop(&mut self) {
+        // Served: the handler consumes for good. Else the reader must learn that nobody will
+        // read, channel or not (an unmade channel has no receiver to drop).
+        if self.delivery.served.get().is_none() {
+            self.delivery.consumer_gone.store(true, Ordering::Release);
+            *self.delivery.rx() = None;
+        }
+    }
 }
 
 impl std::fmt::Debug for PtyEvents {
@@ -203,21 +273,39 @@ impl std::fmt::Debug for PtyEvents {
 impl PtyEvents {
     /// The next event; `None` once the terminal is done and the exit was reported.
     pub async fn recv(&mut self) -> Option<PtyEvent> {
-        let event = self.rx.recv().await?;
-        self.delivery.queued.fetch_sub(1, Ordering::AcqRel);
-        Some(*event)
+        loop {
+            if self.rx.is_none() {
+                self.rx = self.delivery.rx().take();
+            }
+            if let Some(rx) = &mut self.rx {
+                let event = rx.recv().await?;
+                self.delivery.queued.fetch_sub(1, Ordering::AcqRel);
+                return Some(*event);
+            }
+            // No channel yet: wait until the sender makes one or is gone.
+            let made = self.delivery.made.notified();
+            tokio::pin!(made);
+            // Registered before looking again, so a ring in between still wakes it.
+            made.as_mut().enable();
+            if self.delivery.rx().is_some() {
+                continue;
+            }
+            if self.delivery.sender_gone.load(Ordering::Acquire) {
+                return None;
+            }
+            made.await;
+        }
     }
 
     /// Has `handler` called for every event from now on, in order, from the reader's task or a
     /// drain job on the blocking pool (see the module docs) — so it must be quick for small
     /// events and must not block on async work. Must be called within a tokio runtime.
-    pub fn serve(self, handler: Handler) {
-        let PtyEvents { rx, delivery } = self;
-        let served = Served {
-            handler,
-            rx: Mutex::new(rx),
-        };
-        if delivery.served.set(served).is_err() {
+    pub fn serve(mut self, handler: Handler) {
+        let delivery = Arc::clone(&self.delivery);
+        if let Some(rx) = self.rx.take() {
+            *delivery.rx() = Some(rx);
+        }
+        if delivery.served.set(Served { handler }).is_err() {
             unreachable!("`serve` consumes the only `PtyEvents`");
         }
         fence(Ordering::SeqCst);

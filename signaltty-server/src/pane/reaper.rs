@@ -1,5 +1,6 @@
-//! Reaping a pane's child. A task per pane sleeps on the child's pidfd in tokio's reactor — so
-//! it costs no thread, CPU or wake-up while the child runs — and, once the pidfd says the child
+//! Reaping a pane's child. A future per pane (polled in the pane's one task, next to its reader,
+//! but independently of it) sleeps on the child's pidfd in tokio's reactor — so it costs no
+//! thread, CPU or wake-up while the child runs — and, once the pidfd says the child
 //! has exited, reaps it under the reap lock and publishes the status. Everything that signals the child by pid takes the same lock
 //! and checks the status first, so a signal can never reach an unrelated process that was
 //! given the same pid after the child was reaped.
@@ -157,12 +158,13 @@ impl ExitState {
     }
 }
 
-/// Starts the task that reaps the child and then calls `on_exit`. Must be called within a tokio
-/// runtime.
-pub(super) fn spawn_reaper(
+/// What reaps the child and then calls `on_exit`: a future to run on the runtime (the pane's
+/// one task, next to the reader: `Pty::spawn`), or `None` when a thread of its own was started
+/// for it instead (no pidfds). Must be called within a tokio runtime.
+pub(super) fn reaper(
     state: Arc<ExitState>,
     on_exit: impl FnOnce() + Send + 'static,
-) -> io::Result<()> {
+) -> io::Result<Option<impl Future<Output = ()> + Send + 'static>> {
     // The pidfd becomes readable when the child exits (and stays so until it is reaped).
     let pidfd = match sys::pidfd_open(state.pid()) {
         Ok(pidfd) => sys::register(pidfd, Interest::READABLE)?,
@@ -173,11 +175,11 @@ pub(super) fn spawn_reaper(
             ONCE.call_once(|| {
                 tracing::warn!(%err, "pidfd_open is unavailable; each pane's child is reaped on a thread of its own");
             });
-            return spawn_thread_reaper(state, on_exit);
+            return spawn_thread_reaper(state, on_exit).map(|()| None);
         }
         Err(err) => return Err(err),
     };
-    tokio::spawn(async move {
+    Ok(Some(async move {
         let status = match pidfd.readable().await {
             // The child has exited: this returns at once.
             Ok(_) => state.reap(),
@@ -193,8 +195,7 @@ pub(super) fn spawn_reaper(
         };
         tracing::debug!(pid = %state.pid(), %status, "pane child reaped");
         on_exit();
-    });
-    Ok(())
+    }))
 }
 
 /// Reaps the child on a thread of its own (the fallback without pidfds), then calls `on_exit`.

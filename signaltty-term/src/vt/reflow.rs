@@ -21,6 +21,8 @@
 //! The alternate screen is not reflowed (full-screen programs repaint it on SIGWINCH); the main
 //! screen underneath is, with the cursor saved on entry as its cursor.
 
+use std::collections::VecDeque;
+
 use super::cell::{Cell, Style};
 use super::edit::char_width;
 use super::row::Row;
@@ -73,6 +75,8 @@ impl Emulator {
             ]
         };
         let anchor_row = points[0].row;
+        // The reflow reads every row, so rows not made yet are made (as blank) first.
+        self.main_mut();
         // Rows below the cursor that show nothing are not content.
         let last = self
             .main
@@ -190,8 +194,14 @@ impl Emulator {
         self.history_open = open;
         laid.drain(..top);
         laid.truncate(new_rows);
-        laid.resize_with(new_rows, Row::default);
-        self.main = laid.into();
+        // A screen still blank after the reflow goes back to no rows at all (see
+        // `Emulator::main`): resizing an idle pane, as attaching does, keeps it small.
+        self.main = if laid.iter().all(|row| *row == Row::BLANK) {
+            VecDeque::new()
+        } else {
+            laid.resize_with(new_rows, Row::default);
+            laid.into()
+        };
 
         // Points back onto the screen.
         let clamp = |p: &Point| -> (u16, u16) {

@@ -107,6 +107,7 @@ fn goto(out: &mut String, row: u16, col: u16) {
 /// written to its last column and the next row follows without a cursor move, so the client's
 /// terminal wraps it too (and a selection across the break copies as one line). Consecutive
 /// rows are joined by CR LF, which is shorter than a cursor move and reads as text.
+/// Rows not made yet (an empty screen) are blank: nothing to paint.
 fn paint_rows(rows: &VecDeque<Row>, cols: u16, out: &mut String) {
     let mut continued = false;
     // The row the cursor is on after painting the previous non-blank row.
@@ -152,7 +153,7 @@ fn paint_rows(rows: &VecDeque<Row>, cols: u16, out: &mut String) {
 /// `grid_row` is the row on the screen, `row` where the client's cursor addressing puts it
 /// (they differ in origin mode).
 fn reprint_last_cell(emu: &Emulator, grid_row: u16, row: u16, out: &mut String) {
-    let line = &emu.grid()[usize::from(grid_row)];
+    let line = emu.row_at(grid_row);
     let mut col = emu.cols - 1;
     if col > 0 && line.cell(col).is_wide_continuation() {
         col -= 1;

@@ -93,6 +93,14 @@ impl FromIterator<(u16, Extra)> for Marks {
 }
 
 impl Row {
+    /// A row with nothing written: what every row of a screen is until the program prints.
+    pub(crate) const BLANK: Row = Row {
+        cells: Vec::new(),
+        marks: Marks(None),
+        wrapped: false,
+        padded: false,
+    };
+
     /// The stored cells (a prefix of the row; the rest are default blanks).
     pub fn cells(&self) -> &[Cell] {
         &self.cells
