@@ -122,3 +122,48 @@ fn a_failed_remote_says_why() {
     let screen = render(&app);
     assert!(screen.contains("gpu ✗ failed: ssh"), "{screen}");
 }
+
+#[test]
+fn a_decision_created_on_the_remote_is_listed_and_named() {
+    let mut app = app();
+    let now = Instant::now();
+    update(
+        &mut app,
+        Msg::Machines(vec![
+            machine("local", pb::MachineState::Connected),
+            machine("gpu", pb::MachineState::Connected),
+        ]),
+        now,
+    );
+    let mut before = catalog();
+    for pane in before.panes.values_mut() {
+        pane.pending_decision = None;
+        pane.attention = pb::Attention::None as i32;
+    }
+    update(
+        &mut app,
+        Msg::RemoteFeed {
+            machine: "gpu".into(),
+            feed: FeedMsg::Loaded(Box::new(before)),
+        },
+        now,
+    );
+    let event = pb::Event {
+        seq: 11,
+        kind: Some(pb::event::Kind::DecisionCreated(pb::DecisionCreated {
+            decision: Some(crate::test_fixture::decision()),
+        })),
+        ..Default::default()
+    };
+    update(
+        &mut app,
+        Msg::RemoteFeed {
+            machine: "gpu".into(),
+            feed: FeedMsg::Event(Box::new(event)),
+        },
+        now,
+    );
+    let screen = render(&app);
+    assert!(screen.contains("⚠ gpu: Allow Bash?"), "{screen}");
+    assert!(screen.contains("[1] Allow once"), "{screen}");
+}

@@ -270,8 +270,7 @@ fn draw_row(
             );
         }
         Row::Option(id, n) => {
-            let Some(option) = app
-                .catalog
+            let Some(option) = cat
                 .panes
                 .get(id)
                 .and_then(|p| p.pending_decision.as_ref())
