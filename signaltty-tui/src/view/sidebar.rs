@@ -159,7 +159,6 @@ fn machine_header(
 }
 
 /// One workspace, tab, pane or option row of `cat` (this machine's catalog or a remote's).
-#[allow(clippy::too_many_arguments)]
 fn draw_row(
     app: &App,
     cat: &crate::catalog::Catalog,
