@@ -99,6 +99,19 @@ pub fn perform(
                     let (pane_id, n) = (pane_id.clone(), *n);
                     answer(app, &pane_id, n, now, fx);
                 }
+                // A remote decision's option: Enter (or a double click: its pane cannot be
+                // opened here) answers it on that machine.
+                (_, Row::Remote(machine, inner)) => match &**inner {
+                    Row::Option(pane_id, n) => {
+                        let (machine, pane_id, n) = (machine.clone(), pane_id.clone(), *n);
+                        answer_on(app, &machine, &pane_id, n, now, fx);
+                    }
+                    _ => app.toast(
+                        format!("{machine}: a remote pane opens with `signaltty attach`"),
+                        now,
+                    ),
+                },
+                (_, Row::Machine(_)) => {}
                 (Action::ToggleAttachHighlighted, Row::Workspace(id)) => {
                     if !app.collapsed.remove(id) {
                         app.collapsed.insert(id.clone());
@@ -338,6 +351,37 @@ pub fn perform(
                 start_drag(app, x, y);
             }
         }
+    }
+}
+
+/// Answers option `n` (1-based) of a remote machine's pending decision, once: AnswerDecision
+/// with that machine's metadata, which the local server forwards over its link.
+pub fn answer_on(
+    app: &mut App,
+    machine: &str,
+    pane_id: &str,
+    n: u8,
+    now: Instant,
+    fx: &mut Vec<Effect>,
+) {
+    let Some(d) = crate::machines::decision(&app.remotes, machine, pane_id) else {
+        app.toast(format!("{machine}: no pending decision on this pane"), now);
+        return;
+    };
+    if app.answered.as_deref() == Some(d.id.as_str()) {
+        return;
+    }
+    match d.options.get(usize::from(n).wrapping_sub(1)) {
+        Some(option) => {
+            fx.push(Effect::Request(Request::AnswerOn {
+                machine: machine.to_owned(),
+                pane_id: d.pane_id.clone(),
+                decision_id: d.id.clone(),
+                option_id: option.id.clone(),
+            }));
+            app.answered = Some(d.id.clone());
+        }
+        None => app.toast(format!("this decision has no option {n}"), now),
     }
 }
 

@@ -172,6 +172,12 @@ pub enum Row {
     /// Option `n` (1-based) of the pane's pending decision, listed under the pane: a click
     /// answers it, and so does Enter on the highlighted row.
     Option(String, u8),
+    /// A machine's header (only when remotes are configured): `local`, or a remote's name
+    /// with its link's state.
+    Machine(String),
+    /// A row of a remote machine's tree (never `Machine` or `Remote` inside): its ids are
+    /// that machine's (`crate::machines`).
+    Remote(String, Box<Row>),
 }
 
 /// The state of one attachment as the runtime was last asked for it.
@@ -229,6 +235,9 @@ impl Selection {
 pub struct App {
     /// The server's state.
     pub catalog: Catalog,
+    /// The other machines the server reaches, each with its own catalog (empty without
+    /// remotes: the TUI then looks as on one machine).
+    pub remotes: Vec<crate::machines::Remote>,
     /// The connection.
     pub link: Link,
     /// Input mode.
@@ -322,6 +331,7 @@ impl App {
     pub fn new(keymap: Keymap, size: (u16, u16), start_dir: String) -> App {
         App {
             catalog: Catalog::default(),
+            remotes: Vec::new(),
             link: Link::Connecting,
             // tmux's model types into the pane from the first key.
             mode: match keymap.preset {
@@ -427,6 +437,13 @@ impl App {
                 }
             }
         }
+        if !self.remotes.is_empty() {
+            rows.insert(0, Row::Machine("local".to_owned()));
+            for remote in &self.remotes {
+                rows.push(Row::Machine(remote.name().to_owned()));
+                rows.extend(crate::machines::rows(remote));
+            }
+        }
         rows
     }
 
@@ -479,6 +496,15 @@ pub enum Msg {
     FocusLost,
     /// From the catalog feed.
     Feed(FeedMsg),
+    /// A `ListMachines` answer (polled only while remotes are configured).
+    Machines(Vec<pb::Machine>),
+    /// From a remote machine's catalog feed.
+    RemoteFeed {
+        /// The machine.
+        machine: String,
+        /// What its feed reports.
+        feed: FeedMsg,
+    },
     /// From an attachment.
     Pane {
         /// Which pane.
@@ -599,6 +625,17 @@ pub enum Request {
         path: SplitPath,
         /// New ratio.
         ratio: f32,
+    },
+    /// AnswerDecision on another machine (through the local server's link to it).
+    AnswerOn {
+        /// The machine.
+        machine: String,
+        /// Pane (that machine's id).
+        pane_id: String,
+        /// Decision.
+        decision_id: String,
+        /// Option id.
+        option_id: String,
     },
     /// AnswerDecision.
     Answer {

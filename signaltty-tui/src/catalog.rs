@@ -51,14 +51,24 @@ impl Catalog {
     /// Reads the whole state: the head seq first, so that a subscription from it misses
     /// nothing that happens during the load.
     pub async fn load(channel: Channel) -> Result<Catalog, tonic::Status> {
+        Catalog::load_on(channel, None).await
+    }
+
+    /// [`Catalog::load`] of another machine through the local server (`machine`: the
+    /// `signaltty-machine` metadata; `None`: the server's own).
+    pub async fn load_on(
+        channel: Channel,
+        machine: Option<&str>,
+    ) -> Result<Catalog, tonic::Status> {
+        let on = |msg| crate::machines::on(machine, msg);
         let seq = ServerServiceClient::new(channel.clone())
-            .get_status(pb::GetStatusRequest {})
+            .get_status(on(pb::GetStatusRequest {}))
             .await?
             .into_inner()
             .head_seq;
         let mut workspaces_client = WorkspaceServiceClient::new(channel.clone());
         let listed = workspaces_client
-            .list_workspaces(pb::ListWorkspacesRequest {})
+            .list_workspaces(crate::machines::on(machine, pb::ListWorkspacesRequest {}))
             .await?
             .into_inner()
             .workspaces;
@@ -68,9 +78,12 @@ impl Catalog {
         };
         for ws in listed {
             let full = match workspaces_client
-                .get_workspace(pb::GetWorkspaceRequest {
-                    workspace_id: ws.id.clone(),
-                })
+                .get_workspace(crate::machines::on(
+                    machine,
+                    pb::GetWorkspaceRequest {
+                        workspace_id: ws.id.clone(),
+                    },
+                ))
                 .await
             {
                 Ok(full) => full.into_inner(),
@@ -88,10 +101,13 @@ impl Catalog {
             catalog.workspaces.push(full.workspace.unwrap_or(ws));
         }
         catalog.unread = NotificationServiceClient::new(channel)
-            .list_notifications(pb::ListNotificationsRequest {
-                unread_only: true,
-                ..Default::default()
-            })
+            .list_notifications(crate::machines::on(
+                machine,
+                pb::ListNotificationsRequest {
+                    unread_only: true,
+                    ..Default::default()
+                },
+            ))
             .await?
             .into_inner()
             .notifications;
@@ -292,8 +308,23 @@ pub enum FeedMsg {
 /// stream, reconnect with [`Backoff`] and resume from the last forwarded seq. Ends when the
 /// receiver is dropped. `connect` opens a fresh channel (and may start a server).
 /// Reconnection delays are [`Backoff`]'s (1 s doubling to 30 s, with jitter).
-pub async fn run_feed<C, F, E>(mut connect: C, tx: mpsc::UnboundedSender<FeedMsg>)
+pub async fn run_feed<C, F, E>(connect: C, tx: mpsc::UnboundedSender<FeedMsg>)
 where
+    C: FnMut() -> F,
+    F: Future<Output = Result<Channel, E>>,
+    E: std::fmt::Display,
+{
+    run_feed_on(None, connect, tx).await
+}
+
+/// [`run_feed`] of another machine through the local server (`machine`: the
+/// `signaltty-machine` metadata on every call). A dropped link to it (`REMOTE_LINK_LOST`)
+/// ends the stream like any drop: the feed resubscribes from the last seq it forwarded.
+pub async fn run_feed_on<C, F, E>(
+    machine: Option<String>,
+    mut connect: C,
+    tx: mpsc::UnboundedSender<FeedMsg>,
+) where
     C: FnMut() -> F,
     F: Future<Output = Result<Channel, E>>,
     E: std::fmt::Display,
@@ -302,10 +333,12 @@ where
     let mut seq: Option<u64> = None;
     loop {
         let reason = match connect().await {
-            Ok(channel) => match follow(channel, &mut seq, &tx, &mut backoff).await {
-                Ok(()) => return,
-                Err(reason) => reason,
-            },
+            Ok(channel) => {
+                match follow(channel, machine.as_deref(), &mut seq, &tx, &mut backoff).await {
+                    Ok(()) => return,
+                    Err(reason) => reason,
+                }
+            }
             Err(err) => err.to_string(),
         };
         if tx.is_closed() {
@@ -323,6 +356,7 @@ where
 /// gone; `Err(reason)` when the connection or stream failed.
 async fn follow(
     channel: Channel,
+    machine: Option<&str>,
     seq: &mut Option<u64>,
     tx: &mpsc::UnboundedSender<FeedMsg>,
     backoff: &mut Backoff,
@@ -332,7 +366,7 @@ async fn follow(
     let mut pending: Option<Catalog> = None;
     loop {
         if seq.is_none() {
-            let catalog = Catalog::load(channel.clone())
+            let catalog = Catalog::load_on(channel.clone(), machine)
                 .await
                 .map_err(|s| s.message().to_owned())?;
             *seq = Some(catalog.seq);
@@ -340,10 +374,13 @@ async fn follow(
         }
         let from = seq.unwrap_or(0);
         let mut stream = EventServiceClient::new(channel.clone())
-            .subscribe(pb::SubscribeRequest {
-                from_seq: Some(from),
-                kinds: Vec::new(),
-            })
+            .subscribe(crate::machines::on(
+                machine,
+                pb::SubscribeRequest {
+                    from_seq: Some(from),
+                    kinds: Vec::new(),
+                },
+            ))
             .await
             .map_err(|s| s.message().to_owned())?
             .into_inner();

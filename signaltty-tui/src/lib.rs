@@ -29,6 +29,7 @@ pub mod git_replies;
 pub mod input;
 pub mod keymap;
 pub mod keys;
+pub mod machines;
 pub mod moves;
 pub mod names;
 pub mod navigate;
@@ -57,6 +58,8 @@ pub mod update;
 pub mod view;
 pub mod zoom_file;
 
+#[cfg(test)]
+mod machines_tests;
 #[cfg(test)]
 mod many_panes_tests;
 #[cfg(test)]

@@ -21,6 +21,8 @@ pub fn open_row(app: &mut App, row: &Row, fx: &mut Vec<Effect>) {
             ),
             None => (None, None, None),
         },
+        // Another machine's rows are not opened here (their ids are not this machine's).
+        Row::Machine(_) | Row::Remote(..) => return,
     };
     go_to(app, ws, tab, pane, fx);
     app.focus = Focus::Panes;

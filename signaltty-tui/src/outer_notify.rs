@@ -117,7 +117,12 @@ pub fn is_unread(app: &App, p: &pb::Pane) -> bool {
 
 /// Panes waiting on the user (the `⚠` count).
 pub fn waiting(app: &App) -> usize {
-    app.catalog.panes.values().filter(|p| is_waiting(p)).count()
+    let remote = app.remotes.iter().map(|r| &r.catalog.panes);
+    std::iter::once(&app.catalog.panes)
+        .chain(remote)
+        .flat_map(|panes| panes.values())
+        .filter(|p| is_waiting(p))
+        .count()
 }
 
 /// Panes with something unread, plus unread server-wide notifications (the `⚑` count).

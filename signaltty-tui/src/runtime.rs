@@ -23,6 +23,7 @@ mod attach;
 mod direct;
 mod fast_paths;
 pub mod lending;
+mod machines;
 pub mod painting;
 pub mod requests;
 mod sizing;
@@ -157,6 +158,7 @@ async fn run_here(options: Options) -> Result<(), String> {
         feed_tx,
     ));
     let (msg_tx, mut msg_rx) = mpsc::unbounded_channel::<Msg>();
+    let machines = tokio::spawn(machines::run(slot.clone(), msg_tx.clone()));
     let mut attachments: HashMap<String, attach::Handle> = HashMap::new();
     // After `terminal::enter`: its keyboard-protocol query reads the answer from stdin itself.
     let mut input =
@@ -280,6 +282,7 @@ async fn run_here(options: Options) -> Result<(), String> {
     // Nothing may be painted into the terminal once it is given back.
     fast.end().await;
     feed.abort();
+    machines.abort();
     for (_, handle) in attachments.drain() {
         handle.stop();
     }

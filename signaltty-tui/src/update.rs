@@ -97,6 +97,14 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
         Msg::FocusGained => fx.extend(focus::outer(app, true)),
         Msg::FocusLost => fx.extend(focus::outer(app, false)),
         Msg::Feed(feed) => on_feed(app, feed, &mut fx),
+        Msg::Machines(machines) => {
+            crate::machines::listed(&mut app.remotes, machines);
+            clamp_highlight(app);
+        }
+        Msg::RemoteFeed { machine, feed } => {
+            crate::machines::on_feed(&mut app.remotes, &machine, feed);
+            clamp_highlight(app);
+        }
         Msg::Pane { pane_id, event } => on_pane(app, pane_id, event),
         Msg::Reply(reply) => on_reply(app, reply, now, &mut fx),
         Msg::Tick => {
@@ -512,6 +520,11 @@ fn on_feed(app: &mut App, feed: FeedMsg, fx: &mut Vec<Effect>) {
         FeedMsg::Live => app.link = Link::Live,
         FeedMsg::Disconnected { reason, .. } => app.link = Link::Reconnecting { reason },
     }
+    clamp_highlight(app);
+}
+
+/// Keeps the sidebar's highlight on a row that exists.
+fn clamp_highlight(app: &mut App) {
     let rows = app.sidebar_rows().len();
     app.highlight = app.highlight.min(rows.saturating_sub(1));
 }

@@ -260,13 +260,22 @@ fn status(app: &App, area: Rect, buf: &mut Buffer) {
         .min(area.width);
     let rx = area.right().saturating_sub(u32::from(right_w)) as u16;
     put(buf, rx, area.y, &right, right_w, base);
-    if let Some(toast) = app.toasts.last() {
+    // A remote machine's decision is not over a pane shown here: the status line names it
+    // and its machine until it is answered (its options are rows of the sidebar).
+    let remote = crate::machines::decisions(&app.remotes)
+        .into_iter()
+        .find(|(_, d)| d.answerable)
+        .map(|(machine, d)| {
+            let prompt = d.prompt.lines().next().unwrap_or("");
+            format!("⚠ {machine}: {prompt} (answer in the sidebar)")
+        });
+    if let Some(text) = app.toasts.last().map(|t| t.text.clone()).or(remote) {
         let max = rx.saturating_sub(x + 2);
         put(
             buf,
             x + 1,
             area.y,
-            &toast.text,
+            &text,
             max,
             base.fg(Color::Yellow).add_modifier(Modifier::BOLD),
         );

@@ -165,6 +165,25 @@ async fn run(
             .await?;
             vec![Reply::Done]
         }
+        Request::AnswerOn {
+            machine,
+            pane_id,
+            decision_id,
+            option_id,
+        } => {
+            DecisionServiceClient::new(channel)
+                .answer_decision(crate::machines::on(
+                    Some(&machine),
+                    pb::AnswerDecisionRequest {
+                        pane_id,
+                        decision_id,
+                        option_id,
+                        message: String::new(),
+                    },
+                ))
+                .await?;
+            vec![Reply::Done]
+        }
         Request::Answer {
             pane_id,
             decision_id,
