@@ -14,6 +14,8 @@ use signaltty_term::Screen;
 use crate::action::Target;
 use crate::keymap::{Chord, Keymap};
 
+pub use crate::sidebar_row::Row;
+
 /// How long a toast stays.
 pub const TOAST_TTL: Duration = Duration::from_secs(5);
 /// Width of the sidebar, border included.
@@ -158,26 +160,6 @@ pub struct Toast {
     pub text: String,
     /// When it goes away.
     pub until: Instant,
-}
-
-/// One row of the sidebar tree.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Row {
-    /// A workspace.
-    Workspace(String),
-    /// A tab.
-    Tab(String),
-    /// A pane.
-    Pane(String),
-    /// Option `n` (1-based) of the pane's pending decision, listed under the pane: a click
-    /// answers it, and so does Enter on the highlighted row.
-    Option(String, u8),
-    /// A machine's header (only when remotes are configured): `local`, or a remote's name
-    /// with its link's state.
-    Machine(String),
-    /// A row of a remote machine's tree (never `Machine` or `Remote` inside): its ids are
-    /// that machine's (`crate::machines`).
-    Remote(String, Box<Row>),
 }
 
 /// The state of one attachment as the runtime was last asked for it.

@@ -60,7 +60,7 @@ impl Catalog {
         channel: Channel,
         machine: Option<&str>,
     ) -> Result<Catalog, tonic::Status> {
-        let on = |msg| crate::machines::on(machine, msg);
+        let on = |msg| crate::machine_request::on(machine, msg);
         let seq = ServerServiceClient::new(channel.clone())
             .get_status(on(pb::GetStatusRequest {}))
             .await?
@@ -68,7 +68,10 @@ impl Catalog {
             .head_seq;
         let mut workspaces_client = WorkspaceServiceClient::new(channel.clone());
         let listed = workspaces_client
-            .list_workspaces(crate::machines::on(machine, pb::ListWorkspacesRequest {}))
+            .list_workspaces(crate::machine_request::on(
+                machine,
+                pb::ListWorkspacesRequest {},
+            ))
             .await?
             .into_inner()
             .workspaces;
@@ -78,7 +81,7 @@ impl Catalog {
         };
         for ws in listed {
             let full = match workspaces_client
-                .get_workspace(crate::machines::on(
+                .get_workspace(crate::machine_request::on(
                     machine,
                     pb::GetWorkspaceRequest {
                         workspace_id: ws.id.clone(),
@@ -101,7 +104,7 @@ impl Catalog {
             catalog.workspaces.push(full.workspace.unwrap_or(ws));
         }
         catalog.unread = NotificationServiceClient::new(channel)
-            .list_notifications(crate::machines::on(
+            .list_notifications(crate::machine_request::on(
                 machine,
                 pb::ListNotificationsRequest {
                     unread_only: true,
@@ -374,7 +377,7 @@ async fn follow(
         }
         let from = seq.unwrap_or(0);
         let mut stream = EventServiceClient::new(channel.clone())
-            .subscribe(crate::machines::on(
+            .subscribe(crate::machine_request::on(
                 machine,
                 pb::SubscribeRequest {
                     from_seq: Some(from),

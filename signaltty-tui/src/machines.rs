@@ -11,20 +11,10 @@ use std::time::SystemTime;
 
 use signaltty_proto::v1 as pb;
 
-use crate::app::Row;
 use crate::catalog::{Catalog, FeedMsg};
+use crate::sidebar_row::Row;
 
-/// The metadata that sends a call to another machine through the local server.
-pub const METADATA: &str = "signaltty-machine";
-
-/// `msg` as a request for `machine` (`None`: the local server's own).
-pub fn on<T>(machine: Option<&str>, msg: T) -> tonic::Request<T> {
-    let mut req = tonic::Request::new(msg);
-    if let Some(value) = machine.and_then(|m| m.parse().ok()) {
-        req.metadata_mut().insert(METADATA, value);
-    }
-    req
-}
+pub use crate::machine_request::{METADATA, on};
 
 /// One remote machine as the TUI knows it.
 #[derive(Clone, Debug, Default, PartialEq)]
