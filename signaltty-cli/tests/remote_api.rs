@@ -321,16 +321,7 @@ fn one_local_socket_reaches_a_remote_machines_objects() {
 fn a_down_remote_says_why_and_an_unknown_machine_is_not_found() {
     let Some(sshd) = Sshd::start() else { return };
     let local = TestEnv::new();
-    let mut args: Vec<String> = ["remote", "add", "off", "127.0.0.1"]
-        .iter()
-        .map(|s| (*s).to_owned())
-        .collect();
-    // The right key, a port nobody listens on.
-    let mut opts = sshd.ssh_options();
-    opts[1] = "1".to_owned();
-    args.extend(opts.into_iter().map(|o| format!("--ssh-option={o}")));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    local.ok(&args);
+    sshd::add_unreachable_remote(&local, &sshd, "off");
     local.ok(&["workspace", "list"]);
     runtime().block_on(async {
         let ch = local_channel(&local).await;

@@ -132,16 +132,7 @@ fn a_missing_remote_binary_says_to_install_signaltty_there() {
 fn an_unreachable_host_is_a_clear_error() {
     let Some(sshd) = Sshd::start() else { return };
     let local = TestEnv::new();
-    let mut args: Vec<String> = ["remote", "add", "off", "127.0.0.1"]
-        .iter()
-        .map(|s| (*s).to_owned())
-        .collect();
-    // The right key, a port nobody listens on.
-    let mut opts = sshd.ssh_options();
-    opts[1] = "1".to_owned();
-    args.extend(opts.into_iter().map(|o| format!("--ssh-option={o}")));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    local.ok(&args);
+    sshd::add_unreachable_remote(&local, &sshd, "off");
     let run = local.fails(&["--remote", "off", "workspace", "list"], 1);
     assert!(run.stderr.contains("REMOTE_UNREACHABLE"), "{run:?}");
     assert!(run.stderr.contains("cannot reach off"), "{run:?}");

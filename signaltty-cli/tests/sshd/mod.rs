@@ -42,3 +42,17 @@ pub fn add_remote(local: &TestEnv, sshd: &Sshd, name: &str, command: &str) {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     local.ok(&args);
 }
+
+/// `signaltty remote add NAME 127.0.0.1` on `local` with the right key and a port nobody
+/// listens on: a remote that is configured but cannot be reached.
+pub fn add_unreachable_remote(local: &TestEnv, sshd: &Sshd, name: &str) {
+    let mut args: Vec<String> = ["remote", "add", name, "127.0.0.1"]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    let mut opts = sshd.ssh_options();
+    opts[1] = "1".to_owned();
+    args.extend(opts.into_iter().map(|o| format!("--ssh-option={o}")));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    local.ok(&args);
+}

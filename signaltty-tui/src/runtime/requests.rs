@@ -170,35 +170,12 @@ async fn run(
             pane_id,
             decision_id,
             option_id,
-        } => {
-            DecisionServiceClient::new(channel)
-                .answer_decision(crate::machines::on(
-                    Some(&machine),
-                    pb::AnswerDecisionRequest {
-                        pane_id,
-                        decision_id,
-                        option_id,
-                        message: String::new(),
-                    },
-                ))
-                .await?;
-            vec![Reply::Done]
-        }
+        } => answer(channel, Some(&machine), pane_id, decision_id, option_id).await?,
         Request::Answer {
             pane_id,
             decision_id,
             option_id,
-        } => {
-            DecisionServiceClient::new(channel)
-                .answer_decision(pb::AnswerDecisionRequest {
-                    pane_id,
-                    decision_id,
-                    option_id,
-                    message: String::new(),
-                })
-                .await?;
-            vec![Reply::Done]
-        }
+        } => answer(channel, None, pane_id, decision_id, option_id).await?,
         Request::MarkSeen(pane_id) => {
             panes.mark_seen(pb::MarkSeenRequest { pane_id }).await?;
             vec![Reply::Done]
@@ -492,4 +469,26 @@ pub async fn spawn_in_worktree(spawn: WorktreeSpawn, channel: Channel) -> Result
             undone.join(", ")
         ))
     }
+}
+
+/// Answers a decision on this machine (`None`) or on a remote one, through the local server.
+async fn answer(
+    channel: Channel,
+    machine: Option<&str>,
+    pane_id: String,
+    decision_id: String,
+    option_id: String,
+) -> Result<Vec<Reply>, tonic::Status> {
+    DecisionServiceClient::new(channel)
+        .answer_decision(crate::machine_request::on(
+            machine,
+            pb::AnswerDecisionRequest {
+                pane_id,
+                decision_id,
+                option_id,
+                message: String::new(),
+            },
+        ))
+        .await?;
+    Ok(vec![Reply::Done])
 }
