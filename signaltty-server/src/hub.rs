@@ -3,7 +3,7 @@
 //!
 //! A concern that stands alone is a handle that owns its state and holds only what it needs of
 //! the rest (`hub.git()`, `hub.persistence()`, `hub.decisions()`, `hub.notifications()`,
-//! `hub.arrangement()`, `hub.guard()`; see
+//! `hub.arrangement()`, `hub.guard()`, `hub.races()`; see
 //! the hub section of `docs/architecture.md`); what stays on `Hub` spans concerns.
 
 pub mod agents;
@@ -70,7 +70,7 @@ struct Inner {
 impl Hub {
     /// Builds the hub over a store.
     pub fn new(store: Store, config: Config, shutdown: CancellationToken) -> Self {
-        let races = race::Races::new(config.state_dir.clone());
+        let races = race::Races::new(store.clone(), config.state_dir.clone(), shutdown.clone());
         let git = git::Git::new(store.clone(), &config, shutdown.clone());
         let persistence = persistence::Persistence::new(store.clone(), &config);
         let decisions = decisions::Decisions::new(store.clone(), shutdown.clone());
@@ -141,6 +141,11 @@ impl Hub {
     /// What a client inside a pane may do: the checks every mutating RPC makes first.
     pub fn guard(&self) -> &guard::Guard {
         &self.inner.guard
+    }
+
+    /// The races concern: the race records, waiting on them and comparing their entries.
+    pub fn races(&self) -> &race::Races {
+        &self.inner.races
     }
 
     fn spawning(&self) -> &spawning::Spawning {
