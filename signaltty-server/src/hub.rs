@@ -3,7 +3,7 @@
 //!
 //! A concern that stands alone is a handle that owns its state and holds only what it needs of
 //! the rest (`hub.git()`, `hub.persistence()`, `hub.decisions()`, `hub.notifications()`,
-//! `hub.arrangement()`, `hub.guard()`, `hub.races()`; see
+//! `hub.arrangement()`, `hub.guard()`, `hub.races()`, `hub.agents()`; see
 //! the hub section of `docs/architecture.md`); what stays on `Hub` spans concerns.
 
 pub mod agents;
@@ -59,6 +59,7 @@ struct Inner {
     notifications: notifications::Notifications,
     arrangement: arrange::Arrangement,
     guard: guard::Guard,
+    agents: agents::Agents,
     hibernation: hibernate::Hibernation,
     connections: crate::listen::Connections,
     git: git::Git,
@@ -77,6 +78,11 @@ impl Hub {
         let notifications = notifications::Notifications::new(store.clone());
         let arrangement = arrange::Arrangement::new(store.clone());
         let guard = guard::Guard::new(store.clone(), config.pane_clients);
+        let agents = agents::Agents::new(
+            store.clone(),
+            config.hook_home.clone(),
+            config.answer_policy.clone(),
+        );
         Hub {
             inner: Arc::new(Inner {
                 store,
@@ -88,6 +94,7 @@ impl Hub {
                 notifications,
                 arrangement,
                 guard,
+                agents,
                 hibernation: hibernate::Hibernation::default(),
                 connections: crate::listen::Connections::default(),
                 git,
@@ -141,6 +148,11 @@ impl Hub {
     /// What a client inside a pane may do: the checks every mutating RPC makes first.
     pub fn guard(&self) -> &guard::Guard {
         &self.inner.guard
+    }
+
+    /// The agents concern: our hooks in the agents' configs, and how long a hook may be held.
+    pub fn agents(&self) -> &agents::Agents {
+        &self.inner.agents
     }
 
     /// The races concern: the race records, waiting on them and comparing their entries.

@@ -242,6 +242,7 @@ impl Hub {
             && !launch.skip_hook_install
         {
             hook_notice = self
+                .agents()
                 .install_hooks_for_launch(agent.kind, &spec.env, &spec.cwd)
                 .await;
         }
@@ -283,7 +284,7 @@ impl Hub {
         }
         if let Some(notice) = hook_notice {
             // What the user must do in the agent (trust new hooks) reaches them on the pane.
-            self.notify_pane_of_hooks(&id, &notice);
+            self.agents().notify_pane_of_hooks(&id, &notice);
         }
         Ok((pane, tab))
     }
