@@ -54,7 +54,7 @@ struct Inner {
     config: Config,
     started_at: SystemTime,
     shutdown: CancellationToken,
-    panes: panes::Registry,
+    panes: panes::Panes,
     decisions: decisions::Decisions,
     notifications: notifications::Notifications,
     arrangement: arrange::Arrangement,
@@ -77,6 +77,7 @@ impl Hub {
         let decisions = decisions::Decisions::new(store.clone(), shutdown.clone());
         let notifications = notifications::Notifications::new(store.clone());
         let arrangement = arrange::Arrangement::new(store.clone());
+        let panes = panes::Panes::new(store.clone());
         let guard = guard::Guard::new(store.clone(), config.pane_clients);
         let agents = agents::Agents::new(
             store.clone(),
@@ -89,7 +90,7 @@ impl Hub {
                 config,
                 started_at: SystemTime::now(),
                 shutdown,
-                panes: panes::Registry::default(),
+                panes,
                 decisions,
                 notifications,
                 arrangement,
@@ -153,6 +154,11 @@ impl Hub {
     /// The agents concern: our hooks in the agents' configs, and how long a hook may be held.
     pub fn agents(&self) -> &agents::Agents {
         &self.inner.agents
+    }
+
+    /// The panes concern (so far): the live pane actors, and what their processes use.
+    pub fn panes(&self) -> &panes::Panes {
+        &self.inner.panes
     }
 
     /// The races concern: the race records, waiting on them and comparing their entries.

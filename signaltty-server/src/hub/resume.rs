@@ -134,6 +134,7 @@ impl Hub {
             Ok::<_, crate::model::state::StateError>((pane, ws_cwd))
         })?;
         let running = self
+            .panes()
             .registry()
             .lock()
             .get(id)
@@ -176,6 +177,7 @@ impl Hub {
         let mut prelude = match self.persistence().dormant().tail(id) {
             Some(tail) => tail.to_vec(),
             None => self
+                .panes()
                 .registry()
                 .lock()
                 .get(id)

@@ -170,6 +170,7 @@ impl Hub {
     /// breaks become spaces, since a bare newline would submit a part of it) and Enter.
     async fn deliver(&self, race: &RaceId, index: u32, pane: &PaneId, text: &str) {
         let bracketed = self
+            .panes()
             .handle(pane)
             .map(|h| h.with_screen(|s, _| s.bracketed_paste()))
             .unwrap_or(false);
