@@ -3,7 +3,7 @@
 //!
 //! A concern that stands alone is a handle that owns its state and holds only what it needs of
 //! the rest (`hub.git()`, `hub.persistence()`, `hub.decisions()`, `hub.notifications()`,
-//! `hub.arrangement()`, `hub.guard()`; see
+//! `hub.arrangement()`, `hub.guard()`, `hub.races()`, `hub.agents()`; see
 //! the hub section of `docs/architecture.md`); what stays on `Hub` spans concerns.
 
 pub mod agents;
@@ -54,11 +54,12 @@ struct Inner {
     config: Config,
     started_at: SystemTime,
     shutdown: CancellationToken,
-    panes: panes::Registry,
+    panes: panes::Panes,
     decisions: decisions::Decisions,
     notifications: notifications::Notifications,
     arrangement: arrange::Arrangement,
     guard: guard::Guard,
+    agents: agents::Agents,
     hibernation: hibernate::Hibernation,
     connections: crate::listen::Connections,
     git: git::Git,
@@ -70,24 +71,31 @@ struct Inner {
 impl Hub {
     /// Builds the hub over a store.
     pub fn new(store: Store, config: Config, shutdown: CancellationToken) -> Self {
-        let races = race::Races::new(config.state_dir.clone());
+        let races = race::Races::new(store.clone(), config.state_dir.clone(), shutdown.clone());
         let git = git::Git::new(store.clone(), &config, shutdown.clone());
         let persistence = persistence::Persistence::new(store.clone(), &config);
         let decisions = decisions::Decisions::new(store.clone(), shutdown.clone());
         let notifications = notifications::Notifications::new(store.clone());
         let arrangement = arrange::Arrangement::new(store.clone());
+        let panes = panes::Panes::new(store.clone());
         let guard = guard::Guard::new(store.clone(), config.pane_clients);
+        let agents = agents::Agents::new(
+            store.clone(),
+            config.hook_home.clone(),
+            config.answer_policy.clone(),
+        );
         Hub {
             inner: Arc::new(Inner {
                 store,
                 config,
                 started_at: SystemTime::now(),
                 shutdown,
-                panes: panes::Registry::default(),
+                panes,
                 decisions,
                 notifications,
                 arrangement,
                 guard,
+                agents,
                 hibernation: hibernate::Hibernation::default(),
                 connections: crate::listen::Connections::default(),
                 git,
@@ -141,6 +149,21 @@ impl Hub {
     /// What a client inside a pane may do: the checks every mutating RPC makes first.
     pub fn guard(&self) -> &guard::Guard {
         &self.inner.guard
+    }
+
+    /// The agents concern: our hooks in the agents' configs, and how long a hook may be held.
+    pub fn agents(&self) -> &agents::Agents {
+        &self.inner.agents
+    }
+
+    /// The panes concern (so far): the live pane actors, and what their processes use.
+    pub fn panes(&self) -> &panes::Panes {
+        &self.inner.panes
+    }
+
+    /// The races concern: the race records, waiting on them and comparing their entries.
+    pub fn races(&self) -> &race::Races {
+        &self.inner.races
     }
 
     fn spawning(&self) -> &spawning::Spawning {

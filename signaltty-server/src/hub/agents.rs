@@ -2,12 +2,11 @@
 //! decision and its wait), `ReportSession`, and the hook installers — on request, and before a
 //! pane that launches a supported agent directly starts it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::agents::AgentKind;
-use crate::agents::install::ConfigRoots;
-use crate::agents::install::{self, HookState};
+use crate::agents::install::HookState;
 use crate::agents::mapping::{
     AskKind, HookEffect, check_payload_size, is_foreign, map_hook, parse_payload,
 };
@@ -15,12 +14,13 @@ use crate::agents::session::SessionId;
 use crate::error::{Error, Result};
 use crate::model::agent::AgentInfo;
 use crate::model::decision::Verdict;
-use crate::model::event::ChangeSource;
 use crate::model::ids::{DecisionId, PaneId};
-use crate::model::notification::{Notification, NotificationSource, Severity};
 
 use super::Hub;
+
+mod hooks;
 use super::decisions::WaitEnd;
+pub use hooks::Agents;
 
 /// The longest a hook may wait for an answer, and the wait when none is given.
 pub const MAX_ANSWER_WAIT: Duration = Duration::from_secs(120);
@@ -140,20 +140,9 @@ pub fn signaltty_program() -> String {
 }
 
 impl Hub {
-    /// The home whose agent configs get our hooks: the configured one (tests), else
-    /// `$SIGNALTTY_HOOK_HOME`, else `$HOME`.
-    pub fn hook_home(&self) -> Option<PathBuf> {
-        self.config().hook_home.clone().or_else(|| {
-            ["SIGNALTTY_HOOK_HOME", "HOME"]
-                .into_iter()
-                .find_map(|var| std::env::var_os(var).filter(|v| !v.is_empty()))
-                .map(PathBuf::from)
-        })
-    }
-
     /// Handles one hook call: checks the payload (size, JSON, field types) and the wait, maps
     /// the event, attributes it, applies it, and — when the hook may be held (see
-    /// [`Hub::hold_for`]) — holds the call until the decision it created ends. An event that maps
+    /// [`Agents::hold_for`]) — holds the call until the decision it created ends. An event that maps
     /// to no pane, or that another agent fired through this agent's config, is accepted and
     /// changes nothing.
     pub async fn report_hook_event(&self, call: HookCall) -> Result<HookOutcome> {
@@ -193,7 +182,7 @@ impl Hub {
             self.watch_transcript(&pane, PathBuf::from(path));
         }
         let hold = match (&effect.permission, call.wait) {
-            (Some(ask), Some(wait)) => self.hold_for(&pane, call.kind, ask.kind, wait),
+            (Some(ask), Some(wait)) => self.agents().hold_for(&pane, call.kind, ask.kind, wait),
             _ => None,
         };
         if effect
@@ -242,36 +231,6 @@ impl Hub {
         Ok(outcome)
     }
 
-    /// How long a permission hook of `kind` asking `ask` may be held for an answer (`None` = it
-    /// returns at once). A hook the agent races against its own dialog waits as long as it asked
-    /// (`wait`); one the agent awaits before showing its prompt only when the user opted in for
-    /// this agent, in the server's policy or the pane's workspace, and then for the policy's
-    /// short hold — an agent's own prompt is never delayed by default.
-    pub fn hold_for(
-        &self,
-        pane: &PaneId,
-        kind: AgentKind,
-        ask: AskKind,
-        wait: Duration,
-    ) -> Option<Duration> {
-        if ask == AskKind::Raced {
-            return Some(wait);
-        }
-        let workspace_agents = self
-            .store()
-            .read(|s| {
-                let ws = s.pane(pane)?.workspace_id.clone();
-                Ok::<_, crate::model::state::StateError>(
-                    s.workspace(&ws)?.settings.answer_from_signaltty.clone(),
-                )
-            })
-            .unwrap_or_default();
-        self.config()
-            .answer_policy
-            .hold(kind, &workspace_agents)
-            .map(|hold| hold.min(wait))
-    }
-
     /// Records an agent session for the pane the report is attributed to; returns the pane and
     /// the agent info (with its resume argv), or nothing when no pane matches.
     pub fn report_session(
@@ -289,189 +248,5 @@ impl Hub {
             .store()
             .apply(|s, _| s.record_session(&pane, kind, session))?;
         Ok(Some((pane, info)))
-    }
-
-    /// Installs (or with `uninstall`, removes) our hooks for `kinds` under `home` (default:
-    /// [`Hub::hook_home`]). One report per kind; failures are reported, not raised.
-    pub async fn install_hooks(
-        &self,
-        kinds: Vec<AgentKind>,
-        home: Option<PathBuf>,
-        uninstall: bool,
-    ) -> Result<Vec<HookReport>> {
-        let roots = self.request_roots(home)?;
-        let program = signaltty_program();
-        super::blocking("hook installer", move || {
-            kinds
-                .into_iter()
-                .map(|kind| {
-                    let done = if uninstall {
-                        install::uninstall_in(kind, &roots)
-                    } else {
-                        install::install_in(kind, &roots, &program)
-                    };
-                    let mut report = status_report(kind, &roots, &program);
-                    match done {
-                        Ok(r) => {
-                            report.changed = r.outcome == install::WriteOutcome::Changed;
-                            report.notice = r.notice;
-                        }
-                        Err(e) => report.error = Some(e.to_string()),
-                    }
-                    report
-                })
-                .collect()
-        })
-        .await
-    }
-
-    /// Whether our hooks are installed for `kinds` under `home` (default: [`Hub::hook_home`]).
-    pub async fn hook_status(
-        &self,
-        kinds: Vec<AgentKind>,
-        home: Option<PathBuf>,
-    ) -> Result<Vec<HookReport>> {
-        let roots = self.request_roots(home)?;
-        let program = signaltty_program();
-        super::blocking("hook installer", move || {
-            kinds
-                .into_iter()
-                .map(|kind| status_report(kind, &roots, &program))
-                .collect()
-        })
-        .await
-    }
-
-    /// The config directories an install request means: an explicit `home` pins everything
-    /// under it; otherwise the hook home, with the agents' config variables of the server's own
-    /// environment (unless a hook home was configured, as tests do).
-    fn request_roots(&self, home: Option<PathBuf>) -> Result<ConfigRoots> {
-        if home.is_some() {
-            return Ok(ConfigRoots::home(&self.checked_home(home)?));
-        }
-        let home = self.checked_home(None)?;
-        Ok(self.launch_roots(&home, &[]))
-    }
-
-    /// The config directories of an agent launched with `launch_env` (the pane's explicit
-    /// environment): those variables, over the server's own environment — which is what the
-    /// pane inherits — unless a hook home was configured.
-    fn launch_roots(&self, home: &Path, launch_env: &[(String, String)]) -> ConfigRoots {
-        let inherit = self.config().hook_home.is_none();
-        ConfigRoots::from_env(home, |var| {
-            launch_env
-                .iter()
-                .rev()
-                .find(|(k, _)| k == var)
-                .map(|(_, v)| v.clone())
-                .or_else(|| inherit.then(|| std::env::var(var).ok()).flatten())
-                .filter(|v| !v.is_empty())
-        })
-    }
-
-    fn checked_home(&self, home: Option<PathBuf>) -> Result<PathBuf> {
-        let home = home
-            .or_else(|| self.hook_home())
-            .ok_or_else(|| Error::bad("no home directory: set HOME or give home in the request"))?;
-        if !home.is_absolute() {
-            return Err(Error::bad(format!(
-                "home {} is relative: give an absolute directory",
-                home.display()
-            )));
-        }
-        Ok(home)
-    }
-
-    /// Stores what the user must do about a pane's agent hooks (e.g. trust them in Codex) as a
-    /// warning notification of that pane, so it reaches every client, not only the log.
-    pub(super) fn notify_pane_of_hooks(&self, pane: &PaneId, text: &str) {
-        let stored = Notification::new(
-            Some(pane.clone()),
-            "Agent hooks need you",
-            text,
-            Severity::Warning,
-            NotificationSource::Hook,
-            std::time::SystemTime::now(),
-        )
-        .map_err(|e| Error::bad(e.to_string()))
-        .and_then(|n| {
-            self.store()
-                .apply(|s, now| s.notify(n, ChangeSource::Hook, now))
-        });
-        if let Err(e) = stored {
-            tracing::warn!(pane = %pane, error = %e, "could not show the hook notice on the pane");
-        }
-    }
-
-    /// Before a pane launches a supported agent directly: make sure our hooks are in the config
-    /// it will read (its config variables from `launch_env`, relative ones against `cwd`).
-    /// Failures are logged and never block the spawn. Returns what the user must do
-    /// themselves (trust new Codex hooks), for the pane to show.
-    pub(super) async fn install_hooks_for_launch(
-        &self,
-        kind: AgentKind,
-        launch_env: &[(String, String)],
-        cwd: &Path,
-    ) -> Option<String> {
-        if !INSTALLABLE.contains(&kind) {
-            return None;
-        }
-        let Some(home) = self.hook_home() else {
-            tracing::warn!(agent = %kind, "no home directory; hooks not installed");
-            return None;
-        };
-        let env: Vec<(String, String)> = launch_env
-            .iter()
-            .map(|(k, v)| {
-                let abs = if install::CONFIG_ENV.contains(&k.as_str())
-                    && !v.is_empty()
-                    && !Path::new(v).is_absolute()
-                {
-                    cwd.join(v).display().to_string()
-                } else {
-                    v.clone()
-                };
-                (k.clone(), abs)
-            })
-            .collect();
-        let roots = self.launch_roots(&home, &env);
-        let program = signaltty_program();
-        let done = tokio::task::spawn_blocking(move || install::install_in(kind, &roots, &program))
-            .await
-            .map_err(|e| e.to_string())
-            .and_then(|r| r.map_err(|e| e.to_string()));
-        match done {
-            Ok(report) => {
-                tracing::debug!(agent = %kind, path = %report.path.display(), outcome = ?report.outcome, "hooks checked before launch");
-                if let Some(notice) = &report.notice {
-                    tracing::info!(agent = %kind, "{notice}");
-                }
-                report.notice
-            }
-            Err(e) => {
-                tracing::warn!(agent = %kind, error = %e, "installing hooks before launch failed");
-                None
-            }
-        }
-    }
-}
-
-/// The hook state of one agent as a report.
-fn status_report(kind: AgentKind, roots: &ConfigRoots, program: &str) -> HookReport {
-    let path = roots.report_path(kind).unwrap_or_default();
-    let (state, error) = match install::status_in(kind, roots, program) {
-        Ok(HookState::Malformed(reason)) => {
-            (Some(HookState::Malformed(reason.clone())), Some(reason))
-        }
-        Ok(state) => (Some(state), None),
-        Err(e) => (None, Some(e.to_string())),
-    };
-    HookReport {
-        kind,
-        path,
-        state,
-        changed: false,
-        error,
-        notice: None,
     }
 }

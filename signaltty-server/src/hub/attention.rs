@@ -63,6 +63,7 @@ impl Hub {
         // A hibernated agent's exit is the hibernation itself (hub/hibernate.rs), and the exit of
         // a process already replaced by a woken one is no longer this pane's.
         let replaced = self
+            .panes()
             .registry()
             .lock()
             .get(id)

@@ -159,7 +159,7 @@ impl Hub {
     /// Hibernates one pane: checks it, records HIBERNATED, keeps its screen, and stops its
     /// process (exit command, SIGTERM, SIGKILL). Returns the pane and how it stopped.
     pub async fn hibernate_pane(&self, id: &PaneId) -> Result<(Pane, StoppedBy)> {
-        let handle = self.handle(id).map_err(|e| match e {
+        let handle = self.panes().handle(id).map_err(|e| match e {
             Error::PaneExited(_) => {
                 Error::NotHibernatable(format!("pane {id} has no running process to hibernate"))
             }
@@ -263,7 +263,7 @@ impl Hub {
 
     async fn wake_locked(&self, id: &PaneId) -> Result<Pane> {
         // The old process may still be on its way out (a wake right after the hibernate).
-        if let Ok(old) = self.handle(id) {
+        if let Ok(old) = self.panes().handle(id) {
             let mut exit = old.watch_exit();
             let _ = tokio::time::timeout(
                 self.hibernation().timing.grace * 3 + Duration::from_secs(5),
@@ -368,6 +368,7 @@ impl Hub {
             .read(|s| s.pane(id).map(|p| p.state.lifecycle_since()))
             .unwrap_or_else(|_| SystemTime::now());
         let output = self
+            .panes()
             .handle(id)
             .ok()
             .and_then(|h| h.last_activity())

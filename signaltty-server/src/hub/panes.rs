@@ -26,7 +26,10 @@ use crate::pane::spawn::{SpawnError, SpawnSpec};
 use crate::term::{HistoryLimits, TermEvent};
 
 use super::Hub;
+
+mod actors;
 use super::workspaces::checked_dir;
+pub use actors::Panes;
 
 /// Live pane actors by id.
 #[derive(Debug, Default)]
@@ -106,20 +109,6 @@ fn default_shell() -> String {
 }
 
 impl Hub {
-    pub(super) fn registry(&self) -> &Registry {
-        &self.inner.panes
-    }
-
-    /// The actor of a live (or exited, not yet closed) pane.
-    pub fn handle(&self, id: &PaneId) -> Result<PaneHandle> {
-        if let Some(h) = self.registry().lock().get(id) {
-            return Ok(h.clone());
-        }
-        // Known but without a process (restored), or unknown.
-        self.store().read(|s| s.pane(id).map(|_| ()))?;
-        Err(Error::PaneExited(id.clone()))
-    }
-
     /// Spawns a pane into `ws` (a new tab, or `tab`).
     pub async fn spawn_pane(
         &self,
@@ -186,6 +175,7 @@ impl Hub {
             ..launch
         };
         let default_cwd = self
+            .panes()
             .handle(target)
             .ok()
             .and_then(|h| h.pty().cwd().ok())
@@ -242,6 +232,7 @@ impl Hub {
             && !launch.skip_hook_install
         {
             hook_notice = self
+                .agents()
                 .install_hooks_for_launch(agent.kind, &spec.env, &spec.cwd)
                 .await;
         }
@@ -283,7 +274,7 @@ impl Hub {
         }
         if let Some(notice) = hook_notice {
             // What the user must do in the agent (trust new hooks) reaches them on the pane.
-            self.notify_pane_of_hooks(&id, &notice);
+            self.agents().notify_pane_of_hooks(&id, &notice);
         }
         Ok((pane, tab))
     }
@@ -346,7 +337,7 @@ impl Hub {
             self.reporter(),
             options,
         );
-        self.registry().lock().insert(id, handle)
+        self.panes().registry().lock().insert(id, handle)
     }
 
     /// The callback pane actors report through. Holds the hub weakly so that a pane's task never
@@ -395,7 +386,7 @@ impl Hub {
         }
         // Prompting a hibernated agent wakes it; the text goes to the woken agent.
         self.wake_if_hibernated(id).await?;
-        let handle = self.handle(id)?;
+        let handle = self.panes().handle(id)?;
         let timeout = match timeout_ms {
             0 => DEFAULT_INPUT_TIMEOUT,
             ms => Duration::from_millis(u64::from(ms)).min(MAX_INPUT_TIMEOUT),
@@ -411,7 +402,7 @@ impl Hub {
     /// Sets a pane's size explicitly.
     pub fn resize_pane(&self, id: &PaneId, cols: u32, rows: u32) -> Result<Size> {
         let size = Size::clamped(cols, rows);
-        let handle = self.handle(id)?;
+        let handle = self.panes().handle(id)?;
         handle.resize(size);
         self.store().apply(|s, _| s.resize_pane(id, size))
     }
@@ -424,7 +415,7 @@ impl Hub {
     /// Sends an allow-listed signal.
     pub fn signal_pane(&self, id: &PaneId, name: &str, group: bool) -> Result<()> {
         let signal = parse_signal(name).map_err(|e| Error::bad(e.to_string()))?;
-        let handle = self.handle(id)?;
+        let handle = self.panes().handle(id)?;
         let scope = if group {
             SignalScope::Group
         } else {
@@ -469,7 +460,7 @@ impl Hub {
         const INLINE_BYTES: usize = 64 * 1024;
         // A hibernated pane answers with the screen kept at hibernation (hub/hibernate.rs), not
         // with what its agent printed on the way out.
-        let handle = match self.handle(id).and_then(|h| {
+        let handle = match self.panes().handle(id).and_then(|h| {
             if self.is_hibernated(id) {
                 Err(Error::PaneExited(id.clone()))
             } else {
@@ -513,7 +504,7 @@ impl Hub {
     pub async fn end_panes(&self, ids: &[PaneId]) {
         self.persistence().dormant().forget(ids);
         let handles: Vec<PaneHandle> = {
-            let mut registry = self.registry().lock();
+            let mut registry = self.panes().registry().lock();
             ids.iter().filter_map(|id| registry.remove(id)).collect()
         };
         // Their decisions went with their records; wake the hooks still waiting on them.
@@ -529,7 +520,13 @@ impl Hub {
 
     /// Hangs up every pane and waits (bounded) until each is gone; for shutdown.
     pub async fn end_all_panes(&self) {
-        let handles: Vec<PaneHandle> = self.registry().lock().drain().map(|(_, h)| h).collect();
+        let handles: Vec<PaneHandle> = self
+            .panes()
+            .registry()
+            .lock()
+            .drain()
+            .map(|(_, h)| h)
+            .collect();
         let grace = self.config().hangup_grace;
         let waits = handles.into_iter().map(|h| async move {
             h.mark_closed();
@@ -541,7 +538,8 @@ impl Hub {
     /// The live numbers of a pane (none for a pane without a process); the RPC edge puts them
     /// next to the record when it encodes a pane.
     pub fn pane_live(&self, id: &PaneId) -> PaneLive {
-        self.registry()
+        self.panes()
+            .registry()
             .lock()
             .get(id)
             .map(|h| PaneLive {

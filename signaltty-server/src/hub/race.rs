@@ -1,23 +1,24 @@
 //! Races (`RaceService`): one task given to several agents, each on a branch and worktree of its
-//! own. This file owns the race records — kept in memory, every change published as
-//! `RaceChanged` and written to `races.json` in the state directory — and `StartRace`, which
-//! checks everything before it creates anything and then prepares the entries in the
-//! background. `race/drive.rs` types prompts when agents are ready and follows their turns,
-//! `race/compare.rs` diffs, `race/keep.rs` merges and closes, `race/wait.rs` waits.
+//! own. The records are the races handle's, `hub.races()` (`race/records.rs`, with
+//! `race/wait.rs` and `race/compare.rs`); this file keeps on `Hub` what also opens workspaces
+//! and spawns panes: `StartRace`, which checks everything before it creates anything and then
+//! prepares the entries in the background, and review comments (typed by the driver).
+//! `race/drive.rs` types prompts when agents are ready and follows their turns, `race/keep.rs`
+//! merges and closes.
 
 mod compare;
 mod drive;
 pub mod git;
 mod keep;
+mod records;
 mod wait;
 
 pub use compare::EntryDiff;
 pub use keep::{Cleanup, Kept};
+pub use records::Races;
 pub use wait::WaitOutcome;
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
 use std::time::SystemTime;
 
 use crate::error::{Error, Result};
@@ -28,7 +29,6 @@ use crate::model::race::{
     Entry, EntryState, Race, RaceState, ReviewComment, entry_branch, review_prompt, short_id,
 };
 use crate::model::workspace::WorkspaceSettings;
-use crate::persist::file::{Durability, write_atomic};
 
 use super::Hub;
 use super::panes::Launch;
@@ -39,50 +39,6 @@ pub const MAX_ENTRIES: usize = 16;
 pub const MAX_PROMPT: usize = 64 * 1024;
 /// The file races are kept in, in the state directory.
 pub const RACES_FILE: &str = "races.json";
-
-/// The races, and which entries have a driver task.
-#[derive(Debug)]
-pub struct Races {
-    inner: Mutex<Inner>,
-    /// Held while `races.json` is written, so writes never interleave.
-    writing: Mutex<()>,
-    dir: PathBuf,
-}
-
-#[derive(Debug, Default)]
-struct Inner {
-    races: Vec<Race>,
-    driving: HashSet<(RaceId, u32)>,
-}
-
-impl Races {
-    /// No races yet; `races.json` lives in `dir`.
-    pub fn new(dir: PathBuf) -> Self {
-        Races {
-            inner: Mutex::default(),
-            writing: Mutex::default(),
-            dir,
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn write(&self) {
-        let _held = self.writing.lock().unwrap_or_else(|e| e.into_inner());
-        // Serialized at write time, so the last write always carries the newest state.
-        let json = match serde_json::to_vec_pretty(&self.lock().races) {
-            Ok(json) => json,
-            Err(e) => return tracing::warn!("cannot encode the races: {e}"),
-        };
-        if let Err(e) = crate::persist::file::private_dir(&self.dir)
-            .and_then(|()| write_atomic(&self.dir, RACES_FILE, &json, Durability::Synced))
-        {
-            tracing::warn!("cannot save the races to {}: {e}", self.dir.display());
-        }
-    }
-}
 
 /// What StartRace asks for.
 #[derive(Clone, Debug, Default)]
@@ -132,124 +88,10 @@ pub fn parse_agent(raw: &str) -> Result<(AgentKind, Vec<String>)> {
 }
 
 impl Hub {
-    fn races(&self) -> &Races {
-        &self.inner.races
-    }
-
-    /// Every race, oldest first.
-    pub fn list_races(&self) -> Vec<Race> {
-        self.races().lock().races.clone()
-    }
-
-    /// One race.
-    pub fn get_race(&self, id: &RaceId) -> Result<Race> {
-        self.races()
-            .lock()
-            .races
-            .iter()
-            .find(|r| &r.id == id)
-            .cloned()
-            .ok_or_else(|| Error::NoSuchRace(id.clone()))
-    }
-
-    /// Changes a race under the lock, then announces it (`what`, about entry `index`, 0 for the
-    /// race) and saves the races.
-    pub(crate) fn update_race<T>(
-        &self,
-        id: &RaceId,
-        index: u32,
-        what: &str,
-        change: impl FnOnce(&mut Race) -> Result<T>,
-    ) -> Result<T> {
-        let out = {
-            let mut inner = self.races().lock();
-            let race = inner
-                .races
-                .iter_mut()
-                .find(|r| &r.id == id)
-                .ok_or_else(|| Error::NoSuchRace(id.clone()))?;
-            change(race)?
-        };
-        self.store().publish([Event::RaceChanged {
-            race_id: id.clone(),
-            index,
-            what: what.to_owned(),
-        }]);
-        self.save_races();
-        Ok(out)
-    }
-
-    /// Changes one entry (see [`Hub::update_race`]).
-    pub(crate) fn update_entry<T>(
-        &self,
-        id: &RaceId,
-        index: u32,
-        what: &str,
-        change: impl FnOnce(&mut Entry) -> T,
-    ) -> Result<T> {
-        self.update_race(id, index, what, |race| {
-            let entry = race
-                .entry_mut(index)
-                .ok_or_else(|| Error::bad(format!("race {id} has no entry {index}")))?;
-            Ok(change(entry))
-        })
-    }
-
-    fn save_races(&self) {
-        let hub = self.clone();
-        tokio::task::spawn_blocking(move || hub.races().write());
-    }
-
-    /// Loads `races.json` and takes up what a restart cut short: entries still being prepared
-    /// failed; a turn that was running is started again (its prompt typed again once the
-    /// resumed agent is ready); prompts waiting for their agent keep waiting.
+    /// Loads `races.json` (see [`Races::load`]) and drives again the entries a restart cut
+    /// short.
     pub fn restore_races(&self) {
-        let path = self.races().dir.join(RACES_FILE);
-        let text = match std::fs::read(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
-            Err(e) => return tracing::warn!("cannot read {}: {e}", path.display()),
-        };
-        let mut races: Vec<Race> = match serde_json::from_slice(&text) {
-            Ok(races) => races,
-            Err(e) => {
-                let aside = crate::persist::file::move_aside(&path);
-                return tracing::error!(
-                    "{} is not readable ({e}); moved aside to {aside:?}, races forgotten",
-                    path.display()
-                );
-            }
-        };
-        for race in &mut races {
-            for entry in &mut race.entries {
-                // Event seqs start again with the new server.
-                entry.turn_seq = 0;
-                match entry.state {
-                    EntryState::Preparing => {
-                        entry.state = EntryState::Failed;
-                        entry.error = "the server stopped while this entry was prepared".into();
-                    }
-                    EntryState::Working => {
-                        entry.state = EntryState::Starting;
-                        entry.pending_prompt = Some(entry.last_prompt.clone());
-                        entry.turns = entry.turns.saturating_sub(1);
-                    }
-                    _ => {}
-                }
-            }
-        }
-        let driven: Vec<(RaceId, u32)> = races
-            .iter()
-            .filter(|r| r.state == RaceState::Running)
-            .flat_map(|r| {
-                r.entries
-                    .iter()
-                    .filter(|e| e.pending_prompt.is_some() && e.state.is_open())
-                    .map(|e| (r.id.clone(), e.index))
-            })
-            .collect();
-        self.races().lock().races = races;
-        for (race, index) in driven {
+        for (race, index) in self.races().load() {
             self.drive_entry(&race, index);
         }
     }
@@ -373,7 +215,7 @@ impl Hub {
             check_command: req.check_command.trim().to_owned(),
         };
         self.races().lock().races.push(race.clone());
-        self.update_race(&id, 0, "started", |_| Ok(()))?;
+        self.races().update_race(&id, 0, "started", |_| Ok(()))?;
         let hub = self.clone();
         let started = race.clone();
         tokio::spawn(async move { hub.prepare_entries(started).await });
@@ -389,10 +231,12 @@ impl Hub {
             let (race, checkout) = (&race, &checkout);
             async move {
                 if let Err(e) = self.prepare_entry(race, entry, checkout).await {
-                    let _ = self.update_entry(&race.id, entry.index, "failed", |en| {
-                        en.state = EntryState::Failed;
-                        en.error = e.to_string();
-                    });
+                    let _ = self
+                        .races()
+                        .update_entry(&race.id, entry.index, "failed", |en| {
+                            en.state = EntryState::Failed;
+                            en.error = e.to_string();
+                        });
                     return;
                 }
                 self.drive_entry(&race.id, entry.index);
@@ -430,13 +274,15 @@ impl Hub {
             super::blocking("copying files", move || git::copy_files(&from, &to, &files)).await?
         };
         if !race.setup_command.is_empty() {
-            self.update_entry(&race.id, entry.index, "setup running", |_| ())?;
+            self.races()
+                .update_entry(&race.id, entry.index, "setup running", |_| ())?;
             let ran = git::shell(&entry.path, &race.setup_command).await?;
             notes.push(format!("{}{}", ran.stdout, ran.stderr));
             let output = git::tail(&notes.join("\n"), 16 * 1024);
-            self.update_entry(&race.id, entry.index, "setup finished", |en| {
-                en.setup_output = output.clone();
-            })?;
+            self.races()
+                .update_entry(&race.id, entry.index, "setup finished", |en| {
+                    en.setup_output = output.clone();
+                })?;
             if ran.code != 0 {
                 return Err(Error::bad(format!(
                     "the setup command failed (exit status {}{}); its output is in setup_output",
@@ -450,9 +296,10 @@ impl Hub {
             }
         } else if !notes.is_empty() {
             let output = notes.join("\n");
-            self.update_entry(&race.id, entry.index, "files copied", |en| {
-                en.setup_output = output;
-            })?;
+            self.races()
+                .update_entry(&race.id, entry.index, "files copied", |en| {
+                    en.setup_output = output;
+                })?;
         }
         let name = format!("race-{}-{}-{}", race.short_id(), entry.index, entry.agent);
         let workspace = self
@@ -462,9 +309,10 @@ impl Hub {
                 WorkspaceSettings::default(),
             )
             .await?;
-        self.update_entry(&race.id, entry.index, "workspace opened", |en| {
-            en.workspace_id = Some(workspace.id.clone());
-        })?;
+        self.races()
+            .update_entry(&race.id, entry.index, "workspace opened", |en| {
+                en.workspace_id = Some(workspace.id.clone());
+            })?;
         let (pane, _tab) = self
             .spawn_pane(
                 &workspace.id,
@@ -476,11 +324,12 @@ impl Hub {
                 },
             )
             .await?;
-        self.update_entry(&race.id, entry.index, "agent started", |en| {
-            en.pane_id = Some(pane.id.clone());
-            en.state = EntryState::Starting;
-            en.started_at = Some(SystemTime::now());
-        })?;
+        self.races()
+            .update_entry(&race.id, entry.index, "agent started", |en| {
+                en.pane_id = Some(pane.id.clone());
+                en.state = EntryState::Starting;
+                en.started_at = Some(SystemTime::now());
+            })?;
         Ok(())
     }
 
@@ -510,37 +359,39 @@ impl Hub {
                 )));
             }
         }
-        let entry = self.update_race(id, index, "review queued", |race| {
-            let entry = race
-                .entry_mut(index)
-                .ok_or_else(|| Error::bad(format!("race {id} has no entry {index}")))?;
-            if !entry.state.is_open() || entry.state == EntryState::Failed {
-                return Err(Error::RaceEnded(format!(
-                    "entry {index} is {:?}; only a running entry takes review comments",
-                    entry.state
-                )));
-            }
-            if entry.pane_id.is_none() {
-                return Err(Error::bad(format!(
-                    "entry {index} has no agent yet; review it once it is prepared"
-                )));
-            }
-            let mut all = comments.clone();
-            let before = entry.pending_comments;
-            if before > 0 {
-                // Comments queued earlier and not typed yet go first, in one prompt.
-                if let Some(prompt) = &entry.pending_prompt {
-                    let text = review_prompt(&all);
-                    let added = text.lines().skip(1).collect::<Vec<_>>().join("\n");
-                    entry.pending_prompt = Some(format!("{prompt}\n{added}"));
+        let entry = self
+            .races()
+            .update_race(id, index, "review queued", |race| {
+                let entry = race
+                    .entry_mut(index)
+                    .ok_or_else(|| Error::bad(format!("race {id} has no entry {index}")))?;
+                if !entry.state.is_open() || entry.state == EntryState::Failed {
+                    return Err(Error::RaceEnded(format!(
+                        "entry {index} is {:?}; only a running entry takes review comments",
+                        entry.state
+                    )));
                 }
-                all.clear();
-            } else {
-                entry.pending_prompt = Some(review_prompt(&all));
-            }
-            entry.pending_comments = before + u32::try_from(comments.len()).unwrap_or(u32::MAX);
-            Ok(entry.clone())
-        })?;
+                if entry.pane_id.is_none() {
+                    return Err(Error::bad(format!(
+                        "entry {index} has no agent yet; review it once it is prepared"
+                    )));
+                }
+                let mut all = comments.clone();
+                let before = entry.pending_comments;
+                if before > 0 {
+                    // Comments queued earlier and not typed yet go first, in one prompt.
+                    if let Some(prompt) = &entry.pending_prompt {
+                        let text = review_prompt(&all);
+                        let added = text.lines().skip(1).collect::<Vec<_>>().join("\n");
+                        entry.pending_prompt = Some(format!("{prompt}\n{added}"));
+                    }
+                    all.clear();
+                } else {
+                    entry.pending_prompt = Some(review_prompt(&all));
+                }
+                entry.pending_comments = before + u32::try_from(comments.len()).unwrap_or(u32::MAX);
+                Ok(entry.clone())
+            })?;
         self.drive_entry(id, index);
         Ok(entry)
     }

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use super::Hub;
+use super::panes::Panes;
 use crate::model::ids::{PaneId, WorkspaceId};
 
 /// Page size and clock ticks are the Linux defaults on every architecture we build for.
@@ -108,7 +108,7 @@ pub struct Resources {
     pub server: Usage,
 }
 
-impl Hub {
+impl Panes {
     /// Reads the figures now (on the blocking pool: a pass over `/proc` takes a few ms with
     /// hundreds of processes).
     pub async fn resources(&self, only: Option<WorkspaceId>) -> crate::error::Result<Resources> {

@@ -134,6 +134,7 @@ impl Hub {
             Ok::<_, crate::model::state::StateError>((pane, ws_cwd))
         })?;
         let running = self
+            .panes()
             .registry()
             .lock()
             .get(id)
@@ -160,7 +161,9 @@ impl Hub {
         // A resumed agent reads its hooks from the same config as at launch (config_env).
         let hook_notice = match (&mode, &pane.agent) {
             (ResumeMode::AgentSession, Some(agent)) => {
-                self.install_hooks_for_launch(agent.kind, &env, &cwd).await
+                self.agents()
+                    .install_hooks_for_launch(agent.kind, &env, &cwd)
+                    .await
             }
             _ => None,
         };
@@ -174,6 +177,7 @@ impl Hub {
         let mut prelude = match self.persistence().dormant().tail(id) {
             Some(tail) => tail.to_vec(),
             None => self
+                .panes()
                 .registry()
                 .lock()
                 .get(id)
@@ -218,7 +222,7 @@ impl Hub {
             self.watch_start_screen(id, agent.kind);
         }
         if let Some(notice) = hook_notice {
-            self.notify_pane_of_hooks(id, &notice);
+            self.agents().notify_pane_of_hooks(id, &notice);
         }
         tracing::info!(pane = %id, ?mode, pid, "resumed a pane");
         Ok(pane)

@@ -14,6 +14,7 @@ impl Hub {
     pub fn save_input(&self) -> SaveInput {
         let (state, head) = self.store().clone_state();
         let panes = self
+            .panes()
             .registry()
             .lock()
             .iter()

@@ -72,7 +72,7 @@ impl Hub {
             if !dialog && started.elapsed() > WATCH_FOR {
                 return;
             }
-            let Ok(handle) = self.handle(&pane) else {
+            let Ok(handle) = self.panes().handle(&pane) else {
                 return;
             };
             let sign =
@@ -166,7 +166,7 @@ impl Hub {
                             .is_some_and(|d| d.id == decision)
                     })
             });
-            let Ok(handle) = self.handle(&pane) else {
+            let Ok(handle) = self.panes().handle(&pane) else {
                 return;
             };
             if !current {

@@ -47,7 +47,7 @@ impl Hub {
         let Some(began) = self.working_since(pane) else {
             return;
         };
-        let Ok(handle) = self.handle(pane) else {
+        let Ok(handle) = self.panes().handle(pane) else {
             return;
         };
         // What the screen showed as the turn began: an older turn's error, not this one's.

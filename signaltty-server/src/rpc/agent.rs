@@ -122,6 +122,7 @@ impl pb::agent_service_server::AgentService for AgentService {
         let kinds = agent_kinds_from_pb(&req.agents, &INSTALLABLE)?;
         let reports = self
             .hub
+            .agents()
             .install_hooks(kinds, home(req.home), req.uninstall)
             .await?;
         Ok(Response::new(pb::InstallHooksResponse {
@@ -135,7 +136,7 @@ impl pb::agent_service_server::AgentService for AgentService {
     ) -> Answer<pb::HookStatusResponse> {
         let req = req.into_inner();
         let kinds = agent_kinds_from_pb(&req.agents, &INSTALLABLE)?;
-        let reports = self.hub.hook_status(kinds, home(req.home)).await?;
+        let reports = self.hub.agents().hook_status(kinds, home(req.home)).await?;
         Ok(Response::new(pb::HookStatusResponse {
             reports: reports.iter().map(hook_report_to_pb).collect(),
         }))

@@ -114,7 +114,7 @@ pub async fn attach(
         // workspace. Watching (read-only) is not restricted.
         hub.guard().may_control_pane(&origin, &id)?;
     }
-    let handle = match hub.handle(&id) {
+    let handle = match hub.panes().handle(&id) {
         Ok(handle) => handle,
         // A restored pane shows its saved tail until it is resumed.
         Err(e) => return super::restored::attach(hub, id, start, inbound).ok_or(e)?,

@@ -61,7 +61,7 @@ impl pb::race_service_server::RaceService for RaceService {
 
     async fn get_race(&self, req: Request<pb::GetRaceRequest>) -> Answer<pb::GetRaceResponse> {
         let id = race_id(&req.into_inner().race_id)?;
-        let race = self.hub.get_race(&id)?;
+        let race = self.hub.races().get_race(&id)?;
         Ok(Response::new(pb::GetRaceResponse {
             race: Some(race_to_pb(&self.hub, &race)),
         }))
@@ -71,7 +71,7 @@ impl pb::race_service_server::RaceService for RaceService {
         &self,
         _req: Request<pb::ListRacesRequest>,
     ) -> Answer<pb::ListRacesResponse> {
-        let races = self.hub.list_races();
+        let races = self.hub.races().list_races();
         Ok(Response::new(pb::ListRacesResponse {
             races: races.iter().map(|r| race_to_pb(&self.hub, r)).collect(),
         }))
@@ -82,6 +82,7 @@ impl pb::race_service_server::RaceService for RaceService {
         let id = race_id(&req.race_id)?;
         let (race, outcome) = self
             .hub
+            .races()
             .wait_race(&id, wait_timeout(req.timeout_ms))
             .await?;
         Ok(Response::new(pb::WaitRaceResponse {
@@ -99,7 +100,11 @@ impl pb::race_service_server::RaceService for RaceService {
     ) -> Answer<pb::CompareRaceResponse> {
         let req = req.into_inner();
         let id = race_id(&req.race_id)?;
-        let diffs = self.hub.compare_race(&id, req.run_check, req.patch).await?;
+        let diffs = self
+            .hub
+            .races()
+            .compare_race(&id, req.run_check, req.patch)
+            .await?;
         Ok(Response::new(pb::CompareRaceResponse {
             entries: diffs.iter().map(entry_diff_to_pb).collect(),
         }))
@@ -133,7 +138,7 @@ impl pb::race_service_server::RaceService for RaceService {
         let origin = super::origin(&req);
         let req = req.into_inner();
         let id = race_id(&req.race_id)?;
-        let race = self.hub.get_race(&id)?;
+        let race = self.hub.races().get_race(&id)?;
         // Merging changes the base checkout, outside any entry's workspace.
         self.hub
             .guard()
@@ -163,7 +168,7 @@ impl pb::race_service_server::RaceService for RaceService {
         let origin = super::origin(&req);
         let req = req.into_inner();
         let id = race_id(&req.race_id)?;
-        let race = self.hub.get_race(&id)?;
+        let race = self.hub.races().get_race(&id)?;
         self.hub
             .guard()
             .may_control_workspace(&origin, &race.workspace_id)?;

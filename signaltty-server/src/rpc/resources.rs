@@ -22,7 +22,7 @@ pub async fn get_resources(
             .map_err(crate::error::Error::from)?;
         Some(id)
     };
-    let r = hub.resources(only).await?;
+    let r = hub.panes().resources(only).await?;
     Ok(Response::new(pb::GetResourcesResponse {
         panes: r
             .panes

@@ -89,7 +89,7 @@ async fn wait_for_resume(
             },
         }
     }
-    let Ok(handle) = hub.handle(&id) else {
+    let Ok(handle) = hub.panes().handle(&id) else {
         return; // closed: the stream ends
     };
     let resync = pb::AttachResponse {

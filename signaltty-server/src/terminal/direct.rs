@@ -37,6 +37,6 @@ fn input_copy(hub: &Hub, origin: &Origin, pane: &str) -> Result<OwnedFd, String>
         .may_control_pane(origin, &id)
         .map_err(|e| e.to_string())?;
     // A restored pane (its saved tail) has no terminal to type into.
-    let handle = hub.handle(&id).map_err(|e| e.to_string())?;
+    let handle = hub.panes().handle(&id).map_err(|e| e.to_string())?;
     handle.pty().input_copy().map_err(|e| e.to_string())
 }

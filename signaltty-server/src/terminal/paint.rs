@@ -170,7 +170,7 @@ struct Prepared {
 fn prepare(hub: &Hub, pane: &str, fds: Vec<OwnedFd>) -> Result<Prepared, String> {
     let id = PaneId::parse(pane).ok_or_else(|| format!("`{pane}` is not a pane id"))?;
     // A restored pane (its saved tail) has no live screen to paint from.
-    let handle = hub.handle(&id).map_err(|e| e.to_string())?;
+    let handle = hub.panes().handle(&id).map_err(|e| e.to_string())?;
     if handle.exit_code().is_some() {
         return Err(format!("pane {pane} has exited: nothing more to paint"));
     }

@@ -109,7 +109,7 @@ fn prepare(
             .map_err(|e| e.to_string())?;
     }
     // A restored pane (its saved tail) is shown over gRPC.
-    let handle = hub.handle(&id).map_err(|e| e.to_string())?;
+    let handle = hub.panes().handle(&id).map_err(|e| e.to_string())?;
     let keys = TtyInput::reopen(&fd_path(&tty_in))
         .map_err(|e| format!("cannot open the terminal for reading: {e}"))?;
     let out = TtyOutput::reopen(&fd_path(&tty_out))

@@ -10,7 +10,7 @@ use crate::git::changes::FileChange;
 use crate::model::ids::RaceId;
 use crate::model::race::{CheckRun, DiffStat, Entry, EntryState};
 
-use super::{Hub, git};
+use super::{Races, git};
 
 /// One entry's changes.
 #[derive(Clone, Debug, Default)]
@@ -42,7 +42,7 @@ fn comparable(entry: &Entry) -> bool {
     entry.state != EntryState::Closed && entry.path.is_dir()
 }
 
-impl Hub {
+impl Races {
     /// Counts an entry's changes and keeps the count on it.
     pub(super) async fn count_changes(&self, race: &RaceId, index: u32) {
         let Ok(r) = self.get_race(race) else { return };

@@ -170,6 +170,7 @@ impl Hub {
     /// breaks become spaces, since a bare newline would submit a part of it) and Enter.
     async fn deliver(&self, race: &RaceId, index: u32, pane: &PaneId, text: &str) {
         let bracketed = self
+            .panes()
             .handle(pane)
             .map(|h| h.with_screen(|s, _| s.bracketed_paste()))
             .unwrap_or(false);
@@ -186,24 +187,28 @@ impl Hub {
         }
         .await;
         let _ = match typed {
-            Ok(_) => self.update_entry(race, index, "prompt delivered", |e| {
-                e.state = EntryState::Working;
-                e.turn_seq = seq;
-                e.turns += 1;
-                e.last_prompt = e.pending_prompt.take().unwrap_or_default();
-                e.pending_comments = 0;
-                e.prompt_delivered_at = Some(SystemTime::now());
-            }),
-            Err(err) => self.update_entry(race, index, "prompt not delivered", |e| {
-                e.state = EntryState::Failed;
-                e.error = format!("the prompt could not be typed: {err}");
-            }),
+            Ok(_) => self
+                .races()
+                .update_entry(race, index, "prompt delivered", |e| {
+                    e.state = EntryState::Working;
+                    e.turn_seq = seq;
+                    e.turns += 1;
+                    e.last_prompt = e.pending_prompt.take().unwrap_or_default();
+                    e.pending_comments = 0;
+                    e.prompt_delivered_at = Some(SystemTime::now());
+                }),
+            Err(err) => self
+                .races()
+                .update_entry(race, index, "prompt not delivered", |e| {
+                    e.state = EntryState::Failed;
+                    e.error = format!("the prompt could not be typed: {err}");
+                }),
         };
     }
 
     /// What an event means for a working entry.
     fn on_event(&self, race: &RaceId, index: u32, seq: u64, event: &Event) {
-        let Ok(entry) = self.get_race(race).map(|r| r.entry(index).cloned()) else {
+        let Ok(entry) = self.races().get_race(race).map(|r| r.entry(index).cloned()) else {
             return;
         };
         let Some(entry) = entry else { return };
@@ -233,7 +238,7 @@ impl Hub {
 
     /// After missed events: a working entry whose pane shows a turn end since the prompt ends.
     fn catch_up(&self, race: &RaceId, index: u32) {
-        let Ok(Some(entry)) = self.get_race(race).map(|r| r.entry(index).cloned()) else {
+        let Ok(Some(entry)) = self.races().get_race(race).map(|r| r.entry(index).cloned()) else {
             return;
         };
         let (Some(pane), Some(typed)) = (entry.pane_id, entry.prompt_delivered_at) else {
@@ -256,17 +261,17 @@ impl Hub {
     }
 
     fn end_turn(&self, race: &RaceId, index: u32) {
-        let _ = self.update_entry(race, index, "turn ended", |e| {
+        let _ = self.races().update_entry(race, index, "turn ended", |e| {
             e.state = EntryState::TurnEnded;
             e.turn_ended_at = Some(SystemTime::now());
         });
         let hub = self.clone();
         let race = race.clone();
-        tokio::spawn(async move { hub.count_changes(&race, index).await });
+        tokio::spawn(async move { hub.races().count_changes(&race, index).await });
     }
 
     fn fail(&self, race: &RaceId, index: u32, why: &str) {
-        let _ = self.update_entry(race, index, "failed", |e| {
+        let _ = self.races().update_entry(race, index, "failed", |e| {
             e.state = EntryState::Failed;
             e.error = why.to_owned();
             e.turn_ended_at = Some(SystemTime::now());

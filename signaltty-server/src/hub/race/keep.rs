@@ -55,7 +55,7 @@ impl Hub {
         delete_branches: bool,
         force: bool,
     ) -> Result<Kept> {
-        let race = self.get_race(id)?;
+        let race = self.races().get_race(id)?;
         if race.state != RaceState::Running {
             return Err(Error::RaceEnded(format!(
                 "race {id} is {:?} already",
@@ -125,7 +125,7 @@ impl Hub {
         )
         .await?;
         let merged_commit = git::head(base).await?;
-        self.update_race(id, index, "kept", |r| {
+        self.races().update_race(id, index, "kept", |r| {
             r.state = RaceState::Kept;
             r.kept_index = Some(index);
             if let Some(e) = r.entry_mut(index) {
@@ -143,7 +143,7 @@ impl Hub {
             .close_entries(id, &others, delete_branches, force)
             .await?;
         Ok(Kept {
-            race: self.get_race(id)?,
+            race: self.races().get_race(id)?,
             merged_commit,
             cleanup,
         })
@@ -157,7 +157,7 @@ impl Hub {
         delete_branches: bool,
         force: bool,
     ) -> Result<(Race, Vec<Cleanup>)> {
-        let race = self.get_race(id)?;
+        let race = self.races().get_race(id)?;
         for i in indexes {
             if race.entry(*i).is_none() {
                 return Err(Error::bad(format!("race {id} has no entry {i}")));
@@ -175,7 +175,7 @@ impl Hub {
         let cleanup = self
             .close_entries(id, &chosen, delete_branches, force)
             .await?;
-        Ok((self.get_race(id)?, cleanup))
+        Ok((self.races().get_race(id)?, cleanup))
     }
 
     async fn close_entries(
@@ -190,7 +190,7 @@ impl Hub {
             let cleanup = self.close_entry(id, index, delete_branches, force).await?;
             out.push(cleanup);
         }
-        self.update_race(id, 0, "entries closed", |r| {
+        self.races().update_race(id, 0, "entries closed", |r| {
             if r.state == RaceState::Running
                 && r.entries.iter().all(|e| e.state == EntryState::Closed)
             {
@@ -208,7 +208,7 @@ impl Hub {
         delete_branches: bool,
         force: bool,
     ) -> Result<Cleanup> {
-        let race = self.get_race(id)?;
+        let race = self.races().get_race(id)?;
         let entry = race
             .entry(index)
             .cloned()
@@ -264,7 +264,7 @@ impl Hub {
         }
         done.problem = problems.join("; ");
         let problem = done.problem.clone();
-        self.update_entry(id, index, "closed", |e| {
+        self.races().update_entry(id, index, "closed", |e| {
             if e.state != EntryState::Kept {
                 e.state = EntryState::Closed;
             }

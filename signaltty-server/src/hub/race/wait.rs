@@ -11,7 +11,7 @@ use crate::model::event::Event;
 use crate::model::ids::RaceId;
 use crate::model::race::{EntryState, Race};
 
-use super::Hub;
+use super::Races;
 
 /// Why a wait ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub fn outcome(race: &Race) -> Option<WaitOutcome> {
         .then_some(WaitOutcome::AllEnded)
 }
 
-impl Hub {
+impl Races {
     /// Waits (at most `timeout`) for the race's turns to end.
     pub async fn wait_race(&self, id: &RaceId, timeout: Duration) -> Result<(Race, WaitOutcome)> {
         let deadline = tokio::time::Instant::now() + timeout;
